@@ -1,0 +1,22 @@
+/// Exit codes of the `pokesync` command (sysexits), which cron wrappers rely on.
+public enum ExitStatus: Int32, Sendable {
+    /// The command did what was asked.
+    case success = 0
+    /// The run finished, but some resources still failed after retries; no version was published.
+    case resourcesFailed = 1
+    /// The command line was wrong (EX_USAGE).
+    case usage = 64
+    /// Bad data: verification failed, or the store is corrupt (EX_DATAERR).
+    case dataError = 65
+    /// The source could not be reached or does not look like a PokeAPI (EX_UNAVAILABLE).
+    case unavailable = 69
+    /// Reading or writing local files failed: disk full, permissions (EX_IOERR).
+    case ioError = 74
+    /// Another pokesync holds the mirror's lock (EX_TEMPFAIL).
+    case locked = 75
+}
+
+/// An error that knows which exit status it maps to and prints as one clear line.
+public protocol PokeSyncFailure: Error, CustomStringConvertible {
+    var exitStatus: ExitStatus { get }
+}

@@ -1,0 +1,3 @@
+import PokeSyncCore
+
+print("pokesync: not built yet")
