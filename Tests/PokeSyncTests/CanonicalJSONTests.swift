@@ -254,6 +254,7 @@ struct CanonicalJSONTests {
         ("lone high surrogate", #"["\ud800"]"#),
         ("high surrogate then letter", #"["\ud800x"]"#),
         ("high surrogate then non-low escape", #"["\ud800\u0041"]"#),
+        ("high surrogate then other escape", #"["\ud800\ndc00"]"#),
         ("lone low surrogate", #"["\udc00"]"#),
         ("unknown escape", #"["\x"]"#),
         ("upper-case u escape", #"["\U0041"]"#),

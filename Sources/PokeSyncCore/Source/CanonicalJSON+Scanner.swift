@@ -1,7 +1,7 @@
 import Foundation
 
 /// ASCII bytes the scanner dispatches on.
-enum ASCII {
+enum JSONByte {
     static let quote: UInt8 = 0x22, backslash: UInt8 = 0x5C, slash: UInt8 = 0x2F
     static let comma: UInt8 = 0x2C, colon: UInt8 = 0x3A, minus: UInt8 = 0x2D, plus: UInt8 = 0x2B
     static let openBrace: UInt8 = 0x7B, closeBrace: UInt8 = 0x7D
@@ -12,7 +12,7 @@ enum ASCII {
 }
 
 /// What a member of the top-level object means to the scan.
-enum MemberRole {
+enum TopLevelMemberRole {
     case other, id, name, collected
 }
 
@@ -26,8 +26,8 @@ struct CanonicalScanner {
     var position = 0
     let output: UnsafeMutablePointer<UInt8>
     var written = 0
-    let options: ScanOptions
-    var findings = ScanFindings()
+    let options: CanonicalScanOptions
+    var findings = CanonicalScanFindings()
 
     /// Depth of the collected member's own container; 0 while not inside it.
     var collectDepth = 0
@@ -38,7 +38,7 @@ struct CanonicalScanner {
     /// For each open container inside the collected member: the next array index.
     var nextIndices: [Int] = []
 
-    init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, options: ScanOptions) {
+    init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, options: CanonicalScanOptions) {
         self.input = input
         self.count = count
         self.output = output
@@ -50,7 +50,7 @@ struct CanonicalScanner {
         // isObject[d] tells whether the container at depth d + 1 is an object.
         var isObject = [Bool](repeating: false, count: CanonicalJSON.maximumDepth)
         var depth = 0
-        var pendingRole = MemberRole.other
+        var pendingRole = TopLevelMemberRole.other
 
         readingValue: while true {
             skipWhitespace()
@@ -60,11 +60,11 @@ struct CanonicalScanner {
             pendingRole = .other
             let byte = input[position]
             switch byte {
-            case ASCII.openBrace, ASCII.openBracket:
+            case JSONByte.openBrace, JSONByte.openBracket:
                 guard depth < CanonicalJSON.maximumDepth else {
                     throw JSONSyntaxError(offset: position, reason: "nesting deeper than \(CanonicalJSON.maximumDepth)")
                 }
-                let opensObject = byte == ASCII.openBrace
+                let opensObject = byte == JSONByte.openBrace
                 isObject[depth] = opensObject
                 depth += 1
                 emit(byte)
@@ -73,7 +73,7 @@ struct CanonicalScanner {
                 if collectDepth > 0 { enterContainer() }
                 skipWhitespace()
                 guard position < count else { throw .endOfInput(at: position) }
-                let closer = opensObject ? ASCII.closeBrace : ASCII.closeBracket
+                let closer = opensObject ? JSONByte.closeBrace : JSONByte.closeBracket
                 if input[position] == closer {
                     emit(closer)
                     position += 1
@@ -85,14 +85,14 @@ struct CanonicalScanner {
                 } else {
                     continue readingValue
                 }
-            case ASCII.quote:
+            case JSONByte.quote:
                 let contents = try readStringValue()
                 if role == .name { findings.name = decodeCanonical(contents) }
                 if role == .collected || collectDepth > 0 {
                     findings.collected.append(CollectedString(
                         path: String(decoding: pathBytes, as: UTF8.self), value: decodeCanonical(contents)))
                 }
-            case ASCII.minus, ASCII.zero...ASCII.nine:
+            case JSONByte.minus, JSONByte.zero...JSONByte.nine:
                 let integer = try readNumber(wantsInteger: role == .id)
                 if role == .id { findings.id = integer }
             case UInt8(ascii: "t"): try readLiteral("true")
@@ -114,7 +114,7 @@ struct CanonicalScanner {
                 guard position < count else { throw .endOfInput(at: position) }
                 let byte = input[position]
                 let inObject = isObject[depth - 1]
-                if byte == ASCII.comma {
+                if byte == JSONByte.comma {
                     emit(byte)
                     position += 1
                     if inObject {
@@ -123,7 +123,7 @@ struct CanonicalScanner {
                     }
                     continue readingValue
                 }
-                let closer = inObject ? ASCII.closeBrace : ASCII.closeBracket
+                let closer = inObject ? JSONByte.closeBrace : JSONByte.closeBracket
                 guard byte == closer else {
                     let expected = inObject ? "',' or '}'" : "',' or ']'"
                     throw JSONSyntaxError(offset: position, reason: "expected \(expected), found \(describe(byte))")
@@ -137,18 +137,18 @@ struct CanonicalScanner {
     }
 
     /// Reads `"key" :` and tells what the member means when it belongs to the top-level object.
-    mutating func readKey(depth: Int) throws(JSONSyntaxError) -> MemberRole {
+    mutating func readKey(depth: Int) throws(JSONSyntaxError) -> TopLevelMemberRole {
         guard position < count else { throw .endOfInput(at: position) }
-        guard input[position] == ASCII.quote else {
+        guard input[position] == JSONByte.quote else {
             throw JSONSyntaxError(offset: position, reason: "expected a string key, found \(describe(input[position]))")
         }
         let key = try readString()
         skipWhitespace()
         guard position < count else { throw .endOfInput(at: position) }
-        guard input[position] == ASCII.colon else {
+        guard input[position] == JSONByte.colon else {
             throw JSONSyntaxError(offset: position, reason: "expected ':', found \(describe(input[position]))")
         }
-        emit(ASCII.colon)
+        emit(JSONByte.colon)
         position += 1
         if collectDepth > 0 { enterMember(key: key) }
         guard depth == 1 else { return .other }
@@ -179,9 +179,9 @@ struct CanonicalScanner {
     mutating func readNumber(wantsInteger: Bool) throws(JSONSyntaxError) -> Int? {
         let start = position
         var cursor = position
-        if input[cursor] == ASCII.minus { cursor += 1 }
+        if input[cursor] == JSONByte.minus { cursor += 1 }
         guard cursor < count else { throw .endOfInput(at: cursor) }
-        if input[cursor] == ASCII.zero {
+        if input[cursor] == JSONByte.zero {
             cursor += 1
             if cursor < count, isDigit(input[cursor]) {
                 throw JSONSyntaxError(offset: cursor - 1, reason: "number with a leading zero")
@@ -193,14 +193,14 @@ struct CanonicalScanner {
             cursor = skipDigits(from: cursor)
         }
         var isInteger = true
-        if cursor < count, input[cursor] == ASCII.dot {
+        if cursor < count, input[cursor] == JSONByte.dot {
             isInteger = false
             cursor = try requireDigits(from: cursor + 1, after: "the decimal point")
         }
-        if cursor < count, input[cursor] == ASCII.lowerE || input[cursor] == ASCII.upperE {
+        if cursor < count, input[cursor] == JSONByte.lowerE || input[cursor] == JSONByte.upperE {
             isInteger = false
             cursor += 1
-            if cursor < count, input[cursor] == ASCII.plus || input[cursor] == ASCII.minus { cursor += 1 }
+            if cursor < count, input[cursor] == JSONByte.plus || input[cursor] == JSONByte.minus { cursor += 1 }
             cursor = try requireDigits(from: cursor, after: "the exponent mark")
         }
         let length = cursor - start
@@ -241,10 +241,10 @@ struct CanonicalScanner {
     }
 
     private func integerValue(from start: Int, to end: Int) -> Int? {
-        let negative = input[start] == ASCII.minus
+        let negative = input[start] == JSONByte.minus
         var value = 0
         for index in (negative ? start + 1 : start) ..< end {
-            let digit = Int(input[index] &- ASCII.zero)
+            let digit = Int(input[index] &- JSONByte.zero)
             let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
             let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(digit)
                                              : shifted.addingReportingOverflow(digit)
@@ -255,7 +255,7 @@ struct CanonicalScanner {
     }
 
     @inline(__always)
-    func isDigit(_ byte: UInt8) -> Bool { byte &- ASCII.zero < 10 }
+    func isDigit(_ byte: UInt8) -> Bool { byte &- JSONByte.zero < 10 }
 
     @inline(__always)
     mutating func emit(_ byte: UInt8) {
@@ -274,7 +274,7 @@ struct CanonicalScanner {
         }
         while cursor < count {
             let byte = input[cursor]
-            guard byte == ASCII.space || byte == ASCII.newline || byte == ASCII.carriageReturn || byte == ASCII.tab else { break }
+            guard byte == JSONByte.space || byte == JSONByte.newline || byte == JSONByte.carriageReturn || byte == JSONByte.tab else { break }
             cursor += 1
         }
         position = cursor
@@ -283,6 +283,7 @@ struct CanonicalScanner {
     /// Tells whether the written bytes in `range` equal `expected`.
     func outputEquals(_ range: Range<Int>, _ expected: [UInt8]) -> Bool {
         guard range.count == expected.count else { return false }
+        guard !expected.isEmpty else { return true }
         return expected.withUnsafeBufferPointer { buffer in
             memcmp(output + range.lowerBound, buffer.baseAddress!, range.count) == 0
         }
@@ -337,20 +338,20 @@ extension CanonicalScanner {
     private mutating func truncatePathToContainer() {
         let mark = pathMarks[pathMarks.count - 1]
         pathBytes.removeSubrange(mark...)
-        if mark > 0 { pathBytes.append(ASCII.slash) }
+        if mark > 0 { pathBytes.append(JSONByte.slash) }
     }
 
     /// The text of canonical string contents already written to `output`.
     func decodeCanonical(_ range: Range<Int>) -> String {
         let contents = UnsafeBufferPointer(start: output + range.lowerBound, count: range.count)
-        guard contents.contains(ASCII.backslash) else { return String(decoding: contents, as: UTF8.self) }
+        guard contents.contains(JSONByte.backslash) else { return String(decoding: contents, as: UTF8.self) }
         // Canonical strings keep only `\"`, `\\`, the short control escapes and `\u00xx`.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(contents.count)
         var index = 0
         while index < contents.count {
             let byte = contents[index]
-            guard byte == ASCII.backslash else {
+            guard byte == JSONByte.backslash else {
                 bytes.append(byte)
                 index += 1
                 continue
@@ -359,9 +360,9 @@ extension CanonicalScanner {
             switch letter {
             case UInt8(ascii: "b"): bytes.append(0x08)
             case UInt8(ascii: "f"): bytes.append(0x0C)
-            case UInt8(ascii: "n"): bytes.append(ASCII.newline)
-            case UInt8(ascii: "r"): bytes.append(ASCII.carriageReturn)
-            case UInt8(ascii: "t"): bytes.append(ASCII.tab)
+            case UInt8(ascii: "n"): bytes.append(JSONByte.newline)
+            case UInt8(ascii: "r"): bytes.append(JSONByte.carriageReturn)
+            case UInt8(ascii: "t"): bytes.append(JSONByte.tab)
             case UInt8(ascii: "u"):
                 let hex = String(decoding: contents[index + 4 ..< index + 6], as: UTF8.self)
                 bytes.append(UInt8(hex, radix: 16)!)

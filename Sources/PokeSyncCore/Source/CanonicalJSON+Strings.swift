@@ -6,12 +6,12 @@ extension CanonicalScanner {
     mutating func readString() throws(JSONSyntaxError) -> Range<Int> {
         var cursor = position + 1
         var out = written
-        output[out] = ASCII.quote
+        output[out] = JSONByte.quote
         out += 1
         let contentsStart = out
         while true {
             // Most of a string is plain ASCII: copy it eight bytes at a time while no byte
-            // in the word is a quote, a backslash, a control character or non-ASCII.
+            // in the word is a quote, a backslash, a control character or non-JSONByte.
             while cursor + 8 <= count {
                 let word = UnsafeRawPointer(input + cursor).loadUnaligned(as: UInt64.self)
                 guard !Self.needsAttention(word) else { break }
@@ -21,19 +21,19 @@ extension CanonicalScanner {
             }
             while cursor < count {
                 let byte = input[cursor]
-                guard byte >= 0x20, byte < 0x80, byte != ASCII.quote, byte != ASCII.backslash else { break }
+                guard byte >= 0x20, byte < 0x80, byte != JSONByte.quote, byte != JSONByte.backslash else { break }
                 output[out] = byte
                 cursor += 1
                 out += 1
             }
             guard cursor < count else { throw .endOfInput(at: count) }
             let byte = input[cursor]
-            if byte == ASCII.quote {
-                output[out] = ASCII.quote
+            if byte == JSONByte.quote {
+                output[out] = JSONByte.quote
                 position = cursor + 1
                 written = out + 1
                 return contentsStart ..< out
-            } else if byte == ASCII.backslash {
+            } else if byte == JSONByte.backslash {
                 (cursor, out) = try readEscape(at: cursor, writingAt: out)
             } else if byte < 0x20 {
                 throw JSONSyntaxError(offset: cursor, reason: "raw control character \(describe(byte)) in a string")
@@ -53,8 +53,8 @@ extension CanonicalScanner {
     static func needsAttention(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(ASCII.quote))
-        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
+        let quotes = word ^ (ones &* UInt64(JSONByte.quote))
+        let backslashes = word ^ (ones &* UInt64(JSONByte.backslash))
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
@@ -67,13 +67,13 @@ extension CanonicalScanner {
         guard start + 1 < count else { throw .endOfInput(at: count) }
         let letter = input[start + 1]
         switch letter {
-        case ASCII.quote, ASCII.backslash, UInt8(ascii: "b"), UInt8(ascii: "f"),
+        case JSONByte.quote, JSONByte.backslash, UInt8(ascii: "b"), UInt8(ascii: "f"),
              UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            output[out] = ASCII.backslash
+            output[out] = JSONByte.backslash
             output[out + 1] = letter
             return (start + 2, out + 2)
-        case ASCII.slash:
-            output[out] = ASCII.slash
+        case JSONByte.slash:
+            output[out] = JSONByte.slash
             return (start + 2, out + 1)
         case UInt8(ascii: "u"):
             var scalar = try readHexQuad(at: start + 2)
@@ -85,7 +85,7 @@ extension CanonicalScanner {
                 // A high surrogate must be followed at once by a `\u` low surrogate.
                 let loneHigh = JSONSyntaxError(offset: start, reason: "lone high surrogate \\u\(String(scalar, radix: 16))")
                 guard next < count else { throw .endOfInput(at: count) }
-                guard input[next] == ASCII.backslash else { throw loneHigh }
+                guard input[next] == JSONByte.backslash else { throw loneHigh }
                 guard next + 1 < count else { throw .endOfInput(at: count) }
                 guard input[next + 1] == UInt8(ascii: "u") else { throw loneHigh }
                 let low = try readHexQuad(at: next + 2)
@@ -107,7 +107,7 @@ extension CanonicalScanner {
             let byte = input[index]
             let digit: UInt8
             switch byte {
-            case ASCII.zero...ASCII.nine: digit = byte - ASCII.zero
+            case JSONByte.zero...JSONByte.nine: digit = byte - JSONByte.zero
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
             default: throw JSONSyntaxError(offset: index, reason: "invalid hex digit \(describe(byte)) in a \\u escape")
@@ -120,7 +120,7 @@ extension CanonicalScanner {
     /// Writes a code point from a `\u` escape in canonical form.
     /// - Returns: the output position after it.
     private func writeScalar(_ scalar: UInt32, at out: Int) -> Int {
-        if scalar < 0x20 || scalar == UInt32(ASCII.quote) || scalar == UInt32(ASCII.backslash) {
+        if scalar < 0x20 || scalar == UInt32(JSONByte.quote) || scalar == UInt32(JSONByte.backslash) {
             return CanonicalJSON.writeEscaped(UInt8(scalar), to: output + out) + out
         }
         if scalar < 0x80 {
@@ -179,24 +179,24 @@ extension CanonicalJSON {
     /// - Returns: how many bytes it wrote (2 or 6).
     static func writeEscaped(_ byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let short: UInt8? = switch byte {
-        case ASCII.quote: ASCII.quote
-        case ASCII.backslash: ASCII.backslash
+        case JSONByte.quote: JSONByte.quote
+        case JSONByte.backslash: JSONByte.backslash
         case 0x08: UInt8(ascii: "b")
         case 0x0C: UInt8(ascii: "f")
-        case ASCII.newline: UInt8(ascii: "n")
-        case ASCII.carriageReturn: UInt8(ascii: "r")
-        case ASCII.tab: UInt8(ascii: "t")
+        case JSONByte.newline: UInt8(ascii: "n")
+        case JSONByte.carriageReturn: UInt8(ascii: "r")
+        case JSONByte.tab: UInt8(ascii: "t")
         default: nil
         }
-        out[0] = ASCII.backslash
+        out[0] = JSONByte.backslash
         if let short {
             out[1] = short
             return 2
         }
         let hexDigits: StaticString = "0123456789abcdef"
         out[1] = UInt8(ascii: "u")
-        out[2] = ASCII.zero
-        out[3] = ASCII.zero
+        out[2] = JSONByte.zero
+        out[3] = JSONByte.zero
         out[4] = hexDigits.utf8Start[Int(byte >> 4)]
         out[5] = hexDigits.utf8Start[Int(byte & 0x0F)]
         return 6
@@ -208,7 +208,7 @@ extension CanonicalJSON {
         result.reserveCapacity(text.utf8.count)
         var escape = [UInt8](repeating: 0, count: 6)
         for byte in text.utf8 {
-            if byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash {
+            if byte < 0x20 || byte == JSONByte.quote || byte == JSONByte.backslash {
                 let length = escape.withUnsafeMutableBufferPointer { writeEscaped(byte, to: $0.baseAddress!) }
                 result.append(contentsOf: escape[..<length])
             } else {

@@ -115,9 +115,9 @@ public enum CanonicalJSON {
             throw JSONSyntaxError(offset: maximumSize, reason: "document larger than \(maximumSize) bytes")
         }
         guard let base = input.baseAddress, input.count > 0 else { throw .endOfInput(at: 0) }
-        let options = ScanOptions(stripPrefix: stripPrefix, collectUnder: collectUnder)
+        let options = CanonicalScanOptions(stripPrefix: stripPrefix, collectUnder: collectUnder)
         var failure: JSONSyntaxError?
-        var findings = ScanFindings()
+        var findings = CanonicalScanFindings()
         // The canonical form is never longer than the input: every rewrite shortens or
         // keeps the length, so one allocation of the input's size is enough.
         let bytes = [UInt8](unsafeUninitializedCapacity: input.count) { buffer, initializedCount in
@@ -179,7 +179,7 @@ public enum CanonicalJSON {
 
 /// The scan's settings, pre-encoded in canonical form so they compare byte for byte
 /// with what the scanner has just written.
-struct ScanOptions {
+struct CanonicalScanOptions {
     /// Canonical bytes of the origin to remove, e.g. `https://pokeapi.co`; empty: none.
     var strippedOrigin: [UInt8] = []
     /// Canonical bytes of `origin + "/api/v2/"`: what a value must begin with.
@@ -200,7 +200,7 @@ struct ScanOptions {
 }
 
 /// What the scan found besides the canonical bytes.
-struct ScanFindings {
+struct CanonicalScanFindings {
     var id: Int?
     var name: String?
     var collected: [CollectedString] = []
