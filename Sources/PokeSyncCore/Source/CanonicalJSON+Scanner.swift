@@ -1,0 +1,376 @@
+import Foundation
+
+/// ASCII bytes the scanner dispatches on.
+enum JSONByte {
+    static let quote: UInt8 = 0x22, backslash: UInt8 = 0x5C, slash: UInt8 = 0x2F
+    static let comma: UInt8 = 0x2C, colon: UInt8 = 0x3A, minus: UInt8 = 0x2D, plus: UInt8 = 0x2B
+    static let openBrace: UInt8 = 0x7B, closeBrace: UInt8 = 0x7D
+    static let openBracket: UInt8 = 0x5B, closeBracket: UInt8 = 0x5D
+    static let space: UInt8 = 0x20, tab: UInt8 = 0x09, newline: UInt8 = 0x0A, carriageReturn: UInt8 = 0x0D
+    static let zero: UInt8 = 0x30, nine: UInt8 = 0x39, dot: UInt8 = 0x2E
+    static let lowerE: UInt8 = 0x65, upperE: UInt8 = 0x45
+}
+
+/// What a member of the top-level object means to the scan.
+enum TopLevelMemberRole {
+    case other, id, name, collected
+}
+
+/// The single-pass state machine: reads `input`, writes the canonical form to `output`.
+///
+/// Nesting is tracked in an explicit stack of container kinds, never by recursion, so a
+/// hostile input cannot exhaust the thread's stack.
+struct CanonicalScanner {
+    let input: UnsafePointer<UInt8>
+    let count: Int
+    var position = 0
+    let output: UnsafeMutablePointer<UInt8>
+    var written = 0
+    let options: CanonicalScanOptions
+    var findings = CanonicalScanFindings()
+
+    /// Depth of the collected member's own container; 0 while not inside it.
+    var collectDepth = 0
+    /// The key path of the value being read, below the collected member, as UTF-8.
+    var pathBytes: [UInt8] = []
+    /// For each open container inside the collected member: `pathBytes.count` at its start.
+    var pathMarks: [Int] = []
+    /// For each open container inside the collected member: the next array index.
+    var nextIndices: [Int] = []
+
+    init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, options: CanonicalScanOptions) {
+        self.input = input
+        self.count = count
+        self.output = output
+        self.options = options
+    }
+
+    /// Reads exactly one JSON value, with optional whitespace around it.
+    mutating func scanDocument() throws(JSONSyntaxError) {
+        // isObject[d] tells whether the container at depth d + 1 is an object.
+        var isObject = [Bool](repeating: false, count: CanonicalJSON.maximumDepth)
+        var depth = 0
+        var pendingRole = TopLevelMemberRole.other
+
+        readingValue: while true {
+            skipWhitespace()
+            guard position < count else { throw .endOfInput(at: position) }
+            if collectDepth > 0 && !isObject[depth - 1] { enterArrayElement() }
+            let role = pendingRole
+            pendingRole = .other
+            let byte = input[position]
+            switch byte {
+            case JSONByte.openBrace, JSONByte.openBracket:
+                guard depth < CanonicalJSON.maximumDepth else {
+                    throw JSONSyntaxError(offset: position, reason: "nesting deeper than \(CanonicalJSON.maximumDepth)")
+                }
+                let opensObject = byte == JSONByte.openBrace
+                isObject[depth] = opensObject
+                depth += 1
+                emit(byte)
+                position += 1
+                if role == .collected { collectDepth = depth }
+                if collectDepth > 0 { enterContainer() }
+                skipWhitespace()
+                guard position < count else { throw .endOfInput(at: position) }
+                let closer = opensObject ? JSONByte.closeBrace : JSONByte.closeBracket
+                if input[position] == closer {
+                    emit(closer)
+                    position += 1
+                    depth -= 1
+                    if collectDepth > 0 { leaveContainer(newDepth: depth) }
+                } else if opensObject {
+                    pendingRole = try readKey(depth: depth)
+                    continue readingValue
+                } else {
+                    continue readingValue
+                }
+            case JSONByte.quote:
+                let contents = try readStringValue()
+                if role == .name { findings.name = decodeCanonical(contents) }
+                if role == .collected || collectDepth > 0 {
+                    findings.collected.append(CollectedString(
+                        path: String(decoding: pathBytes, as: UTF8.self), value: decodeCanonical(contents)))
+                }
+            case JSONByte.minus, JSONByte.zero...JSONByte.nine:
+                let integer = try readNumber(wantsInteger: role == .id)
+                if role == .id { findings.id = integer }
+            case UInt8(ascii: "t"): try readLiteral("true")
+            case UInt8(ascii: "f"): try readLiteral("false")
+            case UInt8(ascii: "n"): try readLiteral("null")
+            default:
+                throw JSONSyntaxError(offset: position, reason: "unexpected \(describe(byte)) where a value should start")
+            }
+
+            // A value is complete: close containers, or move to the next member or element.
+            while true {
+                skipWhitespace()
+                if depth == 0 {
+                    guard position == count else {
+                        throw JSONSyntaxError(offset: position, reason: "unexpected \(describe(input[position])) after the JSON value")
+                    }
+                    return
+                }
+                guard position < count else { throw .endOfInput(at: position) }
+                let byte = input[position]
+                let inObject = isObject[depth - 1]
+                if byte == JSONByte.comma {
+                    emit(byte)
+                    position += 1
+                    if inObject {
+                        skipWhitespace()
+                        pendingRole = try readKey(depth: depth)
+                    }
+                    continue readingValue
+                }
+                let closer = inObject ? JSONByte.closeBrace : JSONByte.closeBracket
+                guard byte == closer else {
+                    let expected = inObject ? "',' or '}'" : "',' or ']'"
+                    throw JSONSyntaxError(offset: position, reason: "expected \(expected), found \(describe(byte))")
+                }
+                emit(byte)
+                position += 1
+                depth -= 1
+                if collectDepth > 0 { leaveContainer(newDepth: depth) }
+            }
+        }
+    }
+
+    /// Reads `"key" :` and tells what the member means when it belongs to the top-level object.
+    mutating func readKey(depth: Int) throws(JSONSyntaxError) -> TopLevelMemberRole {
+        guard position < count else { throw .endOfInput(at: position) }
+        guard input[position] == JSONByte.quote else {
+            throw JSONSyntaxError(offset: position, reason: "expected a string key, found \(describe(input[position]))")
+        }
+        let key = try readString()
+        skipWhitespace()
+        guard position < count else { throw .endOfInput(at: position) }
+        guard input[position] == JSONByte.colon else {
+            throw JSONSyntaxError(offset: position, reason: "expected ':', found \(describe(input[position]))")
+        }
+        emit(JSONByte.colon)
+        position += 1
+        if collectDepth > 0 { enterMember(key: key) }
+        guard depth == 1 else { return .other }
+        if outputEquals(key, "id") { return .id }
+        if outputEquals(key, "name") { return .name }
+        if let collectKey = options.collectKey, outputEquals(key, collectKey) { return .collected }
+        return .other
+    }
+
+    /// Reads a string value, then strips the API origin from it when it begins with one.
+    /// - Returns: where the (possibly shortened) contents lie in `output`.
+    mutating func readStringValue() throws(JSONSyntaxError) -> Range<Int> {
+        let contents = try readString()
+        let match = options.strippedMatch
+        guard !match.isEmpty, contents.count >= match.count, outputEquals(contents.prefix(match.count), match) else {
+            return contents
+        }
+        let cut = options.strippedOrigin.count
+        // Shift the rest of the string, with its closing quote, over the origin.
+        (output + contents.lowerBound).update(from: output + contents.lowerBound + cut,
+                                              count: written - contents.lowerBound - cut)
+        written -= cut
+        return contents.lowerBound ..< contents.upperBound - cut
+    }
+
+    /// Validates a number against the JSON grammar and copies it as written.
+    /// - Returns: its value when `wantsInteger` and it is an integer that fits an `Int`.
+    mutating func readNumber(wantsInteger: Bool) throws(JSONSyntaxError) -> Int? {
+        let start = position
+        var cursor = position
+        if input[cursor] == JSONByte.minus { cursor += 1 }
+        guard cursor < count else { throw .endOfInput(at: cursor) }
+        if input[cursor] == JSONByte.zero {
+            cursor += 1
+            if cursor < count, isDigit(input[cursor]) {
+                throw JSONSyntaxError(offset: cursor - 1, reason: "number with a leading zero")
+            }
+        } else {
+            guard isDigit(input[cursor]) else {
+                throw JSONSyntaxError(offset: cursor, reason: "expected a digit, found \(describe(input[cursor]))")
+            }
+            cursor = skipDigits(from: cursor)
+        }
+        var isInteger = true
+        if cursor < count, input[cursor] == JSONByte.dot {
+            isInteger = false
+            cursor = try requireDigits(from: cursor + 1, after: "the decimal point")
+        }
+        if cursor < count, input[cursor] == JSONByte.lowerE || input[cursor] == JSONByte.upperE {
+            isInteger = false
+            cursor += 1
+            if cursor < count, input[cursor] == JSONByte.plus || input[cursor] == JSONByte.minus { cursor += 1 }
+            cursor = try requireDigits(from: cursor, after: "the exponent mark")
+        }
+        let length = cursor - start
+        (output + written).update(from: input + start, count: length)
+        written += length
+        position = cursor
+        guard wantsInteger, isInteger else { return nil }
+        return integerValue(from: start, to: cursor)
+    }
+
+    /// Checks one of `true`, `false`, `null` and copies it.
+    mutating func readLiteral(_ word: StaticString) throws(JSONSyntaxError) {
+        let letters = word.utf8Start
+        let length = word.utf8CodeUnitCount
+        for index in 0..<length {
+            guard position + index < count else { throw .endOfInput(at: position + index) }
+            guard input[position + index] == letters[index] else {
+                throw JSONSyntaxError(offset: position, reason: "invalid literal (expected '\(word)')")
+            }
+        }
+        (output + written).update(from: letters, count: length)
+        written += length
+        position += length
+    }
+
+    private func skipDigits(from start: Int) -> Int {
+        var cursor = start
+        while cursor < count, isDigit(input[cursor]) { cursor += 1 }
+        return cursor
+    }
+
+    private func requireDigits(from start: Int, after what: String) throws(JSONSyntaxError) -> Int {
+        guard start < count else { throw .endOfInput(at: start) }
+        guard isDigit(input[start]) else {
+            throw JSONSyntaxError(offset: start, reason: "expected a digit after \(what), found \(describe(input[start]))")
+        }
+        return skipDigits(from: start + 1)
+    }
+
+    private func integerValue(from start: Int, to end: Int) -> Int? {
+        let negative = input[start] == JSONByte.minus
+        var value = 0
+        for index in (negative ? start + 1 : start) ..< end {
+            let digit = Int(input[index] &- JSONByte.zero)
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(digit)
+                                             : shifted.addingReportingOverflow(digit)
+            if overflowA || overflowB { return nil }
+            value = next
+        }
+        return value
+    }
+
+    @inline(__always)
+    func isDigit(_ byte: UInt8) -> Bool { byte &- JSONByte.zero < 10 }
+
+    @inline(__always)
+    mutating func emit(_ byte: UInt8) {
+        output[written] = byte
+        written += 1
+    }
+
+    /// Skips JSON whitespace (space, tab, line feed, carriage return).
+    @inline(__always)
+    mutating func skipWhitespace() {
+        var cursor = position
+        // Pretty-printed input indents with runs of spaces: skip them eight at a time.
+        while cursor + 8 <= count,
+              UnsafeRawPointer(input + cursor).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+            cursor += 8
+        }
+        while cursor < count {
+            let byte = input[cursor]
+            guard byte == JSONByte.space || byte == JSONByte.newline || byte == JSONByte.carriageReturn || byte == JSONByte.tab else { break }
+            cursor += 1
+        }
+        position = cursor
+    }
+
+    /// Tells whether the written bytes in `range` equal `expected`.
+    func outputEquals(_ range: Range<Int>, _ expected: [UInt8]) -> Bool {
+        guard range.count == expected.count else { return false }
+        guard !expected.isEmpty else { return true }
+        return expected.withUnsafeBufferPointer { buffer in
+            memcmp(output + range.lowerBound, buffer.baseAddress!, range.count) == 0
+        }
+    }
+
+    func outputEquals(_ range: Range<Int>, _ expected: StaticString) -> Bool {
+        range.count == expected.utf8CodeUnitCount
+            && memcmp(output + range.lowerBound, expected.utf8Start, range.count) == 0
+    }
+
+    /// A byte as an error message shows it: `'x'` when printable ASCII, else hex.
+    func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+}
+
+// MARK: - Key paths below the collected member
+
+extension CanonicalScanner {
+    /// A container opens inside the collected member: remember where its path ends.
+    mutating func enterContainer() {
+        pathMarks.append(pathBytes.count)
+        nextIndices.append(0)
+    }
+
+    /// A container closes; at the collected member's own end, collecting stops.
+    mutating func leaveContainer(newDepth: Int) {
+        pathMarks.removeLast()
+        nextIndices.removeLast()
+        if newDepth < collectDepth {
+            collectDepth = 0
+            pathBytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// A member of an object inside the collected member: its key becomes the last path part.
+    mutating func enterMember(key: Range<Int>) {
+        truncatePathToContainer()
+        let decoded = decodeCanonical(key)
+        pathBytes.append(contentsOf: decoded.utf8)
+    }
+
+    /// An element of an array inside the collected member: its index becomes the last path part.
+    mutating func enterArrayElement() {
+        truncatePathToContainer()
+        let index = nextIndices[nextIndices.count - 1]
+        nextIndices[nextIndices.count - 1] = index + 1
+        pathBytes.append(contentsOf: String(index).utf8)
+    }
+
+    private mutating func truncatePathToContainer() {
+        let mark = pathMarks[pathMarks.count - 1]
+        pathBytes.removeSubrange(mark...)
+        if mark > 0 { pathBytes.append(JSONByte.slash) }
+    }
+
+    /// The text of canonical string contents already written to `output`.
+    func decodeCanonical(_ range: Range<Int>) -> String {
+        let contents = UnsafeBufferPointer(start: output + range.lowerBound, count: range.count)
+        guard contents.contains(JSONByte.backslash) else { return String(decoding: contents, as: UTF8.self) }
+        // Canonical strings keep only `\"`, `\\`, the short control escapes and `\u00xx`.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(contents.count)
+        var index = 0
+        while index < contents.count {
+            let byte = contents[index]
+            guard byte == JSONByte.backslash else {
+                bytes.append(byte)
+                index += 1
+                continue
+            }
+            let letter = contents[index + 1]
+            switch letter {
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
+            case UInt8(ascii: "n"): bytes.append(JSONByte.newline)
+            case UInt8(ascii: "r"): bytes.append(JSONByte.carriageReturn)
+            case UInt8(ascii: "t"): bytes.append(JSONByte.tab)
+            case UInt8(ascii: "u"):
+                let hex = String(decoding: contents[index + 4 ..< index + 6], as: UTF8.self)
+                bytes.append(UInt8(hex, radix: 16)!)
+                index += 4
+            default: bytes.append(letter)
+            }
+            index += 2
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
