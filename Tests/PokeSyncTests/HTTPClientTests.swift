@@ -229,6 +229,27 @@ struct HTTPClientTests {
         }
     }
 
+    @Test("a cancellation at any moment ends the call: a value or CancellationError, never a hang")
+    func cancellationAtAnyMoment() async throws {
+        try await withTestServer { server async throws in
+            let client = Self.client()
+            var outcomes = (values: 0, cancelled: 0)
+            for round in 0..<200 {
+                let fetching = Task { try await client.fetch(server.url("/ok?r=\(round)"), validate: Self.json) }
+                for _ in 0..<(round % 20) { await Task.yield() }
+                fetching.cancel()
+                do {
+                    _ = try await fetching.value
+                    outcomes.values += 1
+                } catch is CancellationError {
+                    outcomes.cancelled += 1
+                }
+            }
+            #expect(outcomes.values + outcomes.cancelled == 200)
+            #expect(outcomes.cancelled > 0)
+        }
+    }
+
     @Test("an invalidated client fails at once instead of hanging")
     func invalidated() async throws {
         try await withTestServer { server async throws in

@@ -216,24 +216,38 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Where one attempt's data task stands, for the cancellation handler.
+    private enum TaskState: Sendable {
+        case pending
+        case running(URLSessionDataTask)
+        case cancelled
+    }
+
     /// Runs one data task through the delegate; cancelling the awaiting task cancels it.
     private func perform(_ request: URLRequest, url: URL) async throws -> HTTPResponse {
-        let task = session.dataTask(with: request)
-        let cancelled = Atomic(false)
+        let state = Mutex(TaskState.pending)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if cancelled.load(ordering: .acquiring) {
-                    task.cancel()  // never started: nothing was sent
-                    continuation.resume(throwing: CancellationError())
-                    return
+                let started = state.withLock { state -> Bool in
+                    guard case .pending = state else { return false }
+                    let task = session.dataTask(with: request)
+                    // Resumed under the lock: the cancellation handler then only ever
+                    // meets a running task (cancelling a suspended one may never complete).
+                    delegate.start(task, url: url, continuation: continuation)
+                    state = .running(task)
+                    return true
                 }
-                delegate.start(task, url: url, continuation: continuation)
-                // A cancellation between the check above and resume() hit a suspended task.
-                if cancelled.load(ordering: .acquiring) { task.cancel() }
+                if !started {
+                    continuation.resume(throwing: CancellationError())  // cancelled first: nothing sent
+                }
             }
         } onCancel: {
-            cancelled.store(true, ordering: .releasing)
-            task.cancel()
+            let running = state.withLock { state -> URLSessionDataTask? in
+                defer { state = .cancelled }
+                if case .running(let task) = state { return task }
+                return nil
+            }
+            running?.cancel()
         }
     }
 }
