@@ -1,0 +1,167 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The URLSession delegate behind ``HTTPClient``: accumulates each task's body,
+/// stops a body at the size cap, vets redirects, and completes each awaiting
+/// continuation exactly once.
+///
+/// Per-task state lives in a dictionary keyed by task identifier behind a `Mutex`:
+/// tasks are registered from the caller's thread and driven from the session's
+/// delegate queue. A transfer is removed from the dictionary before its
+/// continuation is resumed, so a second completion finds nothing to resume.
+final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Transfer {
+        let url: URL
+        let continuation: CheckedContinuation<HTTPResponse, any Error>
+        var response: HTTPURLResponse?
+        var body = Data()
+        var redirects = 0
+        /// Set when this delegate stopped the task on purpose; reported instead of
+        /// the `URLError(.cancelled)` the cancellation produces.
+        var failure: HTTPError?
+    }
+
+    static let maxRedirects = 5
+
+    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let maxBodyBytes: Int
+    private let allowRedirect: @Sendable (URL) -> Bool
+
+    init(maxBodyBytes: Int, allowRedirect: @escaping @Sendable (URL) -> Bool) {
+        self.maxBodyBytes = maxBodyBytes
+        self.allowRedirect = allowRedirect
+    }
+
+    /// Starts `task`; its outcome resumes `continuation` once.
+    func start(_ task: URLSessionDataTask, url: URL,
+               continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, continuation: continuation) }
+        task.resume()
+    }
+
+    /// Records why the task is being stopped, then cancels it.
+    private func stop(_ task: URLSessionTask, because failure: HTTPError) {
+        transfers.withLock { $0[task.taskIdentifier]?.failure = failure }
+        task.cancel()
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let http = response as? HTTPURLResponse
+        let url = transfers.withLock { transfers -> URL? in
+            transfers[dataTask.taskIdentifier]?.response = http
+            transfers[dataTask.taskIdentifier]?.body = Data()
+            return transfers[dataTask.taskIdentifier]?.url
+        }
+        // With gzip, expectedContentLength is the compressed size: only an
+        // uncompressed length says for sure the decoded body is over the cap.
+        let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
+        if let url, encoding == "identity", response.expectedContentLength > Int64(maxBodyBytes) {
+            transfers.withLock { $0[dataTask.taskIdentifier]?.failure = .bodyTooLarge(url: url, limit: maxBodyBytes) }
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
+        let overflow = transfers.withLock { transfers -> URL? in
+            guard let url = transfers[id]?.url, let received = transfers[id]?.body.count,
+                  transfers[id]?.failure == nil else { return nil }
+            guard received + data.count <= maxBodyBytes else { return url }
+            transfers[id]?.body.append(data)  // in place: no copy of the body so far
+            return nil
+        }
+        if let url = overflow {
+            stop(dataTask, because: .bodyTooLarge(url: url, limit: maxBodyBytes))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        let target = Self.redirectTarget(of: response, proposed: request)
+        let hop = transfers.withLock { transfers -> (origin: URL, count: Int)? in
+            transfers[task.taskIdentifier]?.redirects += 1
+            return transfers[task.taskIdentifier].map { ($0.url, $0.redirects) }
+        }
+        let verdict: HTTPError?
+        if let (origin, count) = hop {
+            verdict = vet(target, from: origin, hops: count)
+        } else {
+            verdict = nil  // already stopped: the cancellation is under way
+        }
+        if let verdict {
+            completionHandler(nil)
+            stop(task, because: verdict)
+        } else {
+            var corrected = request
+            corrected.url = target
+            completionHandler(corrected)
+        }
+    }
+
+    /// Why a redirect must not be followed, or nil to follow it. Called outside the
+    /// lock, because `allowRedirect` is the caller's code.
+    private func vet(_ target: URL?, from origin: URL, hops: Int) -> HTTPError? {
+        guard let target else {
+            return .transport(url: origin, code: URLError.badURL.rawValue, message: "redirect without a location")
+        }
+        if hops > Self.maxRedirects {
+            return .transport(url: origin, code: URLError.httpTooManyRedirects.rawValue,
+                              message: "more than \(Self.maxRedirects) redirects")
+        }
+        if Self.sameOrigin(target, origin) || allowRedirect(target) { return nil }
+        return .redirectRefused(from: origin, to: target)
+    }
+
+    /// Where a redirect really points. FoundationNetworking resolves a relative
+    /// `Location` through `URL.path`, which drops a trailing slash: PokeAPI's
+    /// 301 from `/pokemon/25` to `/pokemon/25/` would come back to `/pokemon/25`.
+    private static func redirectTarget(of response: HTTPURLResponse, proposed: URLRequest) -> URL? {
+        guard let location = response.value(forHTTPHeaderField: "Location"),
+              let base = response.url ?? proposed.url,
+              let resolved = URL(string: location, relativeTo: base) else { return proposed.url }
+        return resolved.absoluteURL
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.continuation.resume(with: Self.outcome(of: transfer, error: error))
+    }
+
+    private static func outcome(of transfer: Transfer, error: (any Error)?) -> Result<HTTPResponse, any Error> {
+        if let failure = transfer.failure {
+            return .failure(failure)
+        }
+        if let error {
+            guard let urlError = error as? URLError else {
+                return .failure(HTTPError.transport(url: transfer.url, code: URLError.unknown.rawValue,
+                                                    message: String(describing: error)))
+            }
+            // Only a cancelled Swift task cancels a task without recording a failure.
+            if urlError.code == .cancelled { return .failure(CancellationError()) }
+            return .failure(HTTPError.transport(urlError, url: transfer.url))
+        }
+        guard let response = transfer.response else {
+            return .failure(HTTPError.transport(url: transfer.url, code: URLError.badServerResponse.rawValue,
+                                                message: "no HTTP response"))
+        }
+        return .success(HTTPResponse(response, body: transfer.body, requestedURL: transfer.url))
+    }
+
+    /// Same scheme, host and port: PokeAPI's 301 to the slashed path stays within it.
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+}

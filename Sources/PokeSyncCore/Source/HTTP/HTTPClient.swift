@@ -1,0 +1,253 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// One HTTP response. A 304 or a 404 is a normal response, not an error.
+public struct HTTPResponse: Sendable {
+    /// The final URL, after redirects.
+    public var url: URL
+    /// The status code: 200, 304, 404 ...
+    public var status: Int
+    /// Header fields, names lower-cased.
+    public var headers: [String: String]
+    /// The body, already decoded when it was sent gzip-encoded.
+    public var body: Data
+
+    public init(url: URL, status: Int, headers: [String: String], body: Data) {
+        self.url = url
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    init(_ response: HTTPURLResponse, body: Data, requestedURL: URL) {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name).lowercased()] = String(describing: value)
+        }
+        self.init(url: response.url ?? requestedURL, status: response.statusCode, headers: headers, body: body)
+    }
+
+    /// The value of a header field, whatever the case of `name`.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+}
+
+/// How an ``HTTPClient`` talks to servers.
+public struct HTTPClientConfiguration: Sendable {
+    /// Sent with every request; the PokeAPI fair-use policy asks for a real one.
+    public var userAgent: String
+    /// `httpMaximumConnectionsPerHost`. Keep requests in flight at or below it:
+    /// requests queued behind the cap already run their timeout clock.
+    public var maxConnectionsPerHost: Int
+    /// Seconds without progress before a request fails (whole seconds; an inactivity timer, not a deadline).
+    public var timeout: Int
+    /// Largest accepted (decoded) body; a larger one is stopped while streaming.
+    public var maxBodyBytes: Int
+    /// `--rate`: requests per second across all requests of the client; nil means unlimited.
+    public var requestsPerSecond: Double?
+    /// Retries of ``HTTPClient/fetch(_:headers:validate:)``.
+    public var retry: RetryPolicy
+    /// Which redirect targets may be followed besides the requested URL's own
+    /// scheme, host and port (always followed: PokeAPI's 301 to the slashed path).
+    /// A redirect elsewhere fails with ``HTTPError/redirectRefused(from:to:)``
+    /// without contacting the new host.
+    public var allowRedirect: @Sendable (URL) -> Bool
+
+    public static let defaultUserAgent = "pokesync/0.1 (+https://github.com/pokesync/pokesync)"
+
+    public init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
+                timeout: Int = 30, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
+                retry: RetryPolicy = RetryPolicy(),
+                allowRedirect: @escaping @Sendable (URL) -> Bool = { _ in false }) {
+        self.userAgent = userAgent
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
+        self.requestsPerSecond = requestsPerSecond
+        self.retry = retry
+        self.allowRedirect = allowRedirect
+    }
+
+    /// A redirect policy that allows targets on the given hosts (compared without case).
+    public static func allowHosts(_ hosts: Set<String>) -> @Sendable (URL) -> Bool {
+        let hosts = Set(hosts.map { $0.lowercased() })
+        return { url in url.host.map { hosts.contains($0.lowercased()) } ?? false }
+    }
+}
+
+/// Counters for progress reports and benchmarks.
+public struct HTTPStatistics: Sendable, Equatable {
+    /// Attempts sent over the wire (first tries and retries).
+    public var requestsSent = 0
+    /// Attempts that were retries.
+    public var retries = 0
+    /// Decoded body bytes of completed responses.
+    public var bodyBytesReceived = 0
+    /// Completed responses by status code.
+    public var responsesByStatus: [Int: Int] = [:]
+    /// Attempts that failed without a usable response (transport, body cap, refused redirect).
+    public var failures = 0
+
+    public init() {}
+}
+
+/// A GET-only HTTP client over one URLSession: retries with backoff, a body
+/// cap, vetted redirects and an optional request-rate cap shared by all requests.
+public final class HTTPClient: Sendable {
+    /// What this client was made with.
+    public let configuration: HTTPClientConfiguration
+    private let session: URLSession
+    private let delegate: HTTPSessionDelegate
+    private let rateLimiter: RateLimiter?
+    private let counters = Mutex(HTTPStatistics())
+    private let invalidated = Atomic(false)
+
+    /// Creates the client and its URLSession (ephemeral, no URL cache).
+    public init(configuration: HTTPClientConfiguration) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil  // Linux's URLCache stores nothing anyway
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
+        sessionConfiguration.timeoutIntervalForRequest = TimeInterval(configuration.timeout)
+        sessionConfiguration.httpAdditionalHeaders = [
+            "User-Agent": configuration.userAgent, "Accept": "application/json",
+        ]
+        delegate = HTTPSessionDelegate(maxBodyBytes: configuration.maxBodyBytes,
+                                       allowRedirect: configuration.allowRedirect)
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
+    }
+
+    deinit {
+        invalidate()
+    }
+
+    /// The counters so far.
+    public var statistics: HTTPStatistics {
+        counters.withLock { $0 }
+    }
+
+    /// Finishes the URLSession: requests in flight complete; later requests fail
+    /// with a non-retryable ``HTTPError/transport(url:code:message:attempts:)``.
+    /// Do not call it while other tasks may still start requests.
+    public func invalidate() {
+        if !invalidated.exchange(true, ordering: .relaxed) {
+            session.finishTasksAndInvalidate()
+        }
+    }
+
+    /// One GET attempt, after waiting for the rate cap.
+    ///
+    /// Every status comes back as an ``HTTPResponse``: 2xx, 304, every 4xx and 5xx;
+    /// the caller decides what they mean.
+    /// - Parameter headers: extra request headers, e.g. `If-None-Match`.
+    /// - Throws: ``HTTPError/transport(url:code:message:attempts:)`` when the exchange
+    ///   fails or the client was invalidated, ``HTTPError/bodyTooLarge(url:limit:)``,
+    ///   ``HTTPError/redirectRefused(from:to:)``, and `CancellationError` when the
+    ///   awaiting task is cancelled (the request is cancelled with it).
+    public func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
+        try await rateLimiter?.acquire()
+        try Task.checkCancellation()
+        // A task of an invalidated session is never started nor completed: fail instead of hanging.
+        guard !invalidated.load(ordering: .relaxed) else {
+            throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: "HTTP client already invalidated")
+        }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
+                                 timeoutInterval: TimeInterval(configuration.timeout))
+        request.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        counters.withLock { $0.requestsSent += 1 }
+        do {
+            let response = try await perform(request, url: url)
+            counters.withLock {
+                $0.bodyBytesReceived += response.body.count
+                $0.responsesByStatus[response.status, default: 0] += 1
+            }
+            return response
+        } catch let error as HTTPError {
+            counters.withLock { $0.failures += 1 }
+            throw error
+        }
+    }
+
+    /// GETs `url`, retrying what may succeed on a second try, and returns what
+    /// `validate` makes of the response.
+    ///
+    /// Retried: transport failures (timeouts, resets, truncated bodies), 5xx, 429
+    /// (waiting at least its `Retry-After`), and `validate` throwing
+    /// ``HTTPError/invalidBody(url:reason:)`` (a 200 whose body is short or does not
+    /// parse). 304, 404 and other 4xx are passed to `validate` like any response.
+    /// - Parameter validate: turns a response into the caller's value; throws
+    ///   `HTTPError.invalidBody` to ask for a retry, anything else to give up.
+    /// - Throws: the last retryable ``HTTPError`` once `maxAttempts` are spent
+    ///   (``HTTPError/status(url:status:attempts:)`` for a 5xx or 429), any
+    ///   non-retryable error at once, `CancellationError` when cancelled.
+    public func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:],
+                                   validate: @Sendable (HTTPResponse) throws -> T) async throws -> T {
+        let policy = configuration.retry
+        var attempt = 0
+        while true {
+            attempt += 1
+            try Task.checkCancellation()
+            let failure: HTTPError
+            var retryAfter: Duration?
+            do {
+                let response = try await send(url, headers: headers)
+                if response.status == 429 || (500...599).contains(response.status) {
+                    failure = .status(url: url, status: response.status)
+                    retryAfter = response.header("retry-after").flatMap { RetryPolicy.retryAfter(from: $0) }
+                } else {
+                    return try validate(response)
+                }
+            } catch let error as HTTPError where error.isRetryable {
+                failure = error
+            }
+            guard attempt < policy.maxAttempts else { throw failure.afterAttempts(attempt) }
+            counters.withLock { $0.retries += 1 }
+            try await Task.sleep(for: policy.delay(forAttempt: attempt, retryAfter: retryAfter))
+        }
+    }
+
+    /// Where one attempt's data task stands, for the cancellation handler.
+    private enum TaskState: Sendable {
+        case pending
+        case running(URLSessionDataTask)
+        case cancelled
+    }
+
+    /// Runs one data task through the delegate; cancelling the awaiting task cancels it.
+    private func perform(_ request: URLRequest, url: URL) async throws -> HTTPResponse {
+        let state = Mutex(TaskState.pending)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let started = state.withLock { state -> Bool in
+                    guard case .pending = state else { return false }
+                    let task = session.dataTask(with: request)
+                    // Resumed under the lock: the cancellation handler then only ever
+                    // meets a running task (cancelling a suspended one may never complete).
+                    delegate.start(task, url: url, continuation: continuation)
+                    state = .running(task)
+                    return true
+                }
+                if !started {
+                    continuation.resume(throwing: CancellationError())  // cancelled first: nothing sent
+                }
+            }
+        } onCancel: {
+            let running = state.withLock { state -> URLSessionDataTask? in
+                defer { state = .cancelled }
+                if case .running(let task) = state { return task }
+                return nil
+            }
+            running?.cancel()
+        }
+    }
+}

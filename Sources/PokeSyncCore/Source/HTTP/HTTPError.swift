@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a GET failed. Every case names the URL and prints as one line, e.g.
+/// `GET http://127.0.0.1:8080/api/v2/pokemon/25/: HTTP 503 after 5 attempts`.
+///
+/// A 304 or a 404 is a normal result (an ``HTTPResponse``), not an `HTTPError`.
+public enum HTTPError: PokeSyncFailure, Equatable {
+    /// The exchange itself failed: a timeout, a reset connection (-1005), a body
+    /// shorter than its Content-Length (-1) ... `code` is the `URLError` code.
+    /// `attempts` is how many attempts were made before giving up.
+    case transport(url: URL, code: Int, message: String, attempts: Int = 1)
+    /// A final status that is not a usable result: a 5xx or 429 still failing after
+    /// every retry, or a 4xx that a caller's `validate` closure decided not to accept.
+    case status(url: URL, status: Int, attempts: Int = 1)
+    /// The body grew past the configured cap; the transfer was stopped there.
+    case bodyTooLarge(url: URL, limit: Int)
+    /// A redirect pointed somewhere the configuration does not allow; the new
+    /// location was not contacted.
+    case redirectRefused(from: URL, to: URL)
+    /// A response arrived but its body is unusable (short, or does not parse).
+    /// Thrown by a `validate` closure to ask ``HTTPClient/fetch(_:headers:validate:)`` for a retry.
+    case invalidBody(url: URL, reason: String)
+
+    /// Whether trying the same request again may succeed: transport failures other
+    /// than malformed URLs, redirect loops and an invalidated client; 5xx, 429 and invalid bodies.
+    public var isRetryable: Bool {
+        switch self {
+        case .transport(_, let code, _, _):
+            return !Self.permanentTransportCodes.contains(code)
+        case .status(_, let status, _):
+            return status == 429 || (500...599).contains(status)
+        case .invalidBody:
+            return true
+        case .bodyTooLarge, .redirectRefused:
+            return false
+        }
+    }
+
+    /// The URL this error is about (for a refused redirect, the URL that was requested).
+    public var url: URL {
+        switch self {
+        case .transport(let url, _, _, _), .status(let url, _, _), .bodyTooLarge(let url, _),
+             .invalidBody(let url, _):
+            return url
+        case .redirectRefused(let from, _):
+            return from
+        }
+    }
+
+    public var exitStatus: ExitStatus { .unavailable }
+
+    public var description: String {
+        switch self {
+        case .transport(let url, let code, let message, let attempts):
+            return "GET \(url.absoluteString): \(message) (URLError \(code))\(Self.suffix(attempts))"
+        case .status(let url, let status, let attempts):
+            return "GET \(url.absoluteString): HTTP \(status)\(Self.suffix(attempts))"
+        case .bodyTooLarge(let url, let limit):
+            return "GET \(url.absoluteString): body larger than \(limit) bytes, refused"
+        case .redirectRefused(let from, let to):
+            return "GET \(from.absoluteString): redirect to \(to.absoluteString) refused"
+        case .invalidBody(let url, let reason):
+            return "GET \(url.absoluteString): invalid body: \(reason)"
+        }
+    }
+
+    /// The same error, recording how many attempts were made in total.
+    func afterAttempts(_ attempts: Int) -> HTTPError {
+        switch self {
+        case .transport(let url, let code, let message, _):
+            return .transport(url: url, code: code, message: message, attempts: attempts)
+        case .status(let url, let status, _):
+            return .status(url: url, status: status, attempts: attempts)
+        default:
+            return self
+        }
+    }
+
+    /// Maps a `URLError` from one attempt; cancellation is not mapped (it is a `CancellationError`).
+    static func transport(_ error: URLError, url: URL) -> HTTPError {
+        let message: String
+        switch error.code {
+        case .timedOut: message = "timed out"
+        case .networkConnectionLost: message = "connection lost"
+        case .cannotConnectToHost: message = "cannot connect to host"
+        case .cannotFindHost: message = "cannot find host"
+        case .httpTooManyRedirects: message = "too many redirects"
+        case .unknown: message = "transfer failed (truncated body?)"
+        default: message = error.localizedDescription
+        }
+        return .transport(url: url, code: error.code.rawValue, message: message)
+    }
+
+    private static let permanentTransportCodes: Set<Int> = [
+        URLError.badURL.rawValue, URLError.unsupportedURL.rawValue,
+        URLError.httpTooManyRedirects.rawValue, URLError.cancelled.rawValue,
+    ]
+
+    private static func suffix(_ attempts: Int) -> String {
+        attempts > 1 ? " after \(attempts) attempts" : ""
+    }
+}
