@@ -1,0 +1,41 @@
+import CSQLite
+
+/// A failed SQLite call: the extended result code, SQLite's message, and the SQL
+/// that was running, printed as
+/// `SQLite error 19: UNIQUE constraint failed: versions.number - while executing `INSERT ...``.
+public struct DatabaseError: PokeSyncFailure, Equatable {
+    /// The extended result code (`sqlite3_extended_errcode`).
+    public var extendedCode: Int32
+    public var message: String
+    public var sql: String?
+    /// The file the connection belongs to, so an error can name it.
+    public var path: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
+
+    /// The primary result code (the low byte of the extended one).
+    public var primaryCode: Int32 { extendedCode & 0xff }
+
+    /// The file is not a database or its pages are damaged.
+    public var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let path { text += " (\(path))" }
+        if let sql { text += " - while executing `\(sql)`" }
+        return text
+    }
+
+    public var exitStatus: ExitStatus {
+        switch primaryCode {
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH, SQLITE_CONSTRAINT: return .dataError
+        case SQLITE_BUSY, SQLITE_LOCKED: return .locked
+        default: return .ioError // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM ...
+        }
+    }
+}
