@@ -1,3 +1,38 @@
+import Foundation
 import PokeSyncCore
 
-print("pokesync: not built yet")
+// pokesync: the command-line entry point. Each command lives in Commands/; this
+// file only dispatches and turns errors into one line and a sysexits code.
+
+let words = Array(CommandLine.arguments.dropFirst())
+let command = words.first ?? "help"
+let rest = words.dropFirst()
+
+let status: ExitStatus
+do {
+    if rest.contains("--help") || rest.contains("-h") { exit(Help.print(topic: command).rawValue) }
+    switch command {
+    case "full": status = try await RunCommand(mode: .full, words: rest).execute()
+    case "sync": status = try await RunCommand(mode: .sync, words: rest).execute()
+    case "status": status = try StatusCommand(words: rest).execute()
+    case "versions": status = try VersionsCommand(words: rest).execute()
+    case "diff": status = try DiffCommand(words: rest).execute()
+    case "prune": status = try PruneCommand(words: rest).execute()
+    case "export": status = try ExportCommand(words: rest).execute()
+    case "verify", "show", "search":
+        throw UsageError("`pokesync \(command)` needs the bundle format, which this build does not have yet")
+    case "help", "--help", "-h": status = Help.print(topic: rest.first)
+    case "--version": print("pokesync \(PokeSync.version)"); status = .success
+    default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
+    }
+} catch let failure as any PokeSyncFailure {
+    standardError("pokesync: \(failure.description)\n")
+    status = failure.exitStatus
+} catch is CancellationError {
+    standardError("pokesync: interrupted; run the same command again to resume\n")
+    status = .interrupted
+} catch {
+    standardError("pokesync: \(error)\n")
+    status = .ioError
+}
+exit(status.rawValue)

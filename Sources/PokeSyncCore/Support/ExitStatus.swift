@@ -14,6 +14,8 @@ public enum ExitStatus: Int32, Sendable {
     case ioError = 74
     /// Another pokesync holds the mirror's lock (EX_TEMPFAIL).
     case locked = 75
+    /// Interrupted by SIGINT or SIGTERM (the shell's 128 + SIGINT); the run resumes next time.
+    case interrupted = 130
 }
 
 /// An error that knows which exit status it maps to and prints as one clear line.

@@ -1,0 +1,53 @@
+import Foundation
+
+/// How a `full` or `sync` run crawls.
+public struct CrawlOptions: Sendable {
+    public var mode: RunMode
+    /// Requests in flight at most; the HTTP connection cap is set to the same number.
+    public var concurrency: Int
+    /// `sync` only: check every document and sprite even when the deploy is unchanged.
+    public var revalidate: Bool
+    public var sprites: SpriteSet
+
+    public init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none) {
+        self.mode = mode
+        self.concurrency = max(1, concurrency)
+        self.revalidate = revalidate
+        self.sprites = sprites
+    }
+}
+
+/// Why a run did not publish.
+public enum CrawlError: PokeSyncFailure {
+    /// Some resources still failed after retries. The frontier is kept: the same
+    /// command again retries only those.
+    case resourcesFailed([(key: String, error: String)])
+
+    public var exitStatus: ExitStatus { .resourcesFailed }
+
+    public var description: String {
+        switch self {
+        case .resourcesFailed(let failures):
+            let shown = failures.prefix(5).map { "\($0.key) (\($0.error))" }.joined(separator: "; ")
+            let more = failures.count > 5 ? "; and \(failures.count - 5) more" : ""
+            return "\(failures.count) resource(s) still failed after retries, no version published: \(shown)\(more)"
+        }
+    }
+}
+
+/// What a finished run did.
+public struct CrawlSummary: Sendable {
+    public var outcome: PublishOutcome
+    public var resumed: Bool
+    public var documentsFetched: Int
+    public var documentsUnchanged: Int
+    public var spritesFetched: Int
+    public var spritesUnchanged: Int
+    public var spriteReports: [SpriteReport]
+    public var requests: Int
+    public var bodyBytes: Int
+    public var seconds: Double
+    /// The published version's diff against the one before (nil for a first version or no change).
+    public var diff: VersionDiff?
+    public var diffFile: URL?
+}

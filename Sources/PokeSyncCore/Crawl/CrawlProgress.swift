@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// Counters of a running crawl, updated by the fetching tasks and read by the
+/// progress printer. Guarded by a `Mutex`: many tasks add, one reads.
+public final class CrawlProgress: Sendable {
+    public enum Phase: String, Sendable {
+        case starting, listing, documents, sprites, publishing
+    }
+
+    public struct Snapshot: Sendable {
+        public var phase: Phase = .starting
+        public var phaseStarted = Date()
+        public var settledAtPhaseStart = 0
+        public var documentsTotal: [ResourceKind: Int] = [:]
+        public var documentsSettled: [ResourceKind: Int] = [:]
+        public var documentsFetched = 0
+        public var documentsUnchanged = 0
+        public var documentsFailed = 0
+        public var spritesTotal = 0
+        public var spritesSettled = 0
+        public var spritesFetched = 0
+        public var spritesUnchanged = 0
+        public var spritesSkipped = 0
+        public var spritesFailed = 0
+        public var requests = 0
+        public var bodyBytes = 0
+
+        /// Jobs settled in the current phase's unit (documents or sprites).
+        public var phaseSettled: Int {
+            phase == .sprites ? spritesSettled : documentsSettled.values.reduce(0, +)
+        }
+        public var phaseTotal: Int {
+            phase == .sprites ? spritesTotal : documentsTotal.values.reduce(0, +)
+        }
+    }
+
+    private let state = Mutex(Snapshot())
+    /// Reads the HTTP client's request count, when there is one.
+    private let requestCounter: (@Sendable () -> Int)?
+
+    public init(requestCounter: (@Sendable () -> Int)? = nil) {
+        self.requestCounter = requestCounter
+    }
+
+    public func snapshot() -> Snapshot {
+        var snapshot = state.withLock { $0 }
+        if let requestCounter { snapshot.requests = requestCounter() }
+        return snapshot
+    }
+
+    func begin(phase: Phase) {
+        state.withLock {
+            $0.phase = phase
+            $0.phaseStarted = Date()
+            $0.settledAtPhaseStart = $0.phaseSettled
+        }
+    }
+
+    /// Takes the totals and what is already done from the store (a resumed run starts part way).
+    func load(_ progress: RunProgress) {
+        state.withLock { counters in
+            for kind in ResourceKind.allCases {
+                counters.documentsTotal[kind] = progress.documentCount(kind, settledOnly: false)
+                counters.documentsSettled[kind] = progress.documentCount(kind, settledOnly: true)
+            }
+            counters.spritesTotal = progress.spritesTotal
+            counters.spritesSettled = progress.spritesSettled
+        }
+    }
+
+    func documentSettled(_ kind: ResourceKind, fetched: Bool) {
+        state.withLock {
+            $0.documentsSettled[kind, default: 0] += 1
+            if fetched { $0.documentsFetched += 1 } else { $0.documentsUnchanged += 1 }
+        }
+    }
+
+    func documentFailed(_ kind: ResourceKind) {
+        state.withLock { $0.documentsFailed += 1 }
+    }
+
+    func spriteSettled(state settled: JobState) {
+        state.withLock {
+            switch settled {
+            case .done: $0.spritesFetched += 1; $0.spritesSettled += 1
+            case .unchanged: $0.spritesUnchanged += 1; $0.spritesSettled += 1
+            case .missing, .refused: $0.spritesSkipped += 1; $0.spritesSettled += 1
+            case .failed: $0.spritesFailed += 1
+            case .pending: break
+            }
+        }
+    }
+
+    func addRequestBytes(_ count: Int) {
+        state.withLock { $0.bodyBytes += count }
+    }
+}

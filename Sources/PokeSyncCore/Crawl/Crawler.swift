@@ -1,0 +1,120 @@
+import Foundation
+
+/// Runs one `full` or `sync`: lists every kind, fetches every document and sprite
+/// with bounded concurrency, and publishes a version once all of it is in.
+///
+/// All state lives in the store's frontier, committed job by job; running the same
+/// command after a kill resumes with only the in-flight jobs fetched again.
+public struct Crawler: Sendable {
+    public let store: Store
+    public let source: any DocumentSource
+    public let sprites: SpriteFetcher?
+    public let planner: SpritePlanner
+    public let options: CrawlOptions
+    public let progress: CrawlProgress
+    public let log: @Sendable (String) -> Void
+
+    public init(store: Store, source: any DocumentSource, sprites: SpriteFetcher?, planner: SpritePlanner,
+                options: CrawlOptions, progress: CrawlProgress, log: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.source = source
+        self.sprites = sprites
+        self.planner = planner
+        self.options = options
+        self.progress = progress
+        self.log = log
+    }
+
+    var plan: RunPlan {
+        RunPlan(mode: options.mode, source: source.description, spriteSource: planner.spriteSourceDescription,
+                spriteSet: options.sprites.description, revalidate: options.revalidate)
+    }
+
+    /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
+    ///   retries; source errors (exit 69) when a list cannot be had; store and I/O
+    ///   errors (exit 65/74); `CancellationError` when interrupted.
+    public func run() async throws -> CrawlSummary {
+        let started = Date()
+        let (run, resumed) = try openRun()
+        try await listKinds(run: run)
+        let current = try store.currentRun() ?? run
+        let shortcut = try deployUnchanged(current)
+        if shortcut, let base = current.baseVersion {
+            log("the source's deploy (\(current.deployHash ?? "?")) is the same as at version \(base): not revalidating each document (use --revalidate to force)")
+        }
+        try refreshProgress(run: current.id)
+        progress.begin(phase: .documents)
+        try await DocumentPhase(crawler: self, run: current, shortcut: shortcut).run()
+        if options.sprites != .none, let sprites {
+            try refreshProgress(run: current.id)
+            progress.begin(phase: .sprites)
+            try await SpritePhase(crawler: self, fetcher: sprites, run: current, shortcut: shortcut).run()
+        }
+        progress.begin(phase: .publishing)
+        let failures = try store.failures(run: current.id)
+        guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
+        let reports = try store.spriteReports(version: nil, run: current.id)
+        let outcome = try store.publish(run: current, skipIfUnchanged: options.mode == .sync)
+        if case .published(let version) = outcome, let sprites {
+            try sprites.tree.materialize(version: version.number, store: store)
+        }
+        let counters = progress.snapshot()
+        return CrawlSummary(outcome: outcome, resumed: resumed,
+                            documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
+                            spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
+                            spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
+                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
+    }
+
+    /// Resumes the unfinished run when it was started with the same plan; otherwise
+    /// starts a new one (an unfinished run with another plan is discarded, its fetched
+    /// content stays in the store).
+    func openRun() throws -> (RunRecord, Bool) {
+        if let unfinished = try store.currentRun() {
+            if unfinished.plan == plan {
+                let counts = try store.progress(run: unfinished.id)
+                log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
+                return (unfinished, true)
+            }
+            log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
+            try store.discardRun(unfinished.id)
+        }
+        return (try store.startRun(plan), false)
+    }
+
+    /// Lists the kinds not listed yet in this run, all four at once.
+    func listKinds(run: RunRecord) async throws {
+        let listed = try store.progress(run: run.id).listedKinds
+        let missing = ResourceKind.allCases.filter { !listed.contains($0) }
+        guard !missing.isEmpty else { return }
+        progress.begin(phase: .listing)
+        try await withThrowingTaskGroup(of: (ResourceKind, ResourceList).self) { group in
+            for kind in missing {
+                group.addTask { (kind, try await source.list(kind)) }
+            }
+            for try await (kind, list) in group {
+                guard !list.resources.isEmpty else {
+                    throw SourceError(resource: "\(source.description) \(kind.apiName) list", reason: "the list is empty")
+                }
+                if let deploy = list.deployHash, run.deployHash == nil {
+                    try store.setDeployHash(run: run.id, deploy)
+                }
+                try store.recordList(run: run.id, list.resources, kind: kind)
+                progress.addRequestBytes(list.bodyBytes)
+            }
+        }
+    }
+
+    /// `sync` may skip per-document checks when the source says its deploy has not
+    /// changed since the base version (pokeapi.co's `X-PokeAPI-Hash`).
+    func deployUnchanged(_ run: RunRecord) throws -> Bool {
+        guard options.mode == .sync, !options.revalidate, let base = run.baseVersion, let deploy = run.deployHash,
+              let baseRecord = try store.version(base) else { return false }
+        return baseRecord.deployHash == deploy && baseRecord.spriteSet == plan.spriteSet
+            && baseRecord.spriteSource == plan.spriteSource && baseRecord.source == plan.source
+    }
+
+    func refreshProgress(run: Int) throws {
+        progress.load(try store.progress(run: run))
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Fetches the run's unfinished documents, stores each new content once, and queues
+/// the sprites each document names.
+struct DocumentPhase {
+    let crawler: Crawler
+    let run: RunRecord
+    /// The deploy has not changed: documents of the base version are taken as they are.
+    let shortcut: Bool
+
+    private var store: Store { crawler.store }
+
+    func run() async throws {
+        let jobs = try store.documentJobs(run: run.id, states: JobState.unfinished)
+        let baseHashes = shortcut && run.baseVersion != nil
+            ? try store.documentHashes(version: run.baseVersion!) : [:]
+        try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
+            try await process(job, baseHash: baseHashes[job.key])
+        }
+    }
+
+    private func process(_ job: DocumentJob, baseHash: SHA256Digest?) async throws {
+        if let baseHash {
+            try settleUnchanged(job, hash: baseHash)
+            return
+        }
+        // `full` asks unconditionally; `sync` sends what the server said last time.
+        let validators = crawler.options.mode == .sync && job.knownHash != nil ? job.validators : nil
+        do {
+            switch try await crawler.source.fetch(job.kind, id: job.id, validators: validators) {
+            case .content(let document, let kept, let bodyBytes):
+                crawler.progress.addRequestBytes(bodyBytes)
+                try storeContent(job, document: document, validators: kept)
+            case .notModified:
+                try settleUnchanged(job, hash: job.knownHash!)
+            }
+        } catch where !isFatalToRun(error) {
+            try store.failJob(run: run.id, job: "document", key: job.key, error: "\(error)")
+            crawler.progress.documentFailed(job.kind)
+            crawler.log("failed: \(job.key)\(job.name.map { " (\($0))" } ?? ""): \(error)")
+        }
+    }
+
+    private func storeContent(_ job: DocumentJob, document: CanonicalDocument, validators: Validators) throws {
+        let hash = SHA256.hash(document.bytes)
+        let references = document.collected.map { SpriteReference(key: $0.path, url: $0.value) }
+        let content = StoredDocument(
+            size: document.bytes.count,
+            compressedBody: try Zlib.compress(document.bytes),
+            compressedSpriteRefs: references.isEmpty ? nil : try Zlib.compress(SpriteReference.encode(references)))
+        let queued = crawler.planner.plan(references, document: job.key)
+        try store.storeDocument(run: run.id, job: job, content: content, hash: hash, validators: validators,
+                                state: .done, sprites: queued.jobs, reports: queued.reports)
+        crawler.progress.documentSettled(job.kind, fetched: true)
+    }
+
+    /// The known content stands (a 304, or an unchanged deploy); its sprites are queued again.
+    private func settleUnchanged(_ job: DocumentJob, hash: SHA256Digest) throws {
+        let references = crawler.options.sprites == .none ? [] : try store.spriteReferences(documentHash: hash)
+        let queued = crawler.planner.plan(references, document: job.key)
+        try store.storeDocument(run: run.id, job: job, content: nil, hash: hash, validators: nil,
+                                state: .unchanged, sprites: queued.jobs, reports: queued.reports)
+        crawler.progress.documentSettled(job.kind, fetched: false)
+    }
+}
+
+extension Store {
+    /// "kind/id" → content hash, for every document of a version.
+    func documentHashes(version: Int) throws -> [String: SHA256Digest] {
+        try read { database in
+            var hashes: [String: SHA256Digest] = [:]
+            for (key, hash) in try database.rows("SELECT kind || '/' || id, hash FROM version_documents WHERE version = ?",
+                                                 [SQLValue(version)], { ($0.text(0), $0.blob(1)) }) {
+                hashes[key] = SHA256Digest(bytes: hash)
+            }
+            return hashes
+        }
+    }
+
+    /// Sprite URL → content hash, for every sprite of a version.
+    func spriteHashes(version: Int) throws -> [String: SHA256Digest] {
+        try read { database in
+            var hashes: [String: SHA256Digest] = [:]
+            for (url, hash) in try database.rows("SELECT url, hash FROM version_sprites WHERE version = ?",
+                                                 [SQLValue(version)], { ($0.text(0), $0.blob(1)) }) {
+                hashes[url] = SHA256Digest(bytes: hash)
+            }
+            return hashes
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Fetches the run's unfinished sprites (deduplicated by URL when queued) into the
+/// content-addressed object folder.
+struct SpritePhase {
+    let crawler: Crawler
+    let fetcher: SpriteFetcher
+    let run: RunRecord
+    let shortcut: Bool
+
+    private var store: Store { crawler.store }
+
+    func run() async throws {
+        let jobs = try store.spriteJobs(run: run.id, states: JobState.unfinished)
+        let baseHashes = shortcut && run.baseVersion != nil ? try store.spriteHashes(version: run.baseVersion!) : [:]
+        try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
+            try await process(job, baseHash: baseHashes[job.url])
+        }
+    }
+
+    private func process(_ job: SpriteJob, baseHash: SHA256Digest?) async throws {
+        if let baseHash, try fetcher.objects.contains(baseHash) {
+            try settle(job, .unchanged, hash: baseHash, size: nil, validators: nil, report: nil)
+            return
+        }
+        // Revalidate only when the bytes the validators stand for are still on disk.
+        var validators: Validators?
+        if crawler.options.mode == .sync, let known = job.knownHash, try fetcher.objects.contains(known) {
+            validators = job.validators
+        }
+        do {
+            switch try await fetcher.fetch(job, validators: validators) {
+            case .stored(let hash, let size, let kept, let bodyBytes):
+                crawler.progress.addRequestBytes(bodyBytes)
+                try settle(job, .done, hash: hash, size: size, validators: kept, report: nil)
+            case .notModified:
+                try settle(job, .unchanged, hash: job.knownHash!, size: nil, validators: nil, report: nil)
+            case .missing(let reason):
+                try settle(job, .missing, hash: nil, size: nil, validators: nil,
+                           report: SpriteReport(url: job.url, document: job.document, outcome: "missing", reason: reason))
+            case .refused(let reason):
+                try settle(job, .refused, hash: nil, size: nil, validators: nil,
+                           report: SpriteReport(url: job.url, document: job.document, outcome: "refused", reason: reason))
+                crawler.log("refused sprite \(job.url) named by \(job.document): \(reason)")
+            }
+        } catch where !isFatalToRun(error) {
+            try store.failJob(run: run.id, job: "sprite", key: job.url, error: "\(error)")
+            crawler.progress.spriteSettled(state: .failed)
+            crawler.log("failed: sprite \(job.path) named by \(job.document): \(error)")
+        }
+    }
+
+    private func settle(_ job: SpriteJob, _ state: JobState, hash: SHA256Digest?, size: Int?,
+                        validators: Validators?, report: SpriteReport?) throws {
+        try store.settleSprite(run: run.id, job: job, state: state, hash: hash, size: size,
+                               validators: validators, report: report)
+        crawler.progress.spriteSettled(state: state)
+    }
+}

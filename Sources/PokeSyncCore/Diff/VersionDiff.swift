@@ -1,0 +1,139 @@
+import Foundation
+
+/// What changed from one version to another, in the format of `pokesync diff --json`.
+public struct VersionDiff: Sendable, Equatable {
+    public struct Counts: Sendable, Equatable {
+        public var added = 0
+        public var removed = 0
+        public var changed = 0
+        public var total: Int { added + removed + changed }
+        public init() {}
+    }
+
+    public enum ChangeKind: String, Sendable {
+        case added, removed, changed
+    }
+
+    public struct Change: Sendable, Equatable {
+        public var kind: ResourceKind
+        public var id: Int
+        /// nil for evolution chains, which have no name.
+        public var name: String?
+        public var change: ChangeKind
+        /// JSON Pointers of the top-most members that differ; only for `changed`.
+        public var paths: [String]
+    }
+
+    public var from: Int
+    public var to: Int
+    public var summary: [ResourceKind: Counts]
+    public var sprites: Counts
+    public var changes: [Change]
+
+    public var isEmpty: Bool { changes.isEmpty && sprites.total == 0 }
+}
+
+extension VersionDiff {
+    /// Compares two retained versions of `store`.
+    /// - Throws: `StoreError` when a version's documents cannot be read.
+    public static func compute(store: Store, from: Int, to: Int) throws -> VersionDiff {
+        let old = Dictionary(try store.documents(version: from).map { ("\($0.kind.apiName)/\($0.id)", $0) },
+                             uniquingKeysWith: { first, _ in first })
+        let new = try store.documents(version: to)
+        var summary = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0, Counts()) })
+        var changes: [Change] = []
+        var seen = Set<String>()
+        for document in new {
+            let key = "\(document.kind.apiName)/\(document.id)"
+            seen.insert(key)
+            guard let before = old[key] else {
+                summary[document.kind]!.added += 1
+                changes.append(Change(kind: document.kind, id: document.id, name: document.name, change: .added, paths: []))
+                continue
+            }
+            guard before.hash != document.hash else { continue }
+            // Different bytes may still be equal JSON: only differing members count.
+            let paths = DocumentDiff.changedPaths(try store.documentBody(before.hash), try store.documentBody(document.hash))
+            guard !paths.isEmpty else { continue }
+            summary[document.kind]!.changed += 1
+            changes.append(Change(kind: document.kind, id: document.id, name: document.name, change: .changed, paths: paths))
+        }
+        for (key, document) in old where !seen.contains(key) {
+            summary[document.kind]!.removed += 1
+            changes.append(Change(kind: document.kind, id: document.id, name: document.name, change: .removed, paths: []))
+        }
+        changes.sort { ($0.kind, $0.id) < ($1.kind, $1.id) }
+
+        let oldSprites = Dictionary(try store.versionSprites(from).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
+        let newSprites = Dictionary(try store.versionSprites(to).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
+        var sprites = Counts()
+        for (path, hash) in newSprites {
+            if let before = oldSprites[path] { if before != hash { sprites.changed += 1 } } else { sprites.added += 1 }
+        }
+        sprites.removed = oldSprites.keys.filter { newSprites[$0] == nil }.count
+        return VersionDiff(from: from, to: to, summary: summary, sprites: sprites, changes: changes)
+    }
+
+    /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
+    public var jsonObject: [String: Any] {
+        var counts: [String: Any] = [:]
+        for kind in ResourceKind.allCases {
+            let value = summary[kind] ?? Counts()
+            counts[kind.apiName] = ["added": value.added, "removed": value.removed, "changed": value.changed]
+        }
+        counts["sprites"] = ["added": sprites.added, "removed": sprites.removed, "changed": sprites.changed]
+        let list: [[String: Any]] = changes.map { change in
+            var entry: [String: Any] = ["kind": change.kind.apiName, "id": change.id, "name": change.name ?? NSNull(),
+                                        "change": change.change.rawValue]
+            if change.change == .changed { entry["paths"] = change.paths }
+            return entry
+        }
+        return ["from": from, "to": to, "summary": counts, "changes": list]
+    }
+
+    public func jsonData() throws -> Data {
+        try JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+    }
+
+    /// The terminal form: grouped by kind, counts first, then names.
+    /// - Parameter limit: names shown per kind and change before "... and N more".
+    public func text(limit: Int = 25) -> String {
+        var lines = ["version \(from) → \(to)"]
+        if isEmpty { return lines[0] + ": no changes" }
+        for kind in ResourceKind.allCases {
+            let counts = summary[kind] ?? Counts()
+            lines.append("\(kind.apiName.padding(toLength: 16, withPad: " ", startingAt: 0)) "
+                         + "\(counts.added) added, \(counts.removed) removed, \(counts.changed) changed")
+            for change in [ChangeKind.added, .removed, .changed] {
+                let ofKind = changes.filter { $0.kind == kind && $0.change == change }
+                for entry in ofKind.prefix(limit) {
+                    var line = "  \(symbol(change)) \(entry.name ?? "#\(entry.id)") (\(entry.id))"
+                    if change == .changed { line += ": " + entry.paths.joined(separator: ", ") }
+                    lines.append(line)
+                }
+                if ofKind.count > limit { lines.append("    ... and \(ofKind.count - limit) more \(change.rawValue) (--json lists all)") }
+            }
+        }
+        lines.append("\("sprites".padding(toLength: 16, withPad: " ", startingAt: 0)) "
+                     + "\(sprites.added) added, \(sprites.removed) removed, \(sprites.changed) changed")
+        return lines.joined(separator: "\n")
+    }
+
+    private func symbol(_ change: ChangeKind) -> String {
+        switch change {
+        case .added: return "+"
+        case .removed: return "-"
+        case .changed: return "~"
+        }
+    }
+
+    /// Writes `diffs/FROM-TO.json` and `diffs/FROM-TO.txt` for the nightly job to mail or log.
+    public func write(to layout: MirrorLayout) throws -> URL {
+        try FileSystem.createDirectory(layout.diffsFolder)
+        let base = layout.diffsFolder.appendingPathComponent("\(from)-\(to)")
+        try FileSystem.writeAtomically([UInt8](try jsonData()), to: base.appendingPathExtension("json"), scratch: layout.scratchFolder)
+        try FileSystem.writeAtomically(Array((text(limit: 200) + "\n").utf8), to: base.appendingPathExtension("txt"),
+                                       scratch: layout.scratchFolder)
+        return base.appendingPathExtension("json")
+    }
+}

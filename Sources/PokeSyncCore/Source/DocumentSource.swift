@@ -1,0 +1,69 @@
+import Foundation
+
+/// What the store kept about a document from the last time it was fetched, so that
+/// the next fetch can be conditional.
+public struct Validators: Sendable, Hashable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+}
+
+/// The answer of a source for one document.
+public enum DocumentFetch: Sendable {
+    /// New content: the canonical document and the validators to keep for next time.
+    case content(CanonicalDocument, validators: Validators, bodyBytes: Int)
+    /// The conditional request matched: what the store has is current.
+    /// A 304 is a normal result, not a failure.
+    case notModified
+}
+
+/// The list of one kind, with the deploy identifier the source sent along, if any.
+public struct ResourceList: Sendable {
+    public var resources: [ListedResource]
+    /// pokeapi.co sends `X-PokeAPI-Hash` on every response; it changes with each deploy.
+    public var deployHash: String?
+    public var bodyBytes: Int
+
+    public init(resources: [ListedResource], deployHash: String?, bodyBytes: Int) {
+        self.resources = resources
+        self.deployHash = deployHash
+        self.bodyBytes = bodyBytes
+    }
+}
+
+/// Where documents come from: a PokeAPI-compatible HTTP API or an api-data folder.
+/// Both give documents in one canonical form (API base stripped, minified), so a
+/// document's hash does not depend on the source.
+public protocol DocumentSource: Sendable {
+    /// The source as the user gave it, for logs and the version record.
+    var description: String { get }
+    /// The host, for the sprite allow-list; nil for a folder.
+    var host: String? { get }
+    /// Every resource of a kind.
+    /// - Throws: `SourceError` when the list cannot be had or makes no sense.
+    func list(_ kind: ResourceKind) async throws -> ResourceList
+    /// One document, conditionally when `validators` is given.
+    /// - Throws: `SourceError` or `HTTPError` once retries are spent; `CancellationError`.
+    func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch
+}
+
+/// A source that cannot be used, named with what was asked of it.
+public struct SourceError: PokeSyncFailure {
+    public var resource: String
+    public var reason: String
+    public var exitStatus: ExitStatus
+
+    public init(resource: String, reason: String, exitStatus: ExitStatus = .unavailable) {
+        self.resource = resource
+        self.reason = reason
+        self.exitStatus = exitStatus
+    }
+
+    public var description: String { "\(resource): \(reason)" }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A local folder in the PokeAPI/api-data layout:
+/// `DIR/api/v2/{kind}/index.json` and `DIR/api/v2/{kind}/{id}/index.json`.
+///
+/// Conditional fetches use the file's size and modification time as a validator,
+/// so a sync from an unchanged folder reads nothing but the lists.
+public struct FolderSource: DocumentSource {
+    public let root: URL
+    public var description: String { root.path }
+    public var host: String? { nil }
+
+    /// - Throws: `SourceError` (exit 69) when `root` has no `api/v2` folder.
+    public init(root: URL) throws {
+        self.root = root.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        let api = self.root.appendingPathComponent("api/v2")
+        guard FileManager.default.fileExists(atPath: api.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SourceError(resource: root.path, reason: "not an api-data folder (no api/v2 inside)")
+        }
+    }
+
+    private func kindFolder(_ kind: ResourceKind) -> URL {
+        root.appendingPathComponent("api/v2/\(kind.apiName)")
+    }
+
+    public func list(_ kind: ResourceKind) async throws -> ResourceList {
+        let file = kindFolder(kind).appendingPathComponent("index.json")
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            throw SourceError(resource: file.path, reason: "cannot read the \(kind.apiName) list")
+        }
+        let resources = try ListPage.parse(data, kind: kind, resource: file.path).results
+        return ResourceList(resources: resources, deployHash: nil, bodyBytes: data.count)
+    }
+
+    public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
+        try Task.checkCancellation()
+        let file = kindFolder(kind).appendingPathComponent("\(id)/index.json")
+        let stamp = Self.fileStamp(file.path)
+        if let stamp, let known = validators?.etag, known == stamp { return .notModified }
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            throw SourceError(resource: file.path, reason: "cannot read the document")
+        }
+        let document: CanonicalDocument
+        do { document = try CanonicalJSON.canonicalize(data, stripPrefix: nil) } catch {
+            throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
+        }
+        return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count)
+    }
+
+    /// "inode-size-mtime_ns": changes whenever the file is rewritten, and differs
+    /// between two folders even when a file's size and time happen to match.
+    static func fileStamp(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return "file:\(info.st_ino)-\(info.st_size)-\(nanoseconds)"
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// A PokeAPI-compatible HTTP API, e.g. `https://pokeapi.co/api/v2`.
+///
+/// Lists are asked for in one page (`limit` has no upper cap on pokeapi.co) and any
+/// `next` link is followed; documents are fetched at `{base}/{kind}/{id}/` (the slashed
+/// path, so the server's 301 is not needed), conditionally when the store has validators.
+public struct HTTPSource: DocumentSource {
+    public let base: URL
+    public let client: HTTPClient
+    /// The part of absolute URLs in documents that is stripped ("https://pokeapi.co").
+    let stripPrefix: String
+
+    /// Large enough for every kind in one page; the real API has no upper cap.
+    static let pageLimit = 100_000
+
+    public var description: String { base.absoluteString }
+    public var host: String? { base.host }
+
+    /// - Parameter base: the API base, ending in `/api/v2` (a trailing slash is ignored).
+    public init(base: URL, client: HTTPClient) {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        self.base = URL(string: text)!
+        self.client = client
+        self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
+    }
+
+    public func list(_ kind: ResourceKind) async throws -> ResourceList {
+        var pageURL = base.appendingPathComponent(kind.apiName + "/")
+        pageURL = URL(string: pageURL.absoluteString + "?limit=\(Self.pageLimit)&offset=0")!
+        var resources: [ListedResource] = []
+        var deployHash: String?
+        var bodyBytes = 0
+        var seenPages = Set<String>()
+        while true {
+            guard seenPages.insert(pageURL.absoluteString).inserted, seenPages.count <= 1_000 else {
+                throw SourceError(resource: pageURL.absoluteString, reason: "list pagination loops")
+            }
+            let (page, response) = try await client.fetch(pageURL) { response in
+                guard response.status == 200 else {
+                    throw HTTPError.status(url: response.url, status: response.status)
+                }
+                do {
+                    return (try ListPage.parse(response.body, kind: kind, resource: response.url.absoluteString), response)
+                } catch {
+                    // A 200 that does not parse may be a truncated body: worth another try.
+                    throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
+                }
+            }
+            resources += page.results
+            bodyBytes += response.body.count
+            deployHash = deployHash ?? response.header("x-pokeapi-hash")
+            guard let next = page.next, !page.results.isEmpty else { break }
+            guard let nextURL = URL(string: next), nextURL.host == base.host, nextURL.scheme == base.scheme else {
+                throw SourceError(resource: pageURL.absoluteString, reason: "list `next` leaves the source: \(next)")
+            }
+            pageURL = nextURL
+        }
+        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes)
+    }
+
+    public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
+        let url = base.appendingPathComponent("\(kind.apiName)/\(id)/")
+        var headers: [String: String] = [:]
+        if let etag = validators?.etag { headers["If-None-Match"] = etag }
+        if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
+        let prefix = stripPrefix
+        return try await client.fetch(url, headers: headers) { response -> DocumentFetch in
+            switch response.status {
+            case 304 where validators != nil:
+                return .notModified
+            case 200:
+                let document: CanonicalDocument
+                do {
+                    document = try CanonicalJSON.canonicalize(response.body, stripPrefix: prefix)
+                } catch {
+                    throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
+                }
+                guard document.id == id else {
+                    throw SourceError(resource: url.absoluteString,
+                                      reason: "document says id \(document.id.map(String.init) ?? "none"), expected \(id)",
+                                      exitStatus: .dataError)
+                }
+                let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
+                return .content(document, validators: kept, bodyBytes: response.body.count)
+            case 404:
+                throw SourceError(resource: url.absoluteString, reason: "listed, but the server says 404 Not Found")
+            default:
+                throw HTTPError.status(url: response.url, status: response.status)
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// The four kinds of PokeAPI resource pokesync mirrors, by their API names.
+public enum ResourceKind: String, CaseIterable, Sendable, Codable, Comparable {
+    case pokemon
+    case pokemonSpecies = "pokemon-species"
+    case pokedex
+    case evolutionChain = "evolution-chain"
+
+    /// The API name, as in `/api/v2/pokemon-species/25/`.
+    public var apiName: String { rawValue }
+
+    /// The relative path of one document, as stored and as in PokeAPI/api-data.
+    public func documentPath(id: Int) -> String { "/api/v2/\(rawValue)/\(id)/" }
+
+    public static func < (lhs: ResourceKind, rhs: ResourceKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// One entry of a kind's list: what the list says exists.
+public struct ListedResource: Sendable, Hashable {
+    public var kind: ResourceKind
+    public var id: Int
+    /// Evolution chains have no name in their list.
+    public var name: String?
+
+    public init(kind: ResourceKind, id: Int, name: String?) {
+        self.kind = kind
+        self.id = id
+        self.name = name
+    }
+
+    /// The id at the end of a resource URL: `/api/v2/pokemon/25/` and
+    /// `https://pokeapi.co/api/v2/pokemon/25` both give 25.
+    public static func id(fromURL url: String) -> Int? {
+        url.split(separator: "/").last.flatMap { Int($0) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// What became of one sprite.
+public enum SpriteFetchOutcome: Sendable {
+    case stored(SHA256Digest, size: Int, validators: Validators, bodyBytes: Int)
+    /// The conditional request matched: the bytes on disk are current.
+    case notModified
+    /// The upstream does not have it (404): a normal, recorded outcome; the real repository has gaps.
+    case missing(String)
+    /// Refused: wrong image type, too large, or a redirect off the allow-list.
+    case refused(String)
+}
+
+/// Fetches sprite bytes over HTTP or from a local clone of PokeAPI/sprites, checks
+/// they are a whole image of the type the path says, and stores them by hash.
+public struct SpriteFetcher: Sendable {
+    public let policy: SpritePolicy
+    public let client: HTTPClient?
+    public let objects: SpriteObjects
+    public let tree: SpriteTree
+    public let maxBytes: Int
+
+    public init(policy: SpritePolicy, client: HTTPClient?, layout: MirrorLayout, maxBytes: Int = 8 << 20) {
+        self.policy = policy
+        self.client = client
+        self.objects = SpriteObjects(layout: layout)
+        self.tree = SpriteTree(layout: layout)
+        self.maxBytes = maxBytes
+    }
+
+    /// - Throws: `HTTPError` when retries are spent, `LocalFileError` when the disk
+    ///   refuses, `CancellationError`.
+    public func fetch(_ job: SpriteJob, validators: Validators?) async throws -> SpriteFetchOutcome {
+        let resolved: SpritePolicy.Resolved
+        switch policy.resolve(job.url) {
+        case .success(let value): resolved = value
+        case .failure(let refusal): return .refused(refusal.reason)
+        }
+        switch resolved.location {
+        case .file(let file): return try readFile(file, resolved: resolved, validators: validators)
+        case .http(let url): return try await download(url, resolved: resolved, validators: validators)
+        }
+    }
+
+    private func download(_ url: URL, resolved: SpritePolicy.Resolved, validators: Validators?) async throws -> SpriteFetchOutcome {
+        guard let client else { throw SourceError(resource: url.absoluteString, reason: "no HTTP client for sprites") }
+        var headers: [String: String] = ["Accept": "image/png, image/gif, image/svg+xml, */*"]
+        if let etag = validators?.etag { headers["If-None-Match"] = etag }
+        if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
+        let fileExtension = resolved.fileExtension
+        let response: HTTPResponse
+        do {
+            response = try await client.fetch(url, headers: headers) { response in
+                if response.status == 200, ImageCheck.problem([UInt8](response.body), fileExtension: fileExtension) == .incomplete {
+                    throw HTTPError.invalidBody(url: response.url, reason: "image cut short")
+                }
+                return response
+            }
+        } catch HTTPError.bodyTooLarge(_, let limit) {
+            return .refused("larger than \(limit) bytes")
+        } catch HTTPError.redirectRefused(_, let target) {
+            return .refused("redirects to \(target.host ?? "?"), not on the allow-list")
+        }
+        switch response.status {
+        case 200:
+            let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
+            return try keep([UInt8](response.body), fileExtension: fileExtension, validators: kept)
+        case 304 where validators != nil: return .notModified
+        case 404, 410: return .missing("HTTP \(response.status) upstream")
+        default: throw HTTPError.status(url: response.url, status: response.status)
+        }
+    }
+
+    private func readFile(_ file: URL, resolved: SpritePolicy.Resolved, validators: Validators?) throws -> SpriteFetchOutcome {
+        guard let stamp = FolderSource.fileStamp(file.path) else { return .missing("not in the sprite folder") }
+        if let known = validators?.etag, known == stamp { return .notModified }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+        guard size <= maxBytes else { return .refused("larger than \(maxBytes) bytes") }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw SourceError(resource: file.path, reason: "cannot read the sprite")
+        }
+        return try keep([UInt8](data), fileExtension: resolved.fileExtension,
+                        validators: Validators(etag: stamp, lastModified: nil))
+    }
+
+    private func keep(_ bytes: [UInt8], fileExtension: String, validators: Validators) throws -> SpriteFetchOutcome {
+        if let problem = ImageCheck.problem(bytes, fileExtension: fileExtension) {
+            switch problem {
+            case .wrongType(let reason): return .refused(reason)
+            case .incomplete: return .refused("image cut short")
+            }
+        }
+        let hash = try objects.store(bytes)
+        return .stored(hash, size: bytes.count, validators: validators, bodyBytes: bytes.count)
+    }
+}

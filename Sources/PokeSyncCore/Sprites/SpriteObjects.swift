@@ -1,0 +1,91 @@
+import Foundation
+
+/// Sprite bytes by SHA-256 under `objects/`: `objects/ab/abcdef...`. A sprite shared
+/// by many documents or kept by many versions is stored once.
+public struct SpriteObjects: Sendable {
+    public let root: URL
+    let scratch: URL
+
+    public init(layout: MirrorLayout) {
+        root = layout.objectsFolder
+        scratch = layout.scratchFolder
+    }
+
+    public func url(for hash: SHA256Digest) -> URL {
+        let hex = hash.hex
+        return root.appendingPathComponent(String(hex.prefix(2))).appendingPathComponent(hex)
+    }
+
+    public func contains(_ hash: SHA256Digest) throws -> Bool {
+        FileManager.default.fileExists(atPath: url(for: hash).path)
+    }
+
+    /// Stores `bytes` (written aside, then renamed into place, so an object file is
+    /// always whole) and returns their hash.
+    /// - Throws: `LocalFileError` (exit 74) when the disk refuses.
+    @discardableResult
+    public func store(_ bytes: [UInt8]) throws -> SHA256Digest {
+        let hash = SHA256.hash(bytes)
+        let target = url(for: hash)
+        if FileManager.default.fileExists(atPath: target.path) { return hash }
+        try FileSystem.createDirectory(target.deletingLastPathComponent())
+        try FileSystem.writeAtomically(bytes, to: target, scratch: scratch)
+        return hash
+    }
+
+    /// Reads an object back, checking it against its hash.
+    /// - Throws: `StoreError.corrupt` when the file is missing or damaged.
+    public func read(_ hash: SHA256Digest) throws -> [UInt8] {
+        let file = url(for: hash)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw StoreError.corrupt(file.path, "sprite object is missing")
+        }
+        let bytes = [UInt8](data)
+        guard SHA256.hash(bytes) == hash else { throw StoreError.corrupt(file.path, "sprite object does not match its hash") }
+        return bytes
+    }
+}
+
+/// Small file-system helpers that turn failures into `LocalFileError`.
+enum FileSystem {
+    static func createDirectory(_ url: URL) throws {
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw LocalFileError(path: url.path, reason: "cannot create folder: \(Self.reason(error))")
+        }
+    }
+
+    /// Writes to a unique file in `scratch`, then renames it over `target`.
+    static func writeAtomically(_ bytes: [UInt8], to target: URL, scratch: URL) throws {
+        try createDirectory(scratch)
+        let temporary = scratch.appendingPathComponent(UUID().uuidString)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw LocalFileError(path: temporary.path, errno: errno) }
+        var written = 0
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 { if errno == EINTR { continue }; return errno }
+                written += result
+            }
+            return nil
+        }
+        close(descriptor)
+        if let failure {
+            unlink(temporary.path)
+            throw LocalFileError(path: target.path, errno: failure)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw LocalFileError(path: target.path, errno: code)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

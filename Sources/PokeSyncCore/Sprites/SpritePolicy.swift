@@ -1,0 +1,136 @@
+import Foundation
+
+/// Where sprite bytes come from when `--sprite-source` maps the upstream prefix.
+public enum SpriteSource: Sendable, Equatable, CustomStringConvertible {
+    /// A server holding the sprites repository's layout (a test server, a mirror).
+    case http(URL)
+    /// A local clone of PokeAPI/sprites.
+    case folder(URL)
+
+    public var description: String {
+        switch self {
+        case .http(let url): return url.absoluteString
+        case .folder(let url): return url.path
+        }
+    }
+}
+
+/// Decides, for each sprite URL a document names, whether it may be fetched, from
+/// where, and where it goes in the sprite tree. Nothing outside the allow-list is
+/// ever contacted, and no path can leave the tree.
+public struct SpritePolicy: Sendable {
+    /// Sprite URLs in documents start with this; the rest of the path below `sprites/`
+    /// is the sprite's place in the tree.
+    public static let upstreamPrefix = "https://raw.githubusercontent.com/PokeAPI/sprites/master/"
+    public static let imageExtensions: Set<String> = ["png", "gif", "svg"]
+
+    public var allowedHosts: Set<String>
+    public var source: SpriteSource?
+
+    /// - Parameters:
+    ///   - sourceHost: the document source's host, allowed by default.
+    ///   - extraHosts: `--allow-host` values.
+    public init(sourceHost: String?, extraHosts: [String] = [], source: SpriteSource? = nil) {
+        var hosts: Set<String> = ["raw.githubusercontent.com"]
+        if let sourceHost { hosts.insert(sourceHost.lowercased()) }
+        hosts.formUnion(extraHosts.map { $0.lowercased() })
+        if case .http(let base)? = source, let host = base.host { hosts.insert(host.lowercased()) }
+        self.allowedHosts = hosts
+        self.source = source
+    }
+
+    /// A sprite that may be fetched.
+    public struct Resolved: Sendable, Equatable {
+        /// Its place below `sprites/`, e.g. `pokemon/25.png`.
+        public var path: String
+        public var location: Location
+        public var fileExtension: String { String(path.split(separator: ".").last ?? "") }
+    }
+
+    public enum Location: Sendable, Equatable {
+        case http(URL)
+        case file(URL)
+    }
+
+    /// Resolves `text`, or says why it is refused.
+    public func resolve(_ text: String) -> Result<Resolved, SpriteRefusal> {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else {
+            return .failure(SpriteRefusal("not an http(s) URL"))
+        }
+        guard let host = components.host?.lowercased(), !host.isEmpty else { return .failure(SpriteRefusal("no host")) }
+        guard components.query == nil, components.fragment == nil, components.user == nil else {
+            return .failure(SpriteRefusal("query, fragment or credentials in a sprite URL"))
+        }
+        let isUpstream = text.hasPrefix(Self.upstreamPrefix)
+        // Mapped upstream URLs are fetched from the sprite source, never from their own host.
+        if !(isUpstream && source != nil), !allowedHosts.contains(host) {
+            return .failure(SpriteRefusal("host \(host) is not on the allow-list"))
+        }
+        let encodedPath = components.percentEncodedPath
+        guard let decoded = encodedPath.removingPercentEncoding else {
+            return .failure(SpriteRefusal("malformed percent-encoding"))
+        }
+        let treePath: Substring
+        if isUpstream {
+            let below = "/PokeAPI/sprites/master/sprites/"
+            guard decoded.hasPrefix(below) else { return .failure(SpriteRefusal("not below the sprites folder")) }
+            treePath = decoded.dropFirst(below.count)
+        } else if let range = decoded.range(of: "/sprites/") {
+            treePath = decoded[range.upperBound...]
+        } else {
+            return .failure(SpriteRefusal("not below a sprites/ folder"))
+        }
+        if let reason = Self.unsafeReason(treePath) { return .failure(SpriteRefusal(reason)) }
+        let path = String(treePath)
+        guard let ext = path.split(separator: ".").last.map({ $0.lowercased() }), path.contains("."),
+              Self.imageExtensions.contains(ext) else {
+            return .failure(SpriteRefusal("not a .png, .gif or .svg image"))
+        }
+        let location: Location
+        switch (isUpstream, source) {
+        case (true, .http(let base)?):
+            location = .http(Self.join(base, "sprites/" + path))
+        case (true, .folder(let root)?):
+            location = .file(root.appendingPathComponent("sprites").appendingPathComponent(path))
+        default:
+            guard let url = components.url else { return .failure(SpriteRefusal("malformed URL")) }
+            location = .http(url)
+        }
+        return .success(Resolved(path: path, location: location))
+    }
+
+    /// Why a decoded relative path could leave the tree, or nil when it is safe.
+    static func unsafeReason(_ path: Substring) -> String? {
+        if path.isEmpty { return "empty path" }
+        if path.hasPrefix("/") { return "absolute path" }
+        if path.contains("\\") { return "backslash in path" }
+        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            return "NUL or control character in path"
+        }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty { return "empty path segment" }
+            if segment == "." || segment == ".." { return "path escapes the sprite tree (\(segment))" }
+            if segment.hasPrefix(".") { return "hidden path segment" }
+        }
+        return nil
+    }
+
+    /// Appends a relative path to a base URL, percent-encoding each segment.
+    static func join(_ base: URL, _ relative: String) -> URL {
+        var text = base.absoluteString
+        if !text.hasSuffix("/") { text += "/" }
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+        let encoded = relative.split(separator: "/").map {
+            String($0).addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0)
+        }.joined(separator: "/")
+        return URL(string: text + encoded)!
+    }
+}
+
+/// Why a sprite URL or body was not taken; reported with the document that named it.
+public struct SpriteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The latest version's sprites at `sprites/<path>`, as hard links to the objects
+/// (no bytes stored twice). Each file appears whole: it is linked under a scratch
+/// name, then renamed into place.
+public struct SpriteTree: Sendable {
+    public let root: URL
+    let objects: SpriteObjects
+    let scratch: URL
+
+    public init(layout: MirrorLayout) {
+        root = layout.spritesFolder
+        objects = SpriteObjects(layout: layout)
+        scratch = layout.scratchFolder
+    }
+
+    /// Makes the tree hold exactly the sprites of `version`; records that in the store,
+    /// so a crash between publishing and this step is repaired by the next run.
+    /// - Throws: `LocalFileError` (exit 74), `StoreError` for missing objects.
+    public func materialize(version: Int, store: Store) throws {
+        let wanted = try store.versionSprites(version)
+        var keep = Set<String>()
+        try FileSystem.createDirectory(root)
+        try FileSystem.createDirectory(scratch)
+        for sprite in wanted {
+            keep.insert(sprite.path)
+            let target = root.appendingPathComponent(sprite.path)
+            let object = objects.url(for: sprite.hash)
+            if Self.sameFile(target.path, object.path) { continue }
+            guard FileManager.default.fileExists(atPath: object.path) else {
+                throw StoreError.corrupt(object.path, "sprite object for \(sprite.path) is missing")
+            }
+            try FileSystem.createDirectory(target.deletingLastPathComponent())
+            try place(object: object, at: target)
+        }
+        try removeUnwanted(keep)
+        try store.setMeta("sprite_tree_version", String(version))
+    }
+
+    /// Re-materializes the tree when a crash left it behind the latest version.
+    public func repairIfNeeded(store: Store) throws {
+        guard let latest = try store.latestVersion() else { return }
+        if try store.meta("sprite_tree_version") != String(latest.number) {
+            try materialize(version: latest.number, store: store)
+        }
+    }
+
+    private func place(object: URL, at target: URL) throws {
+        let temporary = scratch.appendingPathComponent(UUID().uuidString)
+        if link(object.path, temporary.path) != 0 {
+            // No hard links here (another file system): fall back to a copy.
+            do { try FileManager.default.copyItem(at: object, to: temporary) } catch {
+                throw LocalFileError(path: target.path, reason: "cannot place sprite: \(FileSystem.reason(error))")
+            }
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw LocalFileError(path: target.path, errno: code)
+        }
+    }
+
+    private func removeUnwanted(_ keep: Set<String>) throws {
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) else { return }
+        var folders: [URL] = []
+        let prefix = root.path + "/"
+        for case let url as URL in walker {
+            let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+            if isFolder { folders.append(url); continue }
+            let relative = String(url.path.dropFirst(prefix.count))
+            if !keep.contains(relative) { unlink(url.path) }
+        }
+        // Deepest first, so emptied parents go too; rmdir fails harmlessly on non-empty ones.
+        for folder in folders.sorted(by: { $0.path.count > $1.path.count }) { rmdir(folder.path) }
+    }
+
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_ino == b.st_ino && a.st_dev == b.st_dev
+    }
+}
+
+extension Store {
+    public func meta(_ key: String) throws -> String? {
+        try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
+    }
+
+    public func setMeta(_ key: String, _ value: String) throws {
+        try write { database in
+            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// `full` fetches everything unconditionally; `sync` revalidates what the store has.
+public enum RunMode: String, Sendable, Codable {
+    case full, sync
+}
+
+/// What a run was asked to do; a killed run resumes only with the same plan.
+public struct RunPlan: Sendable, Equatable {
+    public var mode: RunMode
+    public var source: String
+    public var spriteSource: String?
+    public var spriteSet: String
+    public var revalidate: Bool
+
+    public init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool) {
+        self.mode = mode
+        self.source = source
+        self.spriteSource = spriteSource
+        self.spriteSet = spriteSet
+        self.revalidate = revalidate
+    }
+}
+
+/// The run in progress, as the store records it.
+public struct RunRecord: Sendable {
+    public var id: Int
+    public var plan: RunPlan
+    public var startedAt: String
+    public var deployHash: String?
+    /// The latest version when the run started: what `sync` compares against.
+    public var baseVersion: Int?
+}
+
+/// Where a frontier job stands.
+public enum JobState: String, Sendable, CaseIterable {
+    case pending
+    /// Fetched, new content stored.
+    case done
+    /// The source said 304, or the deploy had not changed: the known content stands.
+    case unchanged
+    /// Failed after every retry; the run cannot publish until it succeeds.
+    case failed
+    /// A sprite the upstream does not have (404): a normal outcome, recorded.
+    case missing
+    /// A sprite URL or body that was refused (foreign host, path escape, wrong type).
+    case refused
+
+    /// States that still need work when a run is resumed.
+    public static let unfinished: [JobState] = [.pending, .failed]
+    /// States that let a run publish.
+    public var isSettled: Bool { self != .pending && self != .failed }
+}
+
+/// A document still to fetch.
+public struct DocumentJob: Sendable, Hashable {
+    public var kind: ResourceKind
+    public var id: Int
+    public var name: String?
+    /// What the store kept from the last fetch of this document.
+    public var validators: Validators?
+    public var knownHash: SHA256Digest?
+
+    public var key: String { "\(kind.apiName)/\(id)" }
+}
+
+/// A sprite still to fetch: deduplicated by URL across documents.
+public struct SpriteJob: Sendable, Hashable {
+    public var url: String
+    /// Its place in the sprite tree, e.g. `pokemon/25.png`.
+    public var path: String
+    /// The first document that named it ("pokemon/25"), for reports.
+    public var document: String
+    public var validators: Validators?
+    public var knownHash: SHA256Digest?
+}
+
+/// A sprite URL that was skipped, with the document that named it.
+public struct SpriteReport: Sendable, Hashable, Codable {
+    public var url: String
+    public var document: String
+    /// `refused` or `missing`.
+    public var outcome: String
+    public var reason: String
+
+    public init(url: String, document: String, outcome: String, reason: String) {
+        self.url = url
+        self.document = document
+        self.outcome = outcome
+        self.reason = reason
+    }
+}
+
+/// How far a run has got, per job type and state.
+public struct RunProgress: Sendable {
+    public var documents: [ResourceKind: [JobState: Int]] = [:]
+    public var sprites: [JobState: Int] = [:]
+    public var listedKinds: Set<ResourceKind> = []
+
+    public func documentCount(_ kind: ResourceKind, settledOnly: Bool) -> Int {
+        (documents[kind] ?? [:]).filter { !settledOnly || $0.key.isSettled }.values.reduce(0, +)
+    }
+    public var documentsTotal: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: false) } }
+    public var documentsSettled: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: true) } }
+    public var spritesTotal: Int { sprites.values.reduce(0, +) }
+    public var spritesSettled: Int { sprites.filter { $0.key.isSettled }.values.reduce(0, +) }
+}
+
+/// Timestamps as ISO 8601 UTC, second precision.
+enum Timestamp {
+    static func now() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+
+/// The run in progress and its frontier. Every state change is committed as it
+/// happens, so a run killed at any moment resumes with only in-flight work lost.
+extension Store {
+    public func currentRun() throws -> RunRecord? {
+        try read { database in
+            try database.row("""
+                SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version
+                FROM runs ORDER BY id DESC LIMIT 1
+                """) { row in
+                RunRecord(id: row.int(0),
+                          plan: RunPlan(mode: RunMode(rawValue: row.text(1)) ?? .full, source: row.text(2),
+                                        spriteSource: row.optionalText(3), spriteSet: row.text(4),
+                                        revalidate: row.int(5) != 0),
+                          startedAt: row.text(6), deployHash: row.optionalText(7), baseVersion: row.optionalInt(8))
+            }
+        }
+    }
+
+    /// Starts a run against the latest version.
+    public func startRun(_ plan: RunPlan) throws -> RunRecord {
+        let startedAt = Timestamp.now()
+        return try write { database in
+            let base = try database.integer("SELECT MAX(number) FROM versions")
+            try database.run("""
+                INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [.text(plan.mode.rawValue), .text(plan.source), SQLValue(plan.spriteSource), .text(plan.spriteSet),
+                      SQLValue(plan.revalidate), .text(startedAt), SQLValue(base)])
+            return RunRecord(id: Int(database.lastInsertRowID), plan: plan, startedAt: startedAt,
+                             deployHash: nil, baseVersion: base)
+        }
+    }
+
+    /// Forgets a run and its frontier. Stored content stays: it is content-addressed.
+    public func discardRun(_ run: Int) throws {
+        try write { database in
+            try database.run("DELETE FROM frontier WHERE run = ?", [SQLValue(run)])
+            try database.run("DELETE FROM sprite_reports WHERE run = ? AND version IS NULL", [SQLValue(run)])
+            try database.run("DELETE FROM runs WHERE id = ?", [SQLValue(run)])
+        }
+    }
+
+    public func setDeployHash(run: Int, _ hash: String?) throws {
+        try write { database in
+            try database.run("UPDATE runs SET deploy_hash = ? WHERE id = ?", [SQLValue(hash), SQLValue(run)])
+        }
+    }
+
+    /// Records a kind's list: one pending job per listed document, and the list itself as done.
+    public func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
+        try write { database in
+            let insert = try database.statement("""
+                INSERT OR IGNORE INTO frontier(run, job, key, kind, id, name) VALUES (?, 'document', ?, ?, ?, ?)
+                """)
+            for resource in list {
+                try insert.run([SQLValue(run), .text("\(kind.apiName)/\(resource.id)"), .text(kind.apiName),
+                                SQLValue(resource.id), SQLValue(resource.name)])
+            }
+            try database.run("INSERT OR REPLACE INTO frontier(run, job, key, state) VALUES (?, 'list', ?, 'done')",
+                             [SQLValue(run), .text(kind.apiName)])
+        }
+    }
+
+    /// The documents of a run in the given states, with what the store knows of each.
+    public func documentJobs(run: Int, states: [JobState]) throws -> [DocumentJob] {
+        let placeholders = states.map { _ in "?" }.joined(separator: ",")
+        return try read { database in
+            try database.rows("""
+                SELECT f.kind, f.id, f.name, v.etag, v.last_modified, v.hash
+                FROM frontier f LEFT JOIN validators v ON v.key = f.key
+                WHERE f.run = ? AND f.job = 'document' AND f.state IN (\(placeholders))
+                ORDER BY f.kind, f.id
+                """, [SQLValue(run)] + states.map { .text($0.rawValue) }) { row in
+                let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
+                return DocumentJob(kind: ResourceKind(rawValue: row.text(0)) ?? .pokemon, id: row.int(1), name: row.optionalText(2),
+                                   validators: validators.isEmpty ? nil : validators,
+                                   knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
+            }
+        }
+    }
+
+    /// New content for a document: stores it (once per hash), keeps its validators,
+    /// settles the job and queues the sprites it names, in one transaction.
+    public func storeDocument(run: Int, job: DocumentJob, content: StoredDocument?, hash: SHA256Digest,
+                              validators: Validators?, state: JobState,
+                              sprites: [SpriteJob], reports: [SpriteReport]) throws {
+        try write { database in
+            if let content {
+                try database.run("INSERT OR IGNORE INTO documents(hash, size, body, sprite_refs) VALUES (?, ?, ?, ?)",
+                                 [.blob(hash.bytes), SQLValue(content.size), .blob(content.compressedBody),
+                                  content.compressedSpriteRefs.map { .blob($0) } ?? .null])
+            }
+            if let validators, !validators.isEmpty {
+                try database.run("INSERT OR REPLACE INTO validators(key, etag, last_modified, hash) VALUES (?, ?, ?, ?)",
+                                 [.text(job.key), SQLValue(validators.etag), SQLValue(validators.lastModified), .blob(hash.bytes)])
+            }
+            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL WHERE run = ? AND job = 'document' AND key = ?",
+                             [.text(state.rawValue), .blob(hash.bytes), SQLValue(run), .text(job.key)])
+            try Self.queueSprites(database, run: run, sprites: sprites, reports: reports)
+        }
+    }
+
+    static func queueSprites(_ database: Database, run: Int, sprites: [SpriteJob], reports: [SpriteReport]) throws {
+        let insert = try database.statement("""
+            INSERT OR IGNORE INTO frontier(run, job, key, url, path, name) VALUES (?, 'sprite', ?, ?, ?, ?)
+            """)
+        for sprite in sprites {
+            try insert.run([SQLValue(run), .text(sprite.url), .text(sprite.url), .text(sprite.path), .text(sprite.document)])
+        }
+        let report = try database.statement("""
+            INSERT OR IGNORE INTO sprite_reports(run, url, document, outcome, reason) VALUES (?, ?, ?, ?, ?)
+            """)
+        for item in reports {
+            try report.run([SQLValue(run), .text(item.url), .text(item.document), .text(item.outcome), .text(item.reason)])
+        }
+    }
+
+    /// Marks a job failed after its retries, with the error to show the user.
+    public func failJob(run: Int, job: String, key: String, error: String) throws {
+        try write { database in
+            try database.run("UPDATE frontier SET state = 'failed', error = ? WHERE run = ? AND job = ? AND key = ?",
+                             [.text(error), SQLValue(run), .text(job), .text(key)])
+        }
+    }
+
+    /// Jobs that failed after retries: (job key, error).
+    public func failures(run: Int) throws -> [(key: String, error: String)] {
+        try read { database in
+            try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' ORDER BY job, key",
+                              [SQLValue(run)]) { ($0.text(0), $0.optionalText(1) ?? "failed") }
+        }
+    }
+
+    public func progress(run: Int) throws -> RunProgress {
+        try read { database in
+            var progress = RunProgress()
+            let counts = try database.rows("""
+                SELECT job, kind, state, COUNT(*) FROM frontier WHERE run = ? GROUP BY job, kind, state
+                """, [SQLValue(run)]) { ($0.text(0), $0.optionalText(1), $0.text(2), $0.int(3)) }
+            for (job, kindName, stateName, count) in counts {
+                guard let state = JobState(rawValue: stateName) else { continue }
+                switch job {
+                case "document":
+                    if let kind = kindName.flatMap(ResourceKind.init(rawValue:)) { progress.documents[kind, default: [:]][state] = count }
+                case "sprite": progress.sprites[state] = count
+                case "list": progress.listedKinds.formUnion(try database.rows(
+                    "SELECT key FROM frontier WHERE run = ? AND job = 'list'", [SQLValue(run)]) {
+                        ResourceKind(rawValue: $0.text(0)) }.compactMap { $0 })
+                default: break
+                }
+            }
+            return progress
+        }
+    }
+}
+
+/// A document ready to be stored: its canonical body compressed, and the sprite URLs it names.
+public struct StoredDocument: Sendable {
+    public var size: Int
+    public var compressedBody: [UInt8]
+    public var compressedSpriteRefs: [UInt8]?
+
+    public init(size: Int, compressedBody: [UInt8], compressedSpriteRefs: [UInt8]?) {
+        self.size = size
+        self.compressedBody = compressedBody
+        self.compressedSpriteRefs = compressedSpriteRefs
+    }
+}

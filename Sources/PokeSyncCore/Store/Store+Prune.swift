@@ -1,0 +1,72 @@
+import Foundation
+
+/// What `prune` removed.
+public struct PruneResult: Sendable {
+    public var removedVersions: [Int]
+    public var freedDocuments: Int
+    public var freedSprites: Int
+    public var bytesBefore: Int
+    public var bytesAfter: Int
+}
+
+extension Store {
+    /// Drops all but the newest `keep` versions, then the documents, sprite objects
+    /// and validators no retained version and no unfinished run needs, and compacts
+    /// the file. The latest version is always kept.
+    /// - Throws: `UsageError` when `keep` < 1; store and file errors.
+    public func prune(keep: Int) throws -> PruneResult {
+        guard keep >= 1 else { throw UsageError("--keep must be at least 1: the latest version is never pruned") }
+        let before = Self.fileSize(layout.storeFile)
+        let (removed, freedDocuments, freedSprites) = try write { database in
+            let numbers = try database.rows("SELECT number FROM versions ORDER BY number DESC", []) { $0.int(0) }
+            let removed = Array(numbers.dropFirst(keep)).sorted()
+            for number in removed {
+                for table in ["version_documents", "version_sprites", "sprite_reports"] {
+                    try database.run("DELETE FROM \(table) WHERE version = ?", [SQLValue(number)])
+                }
+                try database.run("DELETE FROM versions WHERE number = ?", [SQLValue(number)])
+            }
+            // An interrupted run's frontier names content that is not in any version yet: keep it.
+            try database.run("""
+                DELETE FROM documents WHERE hash NOT IN (SELECT hash FROM version_documents)
+                  AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'document' AND hash IS NOT NULL)
+                """)
+            let freedDocuments = database.changes
+            let orphans = try database.rows("""
+                SELECT hash FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
+                  AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'sprite' AND hash IS NOT NULL)
+                """, []) { $0.blob(0) }
+            try database.run("""
+                DELETE FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
+                  AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'sprite' AND hash IS NOT NULL)
+                """)
+            // Validators for content that is gone would make a 304 point at nothing.
+            try database.run("""
+                DELETE FROM validators WHERE hash NOT IN (SELECT hash FROM documents)
+                  AND hash NOT IN (SELECT hash FROM sprite_objects)
+                """)
+            return (removed, freedDocuments, orphans.compactMap { SHA256Digest(bytes: $0) })
+        }
+        // Files go only after the commit: a crash before this leaves unreferenced
+        // files (harmless), never a version pointing at a missing file.
+        let objects = SpriteObjects(layout: layout)
+        for hash in freedSprites { unlink(objects.url(for: hash).path) }
+        // Diff files are named FROM-TO; those ending at a dropped version go with it.
+        let dropped = Set(removed)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.diffsFolder.path)) ?? [] {
+            let stem = name.split(separator: ".").first ?? ""
+            if let to = stem.split(separator: "-").last.flatMap({ Int($0) }), dropped.contains(to) {
+                unlink(layout.diffsFolder.appendingPathComponent(name).path)
+            }
+        }
+        try read { database in
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
+        }
+        return PruneResult(removedVersions: removed, freedDocuments: freedDocuments, freedSprites: freedSprites.count,
+                           bytesBefore: before, bytesAfter: Self.fileSize(layout.storeFile))
+    }
+
+    static func fileSize(_ url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    }
+}

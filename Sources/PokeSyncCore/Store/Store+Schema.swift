@@ -1,0 +1,59 @@
+extension Store {
+    /// The store's tables. Documents are kept once per content (SHA-256 of the
+    /// canonical JSON); versions only name them.
+    static let schema = """
+    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    -- Canonical JSON, zlib-compressed; sprite_refs: "key<TAB>url" lines, zlib-compressed.
+    CREATE TABLE IF NOT EXISTS documents(
+        hash BLOB PRIMARY KEY, size INTEGER NOT NULL, body BLOB NOT NULL, sprite_refs BLOB);
+    -- Sprite bytes live in objects/ by hash; this says which are complete there.
+    CREATE TABLE IF NOT EXISTS sprite_objects(hash BLOB PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS versions(
+        number INTEGER PRIMARY KEY, created_at TEXT NOT NULL, mode TEXT NOT NULL,
+        source TEXT NOT NULL, sprite_source TEXT, sprite_set TEXT NOT NULL, deploy_hash TEXT,
+        documents INTEGER NOT NULL, sprites INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS version_documents(
+        version INTEGER NOT NULL, kind TEXT NOT NULL, id INTEGER NOT NULL, name TEXT,
+        hash BLOB NOT NULL, PRIMARY KEY(version, kind, id)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS version_documents_by_hash ON version_documents(hash);
+    CREATE TABLE IF NOT EXISTS version_sprites(
+        version INTEGER NOT NULL, path TEXT NOT NULL, url TEXT NOT NULL, hash BLOB NOT NULL,
+        PRIMARY KEY(version, path)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS version_sprites_by_hash ON version_sprites(hash);
+    -- What a server said last time, for conditional requests; key is "kind/id" or a sprite URL.
+    CREATE TABLE IF NOT EXISTS validators(
+        key TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, hash BLOB) WITHOUT ROWID;
+    -- The run in progress (at most one) and its frontier: every list, document and
+    -- sprite job with its state, so that a killed run resumes where it stopped.
+    CREATE TABLE IF NOT EXISTS runs(
+        id INTEGER PRIMARY KEY, mode TEXT NOT NULL, source TEXT NOT NULL, sprite_source TEXT,
+        sprite_set TEXT NOT NULL, revalidate INTEGER NOT NULL, started_at TEXT NOT NULL,
+        deploy_hash TEXT, base_version INTEGER);
+    CREATE TABLE IF NOT EXISTS frontier(
+        run INTEGER NOT NULL, job TEXT NOT NULL, key TEXT NOT NULL,
+        kind TEXT, id INTEGER, name TEXT, url TEXT, path TEXT,
+        state TEXT NOT NULL DEFAULT 'pending', hash BLOB, error TEXT,
+        PRIMARY KEY(run, job, key)) WITHOUT ROWID;
+    -- Sprites skipped (refused, missing upstream) with the document that named them.
+    CREATE TABLE IF NOT EXISTS sprite_reports(
+        run INTEGER, version INTEGER, url TEXT NOT NULL, document TEXT NOT NULL,
+        outcome TEXT NOT NULL, reason TEXT NOT NULL, UNIQUE(run, url, document));
+    """
+
+    static func migrate(_ database: Database) throws {
+        try database.transaction { database in
+            try database.execute(schema)
+            if try database.integer("SELECT value FROM meta WHERE key = 'schema_version'") == nil {
+                try database.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", [.text(String(schemaVersion))])
+            }
+        }
+    }
+
+    static func checkSchema(_ database: Database, display: String) throws {
+        guard let version = try database.row("SELECT value FROM meta WHERE key = 'schema_version'", [], { $0.text(0) }),
+              let number = Int(version) else {
+            throw StoreError.corrupt(display, "no schema version (not a pokesync store?)")
+        }
+        if number > schemaVersion { throw StoreError.newerSchema(display, number) }
+    }
+}

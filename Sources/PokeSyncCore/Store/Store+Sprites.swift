@@ -1,0 +1,110 @@
+import Foundation
+
+/// A sprite URL as a document names it: its JSON path under `sprites` and the URL.
+public struct SpriteReference: Sendable, Hashable {
+    /// e.g. "front_default", "other/official-artwork/front_default".
+    public var key: String
+    public var url: String
+
+    public init(key: String, url: String) {
+        self.key = key
+        self.url = url
+    }
+
+    /// "key<TAB>url" lines: small and quick to read back for a 304'd document.
+    static func encode(_ references: [SpriteReference]) -> [UInt8] {
+        Array(references.map { "\($0.key)\t\($0.url)\n" }.joined().utf8)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> [SpriteReference] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard let tab = line.firstIndex(of: "\t") else { return nil }
+            return SpriteReference(key: String(line[..<tab]), url: String(line[tab...].dropFirst()))
+        }
+    }
+}
+
+/// Sprite jobs of the run in progress, and the sprite URLs each stored document names.
+extension Store {
+    /// The sprite URLs a stored document names (empty when it names none).
+    /// - Throws: `CompressionError` when the stored list is damaged.
+    public func spriteReferences(documentHash: SHA256Digest) throws -> [SpriteReference] {
+        let compressed = try read { database in
+            try database.row("SELECT sprite_refs FROM documents WHERE hash = ?", [.blob(documentHash.bytes)]) {
+                $0.optionalBlob(0)
+            } ?? nil
+        }
+        guard let compressed else { return [] }
+        return SpriteReference.decode(try Zlib.decompress(compressed))
+    }
+
+    /// Queues sprites and reports outside of a document's own transaction (a 304'd document).
+    public func queueSprites(run: Int, sprites: [SpriteJob], reports: [SpriteReport]) throws {
+        try write { database in try Self.queueSprites(database, run: run, sprites: sprites, reports: reports) }
+    }
+
+    public func spriteJobs(run: Int, states: [JobState]) throws -> [SpriteJob] {
+        let placeholders = states.map { _ in "?" }.joined(separator: ",")
+        return try read { database in
+            try database.rows("""
+                SELECT f.url, f.path, f.name, v.etag, v.last_modified, v.hash
+                FROM frontier f LEFT JOIN validators v ON v.key = f.key
+                WHERE f.run = ? AND f.job = 'sprite' AND f.state IN (\(placeholders))
+                ORDER BY f.path
+                """, [SQLValue(run)] + states.map { .text($0.rawValue) }) { row in
+                let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
+                return SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2),
+                                 validators: validators.isEmpty ? nil : validators,
+                                 knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
+            }
+        }
+    }
+
+    /// Whether the sprite object with this hash is complete on disk.
+    public func hasSpriteObject(_ hash: SHA256Digest) throws -> Bool {
+        try read { database in
+            try database.integer("SELECT 1 FROM sprite_objects WHERE hash = ?", [.blob(hash.bytes)]) != nil
+        }
+    }
+
+    /// Settles a sprite job. `hash` is set for `done` and `unchanged`; the object file
+    /// must already be in place (written aside, then renamed).
+    public func settleSprite(run: Int, job: SpriteJob, state: JobState, hash: SHA256Digest?, size: Int?,
+                             validators: Validators?, report: SpriteReport?) throws {
+        try write { database in
+            if let hash, let size {
+                try database.run("INSERT OR IGNORE INTO sprite_objects(hash, size) VALUES (?, ?)",
+                                 [.blob(hash.bytes), SQLValue(size)])
+            }
+            if let hash, let validators, !validators.isEmpty {
+                try database.run("INSERT OR REPLACE INTO validators(key, etag, last_modified, hash) VALUES (?, ?, ?, ?)",
+                                 [.text(job.url), SQLValue(validators.etag), SQLValue(validators.lastModified), .blob(hash.bytes)])
+            }
+            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
+                             [.text(state.rawValue), hash.map { .blob($0.bytes) } ?? .null, SQLValue(run), .text(job.url)])
+            if let report {
+                try Self.queueSprites(database, run: run, sprites: [], reports: [report])
+            }
+        }
+    }
+
+    /// The sprites of a version: tree path, upstream URL, content hash.
+    public func versionSprites(_ version: Int) throws -> [(path: String, url: String, hash: SHA256Digest)] {
+        try read { database in
+            try database.rows("SELECT path, url, hash FROM version_sprites WHERE version = ? ORDER BY path",
+                              [SQLValue(version)]) { row in
+                (row.text(0), row.text(1), SHA256Digest(bytes: row.blob(2))!)
+            }
+        }
+    }
+
+    /// Refused or missing sprites recorded for a version (or the run in progress when nil).
+    public func spriteReports(version: Int?, run: Int? = nil) throws -> [SpriteReport] {
+        try read { database in
+            let (condition, argument): (String, SQLValue) = version.map { ("version = ?", SQLValue($0)) }
+                ?? ("run = ? AND version IS NULL", SQLValue(run ?? -1))
+            return try database.rows("SELECT url, document, outcome, reason FROM sprite_reports WHERE \(condition) ORDER BY url",
+                                     [argument]) { SpriteReport(url: $0.text(0), document: $0.text(1), outcome: $0.text(2), reason: $0.text(3)) }
+        }
+    }
+}

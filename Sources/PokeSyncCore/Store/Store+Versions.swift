@@ -1,0 +1,153 @@
+import Foundation
+
+/// A published version.
+public struct VersionRecord: Sendable, Codable, Equatable {
+    public var number: Int
+    public var createdAt: String
+    public var mode: RunMode
+    public var source: String
+    public var spriteSource: String?
+    public var spriteSet: String
+    public var deployHash: String?
+    public var documents: Int
+    public var sprites: Int
+}
+
+/// One document of a version.
+public struct VersionDocument: Sendable, Hashable {
+    public var kind: ResourceKind
+    public var id: Int
+    public var name: String?
+    public var hash: SHA256Digest
+}
+
+public enum PublishOutcome: Sendable {
+    case published(VersionRecord)
+    /// `sync` found nothing different from the version it started from.
+    case unchanged(Int)
+}
+
+extension Store {
+    static let versionColumns = "number, created_at, mode, source, sprite_source, sprite_set, deploy_hash, documents, sprites"
+
+    static func versionRecord(_ row: Row) -> VersionRecord {
+        VersionRecord(number: row.int(0), createdAt: row.text(1), mode: RunMode(rawValue: row.text(2)) ?? .full,
+                      source: row.text(3), spriteSource: row.optionalText(4), spriteSet: row.text(5),
+                      deployHash: row.optionalText(6), documents: row.int(7), sprites: row.int(8))
+    }
+
+    public func versions() throws -> [VersionRecord] {
+        try read { database in
+            try database.rows("SELECT \(Self.versionColumns) FROM versions ORDER BY number", [], Self.versionRecord)
+        }
+    }
+
+    public func version(_ number: Int) throws -> VersionRecord? {
+        try read { database in
+            try database.row("SELECT \(Self.versionColumns) FROM versions WHERE number = ?", [SQLValue(number)], Self.versionRecord)
+        }
+    }
+
+    public func latestVersion() throws -> VersionRecord? {
+        try read { database in
+            try database.row("SELECT \(Self.versionColumns) FROM versions ORDER BY number DESC LIMIT 1", [], Self.versionRecord)
+        }
+    }
+
+    /// Every document of a version, in kind then id order.
+    public func documents(version: Int) throws -> [VersionDocument] {
+        try read { database in
+            try database.rows("SELECT kind, id, name, hash FROM version_documents WHERE version = ?",
+                              [SQLValue(version)]) { row in
+                VersionDocument(kind: ResourceKind(rawValue: row.text(0)) ?? .pokemon, id: row.int(1),
+                                name: row.optionalText(2), hash: SHA256Digest(bytes: row.blob(3))!)
+            }
+        }.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
+    }
+
+    /// The canonical JSON of a stored document.
+    /// - Throws: `StoreError.corrupt` when it is missing or does not match its hash.
+    public func documentBody(_ hash: SHA256Digest) throws -> [UInt8] {
+        let stored = try read { database in
+            try database.row("SELECT size, body FROM documents WHERE hash = ?", [.blob(hash.bytes)]) { ($0.int(0), $0.blob(1)) }
+        }
+        let display = layout.display(layout.storeFile)
+        guard let (size, compressed) = stored else {
+            throw StoreError.corrupt(display, "document \(hash.hex) is missing")
+        }
+        let body: [UInt8]
+        do { body = try Zlib.decompress(compressed, limit: size) } catch {
+            throw StoreError.corrupt(display, "document \(hash.hex): \(error)")
+        }
+        guard body.count == size, SHA256.hash(body) == hash else {
+            throw StoreError.corrupt(display, "document \(hash.hex) does not match its hash")
+        }
+        return body
+    }
+
+    /// Publishes the run as the next version, atomically: the version, its documents
+    /// and sprites appear in one commit, and the frontier goes in the same commit.
+    /// With `skipIfUnchanged`, a run whose documents and sprites equal its base
+    /// version's publishes nothing.
+    /// - Throws: `StoreError` when jobs are still open (a bug in the caller).
+    public func publish(run: RunRecord, skipIfUnchanged: Bool) throws -> PublishOutcome {
+        let runID = SQLValue(run.id)
+        return try write { database in
+            let open = try database.integer(
+                "SELECT COUNT(*) FROM frontier WHERE run = ? AND state IN ('pending', 'failed')", [runID]) ?? 0
+            guard open == 0 else {
+                throw StoreError.corrupt(self.layout.display(self.layout.storeFile), "\(open) jobs still open at publish")
+            }
+            if skipIfUnchanged, let base = run.baseVersion, try Self.runEqualsVersion(database, run: run.id, version: base) {
+                try Self.deleteRun(database, run: run.id)
+                return .unchanged(base)
+            }
+            let number = (try database.integer("SELECT MAX(number) FROM versions") ?? 0) + 1
+            let version = SQLValue(number)
+            try database.run("""
+                INSERT INTO version_documents(version, kind, id, name, hash)
+                SELECT ?, kind, id, name, hash FROM frontier WHERE run = ? AND job = 'document'
+                """, [version, runID])
+            try database.run("""
+                INSERT OR IGNORE INTO version_sprites(version, path, url, hash)
+                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = 'sprite' AND state IN ('done', 'unchanged')
+                """, [version, runID])
+            let documents = try database.integer("SELECT COUNT(*) FROM version_documents WHERE version = ?", [version]) ?? 0
+            let sprites = try database.integer("SELECT COUNT(*) FROM version_sprites WHERE version = ?", [version]) ?? 0
+            let record = VersionRecord(number: number, createdAt: Timestamp.now(), mode: run.plan.mode,
+                                       source: run.plan.source, spriteSource: run.plan.spriteSource,
+                                       spriteSet: run.plan.spriteSet, deployHash: run.deployHash,
+                                       documents: documents, sprites: sprites)
+            try database.run("""
+                INSERT INTO versions(\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [version, .text(record.createdAt), .text(record.mode.rawValue), .text(record.source),
+                      SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
+                      SQLValue(documents), SQLValue(sprites)])
+            try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
+            try Self.deleteRun(database, run: run.id)
+            return .published(record)
+        }
+    }
+
+    static func deleteRun(_ database: Database, run: Int) throws {
+        try database.run("DELETE FROM frontier WHERE run = ?", [SQLValue(run)])
+        try database.run("DELETE FROM sprite_reports WHERE run = ? AND version IS NULL", [SQLValue(run)])
+        try database.run("DELETE FROM runs WHERE id = ?", [SQLValue(run)])
+    }
+
+    /// True when the run's documents and sprites are exactly those of `version`.
+    static func runEqualsVersion(_ database: Database, run: Int, version: Int) throws -> Bool {
+        let runDocuments = "SELECT kind, id, name, hash FROM frontier WHERE run = ?1 AND job = 'document'"
+        let versionDocuments = "SELECT kind, id, name, hash FROM version_documents WHERE version = ?2"
+        let runSprites = "SELECT path, hash FROM frontier WHERE run = ?1 AND job = 'sprite' AND state IN ('done', 'unchanged')"
+        let versionSprites = "SELECT path, hash FROM version_sprites WHERE version = ?2"
+        // EXCEPT is left-associative with UNION, so each difference is counted on its own.
+        let differences = try database.integer("""
+            SELECT (SELECT COUNT(*) FROM (\(runDocuments) EXCEPT \(versionDocuments)))
+                 + (SELECT COUNT(*) FROM (\(versionDocuments) EXCEPT \(runDocuments)))
+                 + (SELECT COUNT(*) FROM (\(runSprites) EXCEPT \(versionSprites)))
+                 + (SELECT COUNT(*) FROM (\(versionSprites) EXCEPT \(runSprites)))
+            """, [SQLValue(run), SQLValue(version)]) ?? 1
+        return differences == 0
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// The versioned store of one mirror: content-addressed documents, the versions that
+/// name them, and the frontier of the run in progress, in one SQLite file (WAL mode).
+///
+/// One connection per process, reached only through `read`/`write`, which serialize on
+/// a `Mutex`; callers get `Sendable` values back. Another process may read the same
+/// file at the same time (`pokesync status` during a sync).
+public final class Store: Sendable {
+    public let layout: MirrorLayout
+    /// Held around every use of `database`. SQLite connections are not thread-safe
+    /// (opened NOMUTEX), so this lock is what makes sharing the store between tasks safe;
+    /// that is why `database` can be `nonisolated(unsafe)`.
+    private let lock = Mutex(())
+    nonisolated(unsafe) private let database: Database
+
+    static let schemaVersion = 1
+
+    /// Opens the store of `layout`, creating it when `create` is true.
+    /// - Throws: `StoreError.missing` when there is no store and `create` is false;
+    ///   `StoreError.corrupt` (exit 65) when the file is not a pokesync store;
+    ///   `DatabaseError` for I/O failures (exit 74).
+    public init(layout: MirrorLayout, create: Bool, readOnly: Bool = false) throws {
+        self.layout = layout
+        let path = layout.storeFile.path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && !create { throw StoreError.missing(layout.display(layout.storeFile)) }
+        let database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
+        do {
+            if !readOnly {
+                // WAL: readers never block the writer; NORMAL: a process crash loses
+                // nothing committed, a power cut at most the last commits, never consistency.
+                try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                try Self.migrate(database)
+            }
+            try Self.checkSchema(database, display: layout.display(layout.storeFile))
+        } catch let error as DatabaseError where error.isCorruption {
+            throw StoreError.corrupt(layout.display(layout.storeFile), error.message)
+        }
+        self.database = database
+    }
+
+    /// Runs `body` with the connection, outside any transaction.
+    public func read<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try lock.withLock { _ in try body(database) }
+    }
+
+    /// Runs `body` in one transaction: all of it is committed, or none.
+    public func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try lock.withLock { _ in try database.transaction(body) }
+    }
+}
+
+/// A store that cannot be used.
+public enum StoreError: PokeSyncFailure, Equatable {
+    case missing(String)
+    case corrupt(String, String)
+    case newerSchema(String, Int)
+
+    public var description: String {
+        switch self {
+        case .missing(let path): return "no mirror store at \(path): run `pokesync full` first"
+        case .corrupt(let path, let reason): return "the store \(path) is corrupt: \(reason)"
+        case .newerSchema(let path, let version):
+            return "the store \(path) has schema \(version), newer than this pokesync understands"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .missing: return .usage
+        case .corrupt, .newerSchema: return .dataError
+        }
+    }
+}

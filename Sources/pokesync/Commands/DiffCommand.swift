@@ -1,0 +1,40 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync diff [FROM [TO]] [--json]`: default the last two versions.
+struct DiffCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        try arguments.expectPositionals(0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
+    }
+
+    func execute() throws -> ExitStatus {
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let store = try Store(layout: layout, create: false, readOnly: true)
+        let numbers = try store.versions().map(\.number)
+        let asked = try arguments.positionals.map { text -> Int in
+            guard let number = Int(text) else { throw UsageError("a version is a number (got \"\(text)\")") }
+            guard numbers.contains(number) else {
+                throw UsageError("there is no version \(number) (retained: \(numbers.map(String.init).joined(separator: ", ")))")
+            }
+            return number
+        }
+        let (from, to): (Int, Int)
+        switch asked.count {
+        case 2: (from, to) = (asked[0], asked[1])
+        case 1: (from, to) = (asked[0], numbers.last!)
+        default:
+            guard numbers.count >= 2 else { throw UsageError("a diff needs two versions; the mirror has \(numbers.count)") }
+            (from, to) = (numbers[numbers.count - 2], numbers[numbers.count - 1])
+        }
+        let diff = try VersionDiff.compute(store: store, from: from, to: to)
+        if arguments.flags.contains("json") {
+            print(String(decoding: try diff.jsonData(), as: UTF8.self))
+        } else {
+            print(diff.text())
+        }
+        return .success
+    }
+}

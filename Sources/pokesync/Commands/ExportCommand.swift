@@ -1,0 +1,43 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync export [--version N] [--since M] [--format bundle|api-data] [--out PATH]`.
+struct ExportCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["mirror", "version", "since", "format", "out"], flags: [])
+        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--since M] [--format bundle|api-data] [--out PATH]")
+    }
+
+    func execute() throws -> ExitStatus {
+        let format = arguments.options["format"] ?? "bundle"
+        guard format == "api-data" else {
+            if format == "bundle" {
+                throw UsageError("bundle export is not in this build yet; use --format api-data --out DIR")
+            }
+            throw UsageError("--format takes bundle or api-data (got \"\(format)\")")
+        }
+        guard let out = arguments.options["out"] else { throw UsageError("--format api-data needs --out DIR") }
+        guard arguments.options["since"] == nil else { throw UsageError("--since goes with bundle deltas, not api-data") }
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let store = try Store(layout: layout, create: false, readOnly: true)
+        let version = try VersionChoice.resolve(try arguments.integer("version", minimum: 1), store: store)
+        let count = try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out))
+        print("exported version \(version) (\(count) documents) to \(out) in the api-data layout")
+        return .success
+    }
+}
+
+enum VersionChoice {
+    /// The asked version, or the latest; a usage error naming what exists otherwise.
+    static func resolve(_ asked: Int?, store: Store) throws -> Int {
+        let versions = try store.versions().map(\.number)
+        guard let latest = versions.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
+        guard let asked else { return latest }
+        guard versions.contains(asked) else {
+            throw UsageError("there is no version \(asked) (retained: \(versions.map(String.init).joined(separator: ", ")))")
+        }
+        return asked
+    }
+}

@@ -1,0 +1,96 @@
+import PokeSyncCore
+
+/// `pokesync help [COMMAND]` and `--help`: the truth about what this build does.
+enum Help {
+    static let overview = """
+    pokesync \(PokeSync.version): an offline mirror of the PokeAPI (REST v2).
+
+    usage: pokesync COMMAND [options]
+
+    commands:
+      full       mirror every pokemon, pokemon-species, pokedex and evolution-chain (and sprites) as a new version
+      sync       bring the mirror up to date, fetching only what changed (the nightly job)
+      status     the latest version, and the run in progress with its progress
+      versions   every retained version
+      diff       what changed between two versions
+      export     write a version out (--format api-data)
+      prune      drop old versions, keeping the newest N
+
+    common options:
+      --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
+
+    exit codes: 0 ok, 1 resources still failed after retries (nothing published), 64 usage,
+      65 bad data or corrupt store, 69 source unavailable, 74 I/O error, 75 mirror locked,
+      130 interrupted (run the same command again to resume)
+
+    `pokesync help COMMAND` explains one command.
+    """
+
+    static let runOptions = """
+      --source URL|DIR        a PokeAPI base URL (default https://pokeapi.co/api/v2) or an api-data folder
+      --sprite-source URL|DIR where sprite bytes come from: replaces
+                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server)
+      --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
+                              or a comma list of paths under `sprites` (default from mirror.json)
+      --concurrency N         requests in flight at most (default 8)
+      --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
+      --allow-host HOST[,..]  more hosts sprites may be fetched from
+      --timeout S             seconds of silence before a request is retried (default 30)
+      --mirror DIR            the mirror folder
+    """
+
+    static let topics: [String: String] = [
+        "full": """
+        usage: pokesync full [options]
+
+        Fetches every document (and the selected sprites) unconditionally and publishes the
+        next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes.
+
+        \(runOptions)
+        """,
+        "sync": """
+        usage: pokesync sync [options] [--revalidate]
+
+        Re-lists every kind and revalidates what the store has with conditional requests;
+        publishes a version only when something changed ("no changes since version N" otherwise).
+        When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped.
+
+        \(runOptions)
+          --revalidate            check every document and sprite even when the deploy is unchanged
+        """,
+        "status": "usage: pokesync status [--json] [--mirror DIR]\n\nThe latest version and the run in progress (done/total, failures).",
+        "versions": "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source.",
+        "diff": """
+        usage: pokesync diff [FROM [TO]] [--json] [--mirror DIR]
+
+        What was added, removed and changed between two versions (default: the last two),
+        with the JSON paths that differ. A change of formatting or serving host is not a change.
+        """,
+        "export": """
+        usage: pokesync export --format api-data --out DIR [--version N] [--mirror DIR]
+
+        Writes a version (default: the latest) as a PokeAPI/api-data tree that can be served
+        statically or crawled back with --source DIR. The bundle format is not in this build yet.
+        """,
+        "prune": """
+        usage: pokesync prune [--keep N] [--mirror DIR]
+
+        Drops all but the newest N versions (default: retention.keep in mirror.json) and frees documents and sprite bytes no retained
+        version needs. Never touches the latest version or a run in progress.
+        """,
+    ]
+
+    static func print(topic: String?) -> ExitStatus {
+        guard let topic, topic != "help", !topic.hasPrefix("-") else {
+            Swift.print(overview)
+            return .success
+        }
+        guard let text = topics[topic] else {
+            standardError("pokesync: no help for \"\(topic)\"\n")
+            Swift.print(overview)
+            return .usage
+        }
+        Swift.print(text)
+        return .success
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync full` and `pokesync sync`.
+struct RunCommand {
+    static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "concurrency", "rate",
+                                       "allow-host", "timeout"]
+    let mode: RunMode
+    let arguments: Arguments
+
+    init(mode: RunMode, words: ArraySlice<String>) throws {
+        self.mode = mode
+        arguments = try Arguments(words, options: Self.options, flags: mode == .sync ? ["revalidate"] : [])
+        try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
+    }
+
+    /// Validates everything before the lock is taken or the network is touched.
+    func settings(layout: MirrorLayout) throws -> RunSettings {
+        var config = try MirrorConfig.load(layout)
+        if let source = arguments.options["source"] { config.source = source }
+        if let spriteSource = arguments.options["sprite-source"] { config.spriteSource = spriteSource }
+        if let sprites = arguments.options["sprites"] { config.sprites = sprites }
+        if let concurrency = try arguments.integer("concurrency", minimum: 1) { config.concurrency = concurrency }
+        if let timeout = try arguments.integer("timeout", minimum: 1) { config.timeoutSeconds = timeout }
+        if let rate = try arguments.number("rate") { config.rate = rate }
+        if let hosts = arguments.options["allow-host"] {
+            config.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        }
+        guard config.concurrency <= 256 else { throw UsageError("--concurrency is capped at 256 (got \(config.concurrency))") }
+        var settings = try RunSettings(mode: mode, config: config)
+        settings.revalidate = arguments.flags.contains("revalidate")
+        return settings
+    }
+
+    func execute() async throws -> ExitStatus {
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let settings = try settings(layout: layout)
+        let work = Task { try await MirrorRun.run(layout: layout, settings: settings, showProgress: true) { standardError($0 + "\n") } }
+        let signals = InterruptHandler { work.cancel() }
+        defer { withExtendedLifetime(signals) {} }
+        let summary = try await work.value
+        print(Self.describe(summary))
+        return .success
+    }
+
+    static func describe(_ summary: CrawlSummary) -> String {
+        var lines: [String] = []
+        switch summary.outcome {
+        case .published(let version):
+            lines.append("published version \(version.number): \(version.documents) documents, \(version.sprites) sprites")
+        case .unchanged(let base):
+            lines.append("no changes since version \(base)")
+        }
+        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, %.1f MB in %.1f s",
+                            summary.documentsFetched, summary.documentsUnchanged, summary.spritesFetched,
+                            summary.spritesUnchanged, summary.requests, Double(summary.bodyBytes) / 1_000_000, summary.seconds))
+        if let diff = summary.diff, let file = summary.diffFile {
+            let counts = ResourceKind.allCases.map { kind -> String in
+                let value = diff.summary[kind] ?? VersionDiff.Counts()
+                return "\(kind.apiName) +\(value.added) -\(value.removed) ~\(value.changed)"
+            }
+            lines.append("changes since version \(diff.from): " + counts.joined(separator: ", ")
+                         + ", sprites +\(diff.sprites.added) -\(diff.sprites.removed) ~\(diff.sprites.changed) (\(file.path))")
+        }
+        let refused = summary.spriteReports.filter { $0.outcome == "refused" }
+        let missing = summary.spriteReports.filter { $0.outcome == "missing" }
+        if !missing.isEmpty { lines.append("\(missing.count) sprite(s) missing upstream (404), recorded") }
+        if !refused.isEmpty {
+            lines.append("\(refused.count) sprite URL(s) refused:")
+            for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
+            if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more (`pokesync status --json`)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Turns SIGINT and SIGTERM into cancellation of the running crawl, so that it stops
+/// between jobs with everything finished so far committed.
+final class InterruptHandler {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ onInterrupt: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                standardError("\npokesync: stopping; finished work is kept\n")
+                onInterrupt()
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    deinit { sources.forEach { $0.cancel() } }
+}

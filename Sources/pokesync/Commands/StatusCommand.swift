@@ -1,0 +1,127 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync status [--json]`: the last version, and the run in progress with its progress.
+struct StatusCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        try arguments.expectPositionals(0...0, usage: "pokesync status [--json] [--mirror DIR]")
+    }
+
+    func execute() throws -> ExitStatus {
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        guard FileManager.default.fileExists(atPath: layout.storeFile.path) else {
+            if arguments.flags.contains("json") {
+                print(try JSONOutput.string(["mirror": layout.root.path, "latest": NSNull(), "run": NSNull()]))
+            } else {
+                print("mirror  \(layout.root.path)\nno versions yet: run `pokesync full`")
+            }
+            return .success
+        }
+        let store = try Store(layout: layout, create: false, readOnly: true)
+        let report = try MirrorStatus.read(store: store, layout: layout)
+        print(arguments.flags.contains("json") ? try JSONOutput.string(report.json) : report.text)
+        return .success
+    }
+}
+
+/// What `status` shows, read from the store (another process may be writing it).
+struct MirrorStatus {
+    var mirror: String
+    var latest: VersionRecord?
+    var kinds: [ResourceKind: Int] = [:]
+    var refused = 0
+    var missing = 0
+    var run: RunRecord?
+    var runProgress: RunProgress?
+    var runFailures = 0
+    var holderPID: Int32?
+
+    static func read(store: Store, layout: MirrorLayout) throws -> MirrorStatus {
+        var status = MirrorStatus(mirror: layout.root.path)
+        status.latest = try store.latestVersion()
+        if let latest = status.latest {
+            for document in try store.documents(version: latest.number) { status.kinds[document.kind, default: 0] += 1 }
+            let reports = try store.spriteReports(version: latest.number)
+            status.refused = reports.filter { $0.outcome == "refused" }.count
+            status.missing = reports.filter { $0.outcome == "missing" }.count
+        }
+        if let run = try store.currentRun() {
+            status.run = run
+            status.runProgress = try store.progress(run: run.id)
+            status.runFailures = try store.failures(run: run.id).count
+        }
+        status.holderPID = Self.lockHolder(layout)
+        return status
+    }
+
+    /// The pid in the lock file, if that process is alive (a killed run leaves a stale pid).
+    static func lockHolder(_ layout: MirrorLayout) -> Int32? {
+        guard let text = try? String(contentsOf: layout.lockFile, encoding: .utf8),
+              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 else { return nil }
+        return pid
+    }
+
+    var text: String {
+        var lines = ["mirror   \(mirror)"]
+        if let latest {
+            lines.append("latest   version \(latest.number), \(latest.createdAt) (\(latest.mode.rawValue) from \(latest.source))")
+            let counts = ResourceKind.allCases.map { "\(kinds[$0] ?? 0) \($0.apiName)" }.joined(separator: ", ")
+            lines.append("         \(latest.documents) documents: \(counts)")
+            lines.append("         \(latest.sprites) sprites (\(latest.spriteSet)); \(refused) refused, \(missing) missing upstream")
+        } else {
+            lines.append("latest   no versions yet")
+        }
+        if let run, let progress = runProgress {
+            let state = holderPID.map { "running (pid \($0))" } ?? "interrupted: run `pokesync \(run.plan.mode.rawValue)` to resume"
+            lines.append("run      \(run.plan.mode.rawValue) started \(run.startedAt), \(state)")
+            lines.append("         documents \(progress.documentsSettled)/\(progress.documentsTotal), sprites \(progress.spritesSettled)/\(progress.spritesTotal), \(runFailures) failed")
+        } else {
+            lines.append("run      none in progress")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    var json: [String: Any] {
+        var object: [String: Any] = ["mirror": mirror]
+        if let latest {
+            var version = JSONOutput.object(latest)
+            version["documents_by_kind"] = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, kinds[$0] ?? 0) })
+            version["sprites_refused"] = refused
+            version["sprites_missing"] = missing
+            object["latest"] = version
+        } else {
+            object["latest"] = NSNull()
+        }
+        if let run, let progress = runProgress {
+            object["run"] = [
+                "mode": run.plan.mode.rawValue, "started_at": run.startedAt, "source": run.plan.source,
+                "active": holderPID != nil, "pid": holderPID.map { Int($0) as Any } ?? NSNull(),
+                "documents": ["done": progress.documentsSettled, "total": progress.documentsTotal],
+                "sprites": ["done": progress.spritesSettled, "total": progress.spritesTotal],
+                "failed": runFailures,
+            ] as [String: Any]
+        } else {
+            object["run"] = NSNull()
+        }
+        return object
+    }
+}
+
+/// JSON for `--json` outputs: sorted keys, snake_case, no escaped slashes.
+enum JSONOutput {
+    static func string(_ object: Any) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func object<T: Encodable>(_ value: T) -> [String: Any] {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        guard let data = try? encoder.encode(value),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        return object
+    }
+}

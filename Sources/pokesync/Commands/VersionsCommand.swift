@@ -1,0 +1,34 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync versions [--json]`: every retained version.
+struct VersionsCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        try arguments.expectPositionals(0...0, usage: "pokesync versions [--json] [--mirror DIR]")
+    }
+
+    func execute() throws -> ExitStatus {
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let versions = FileManager.default.fileExists(atPath: layout.storeFile.path)
+            ? try Store(layout: layout, create: false, readOnly: true).versions() : []
+        if arguments.flags.contains("json") {
+            print(try JSONOutput.string(versions.map { JSONOutput.object($0) }))
+        } else if versions.isEmpty {
+            print("no versions yet: run `pokesync full`")
+        } else {
+            for version in versions {
+                print("\(String(version.number).leftPadded(4))  \(version.createdAt)  \(version.mode.rawValue.padded(4))  "
+                      + "\(String(version.documents).leftPadded(5)) documents  \(String(version.sprites).leftPadded(6)) sprites  \(version.source)")
+            }
+        }
+        return .success
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+    func padded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
