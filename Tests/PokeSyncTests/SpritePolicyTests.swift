@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import PokeSyncCore
+
+@Suite("Sprite policy")
+struct SpritePolicyTests {
+    let upstream = SpritePolicy.upstreamPrefix + "sprites/"
+
+    @Test func upstreamURLMapsToTreePath() throws {
+        let policy = SpritePolicy(sourceHost: "pokeapi.co")
+        let resolved = try policy.resolve(upstream + "pokemon/25.png").get()
+        #expect(resolved.path == "pokemon/25.png")
+        #expect(resolved.location == .http(URL(string: upstream + "pokemon/25.png")!))
+    }
+
+    @Test func spriteSourceURLReplacesThePrefix() throws {
+        let policy = SpritePolicy(sourceHost: "127.0.0.1", source: .http(URL(string: "http://127.0.0.1:9/PokeAPI/sprites/master/")!))
+        let resolved = try policy.resolve(upstream + "pokemon/other/official-artwork/25.png").get()
+        #expect(resolved.path == "pokemon/other/official-artwork/25.png")
+        #expect(resolved.location == .http(URL(string: "http://127.0.0.1:9/PokeAPI/sprites/master/sprites/pokemon/other/official-artwork/25.png")!))
+    }
+
+    @Test func spriteSourceFolderReadsTheClone() throws {
+        let root = URL(fileURLWithPath: "/srv/sprites")
+        let policy = SpritePolicy(sourceHost: nil, source: .folder(root))
+        let resolved = try policy.resolve(upstream + "pokemon/versions/generation-v/black-white/animated/25.gif").get()
+        #expect(resolved.location == .file(URL(fileURLWithPath: "/srv/sprites/sprites/pokemon/versions/generation-v/black-white/animated/25.gif")))
+    }
+
+    @Test(arguments: [
+        ("https://evil.example/PokeAPI/sprites/master/sprites/pokemon/1.png", "not on the allow-list"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/../../../etc/passwd.png", "escapes"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/%2e%2e/%2e%2e/x.png", "escapes"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/..%2f..%2fx.png", "escapes"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites//etc/passwd.png", "absolute path"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/a%00b.png", "NUL"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon\\..\\x.png", "backslash"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/%5C..%5Cx.png", "backslash"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/25.exe", "not a .png"),
+        ("file:///etc/passwd", "not an http(s) URL"),
+        ("ftp://raw.githubusercontent.com/x/sprites/a.png", "not an http(s) URL"),
+        ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png?x=1", "query"),
+        ("https://raw.githubusercontent.com/elsewhere/1.png", "not below"),
+    ])
+    func hostileURLsAreRefused(url: String, reason: String) {
+        let policy = SpritePolicy(sourceHost: "pokeapi.co")
+        switch policy.resolve(url) {
+        case .success(let resolved): Issue.record("accepted \(url) as \(resolved.path)")
+        case .failure(let refusal): #expect(refusal.reason.contains(reason), "\(url): \(refusal.reason)")
+        }
+    }
+
+    @Test func extraAllowedHostsAreFetchedAsIs() throws {
+        let policy = SpritePolicy(sourceHost: "pokeapi.co", extraHosts: ["cdn.example"])
+        let resolved = try policy.resolve("https://cdn.example/mirror/sprites/pokemon/1.png").get()
+        #expect(resolved.path == "pokemon/1.png")
+    }
+
+    @Test func spriteSetsSelectTheirKeys() throws {
+        #expect(try SpriteSet(parsing: "default").selects("front_default"))
+        #expect(!(try SpriteSet(parsing: "default").selects("back_default")))
+        #expect(try SpriteSet(parsing: "artwork").selects("other/official-artwork/front_shiny"))
+        #expect(try SpriteSet(parsing: "all").selects("versions/generation-i/red-blue/front_gray"))
+        #expect(!(try SpriteSet(parsing: "none").selects("front_default")))
+        let list = try SpriteSet(parsing: "front_default,other/home/front_default")
+        #expect(list.selects("other/home/front_default") && !list.selects("other/home/front_shiny"))
+        #expect(throws: UsageError.self) { try SpriteSet(parsing: "front_default,../x") }
+        #expect(throws: UsageError.self) { try SpriteSet(parsing: "Front Default") }
+    }
+
+    @Test func imagesMustBeWholeAndOfTheirType() {
+        let png = ImageCheck.pngSignature + [0, 0, 0, 13] + Array("IHDR".utf8) + Array(repeating: 0, count: 17) + ImageCheck.pngEnd
+        #expect(ImageCheck.problem(png, fileExtension: "png") == nil)
+        #expect(ImageCheck.problem(Array(png.dropLast(3)), fileExtension: "png") == .incomplete)
+        #expect(ImageCheck.problem(Array("<html>hi</html>".utf8), fileExtension: "png") != nil)
+        #expect(ImageCheck.problem(png, fileExtension: "gif") != nil)
+        #expect(ImageCheck.problem(Array("GIF89a".utf8) + [1, 2, 0x3B], fileExtension: "gif") == nil)
+        #expect(ImageCheck.problem(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n".utf8), fileExtension: "svg") == nil)
+        #expect(ImageCheck.problem(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/>".utf8), fileExtension: "svg") == .incomplete)
+        #expect(ImageCheck.problem(Array("{\"json\":1}".utf8), fileExtension: "svg") != nil)
+    }
+}
