@@ -1,0 +1,30 @@
+# pokesync: make demo (offline end-to-end on the sample data), make test, make bench.
+SWIFT ?= swift
+PREFIX ?= /usr/local
+RELEASE_BIN = .build/release/pokesync
+
+.PHONY: build debug test demo bench install clean
+
+build:
+	$(SWIFT) build -c release
+
+debug:
+	$(SWIFT) build
+
+test:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: build
+	bash Tests/Support/demo.sh $(RELEASE_BIN)
+
+# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.sh.
+bench: build
+	bash Tests/Support/bench.sh $(RELEASE_BIN)
+
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(RELEASE_BIN) $(PREFIX)/bin/pokesync
+
+clean:
+	rm -rf .build

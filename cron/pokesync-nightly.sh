@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The nightly pokesync job: sync, then prune to mirror.json's retention.keep.
+# Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
+# exits with pokesync's own code, so cron mail and monitoring see failures:
+#   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
+#   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
+# Safe to start while the previous run is still going: pokesync's lock refuses at once.
+set -u
+
+MIRROR=${POKESYNC_MIRROR:-$(cd "$(dirname "$0")/.." && pwd)/Mirror}
+POKESYNC=${POKESYNC:-pokesync}
+KEEP_LOGS=${POKESYNC_KEEP_LOGS:-30}
+export POKESYNC_MIRROR=$MIRROR
+
+mkdir -p "$MIRROR/logs" || exit 74
+log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ).log"
+
+stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+
+{
+    echo "$(stamp) pokesync sync --mirror $MIRROR"
+    "$POKESYNC" sync --mirror "$MIRROR" "$@"
+    rc=$?
+    case $rc in
+        0)
+            # The published version's diff, if there was one, for whoever reads the mail.
+            newest=$(ls -t "$MIRROR/diffs/"*.txt 2>/dev/null | head -n 1)
+            if [ -n "$newest" ] && [ "$newest" -nt "$log" ]; then cat "$newest"; fi
+            # Bundles export joins here once `pokesync export` writes bundles.
+            echo "$(stamp) pokesync prune"
+            "$POKESYNC" prune --mirror "$MIRROR" || rc=$?
+            ;;
+        75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
+        *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
+    esac
+    echo "$(stamp) done, exit $rc"
+    exit $rc
+} >>"$log" 2>&1
+rc=$?
+
+# Rotation: keep the newest $KEEP_LOGS logs.
+ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" | while read -r old; do rm -f "$old"; done
+[ $rc -eq 0 ] || tail -n 20 "$log" >&2
+exit $rc
