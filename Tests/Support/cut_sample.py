@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Cut the small test samples in Tests/Fixtures from the unpacked PokeAPI snapshots.
+
+Usage:
+    python3 Tests/Support/cut_sample.py [--old /tmp/fx/old/api-data]
+        [--new /tmp/fx/api-data] [--out Tests/Fixtures]
+
+Documents are copied byte for byte. Only each kind's index.json is rewritten, so
+that it lists exactly the sample's resources in id order, with the same
+pretty-printing as upstream (json.dumps(indent=4), no trailing newline).
+The choice of ids is fixed below and explained in Tests/Fixtures/README.md.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
+
+# Pokemon in both samples: small documents, pikachu, and forms with ids >= 10001.
+COMMON_POKEMON = [25, 789, 790, 808, 824, 840, 999, 10158, 10199, 10213]
+# In the 2025 sample only: the crafted removal (it still exists upstream in 2026).
+REMOVED_POKEMON = [10263]
+# In the 2026 sample only: added upstream between the snapshots.
+ADDED_POKEMON = [10312]
+COMMON_POKEDEXES = [17, 20]
+ADDED_POKEDEXES = [35]
+
+SAMPLES = {
+    "sample-2025-12-02": ("old", COMMON_POKEMON + REMOVED_POKEMON, COMMON_POKEDEXES),
+    "sample-2026-08-08": ("new", COMMON_POKEMON + ADDED_POKEMON, COMMON_POKEDEXES + ADDED_POKEDEXES),
+}
+
+
+def resource_id(url):
+    """The numeric id at the end of "/api/v2/{kind}/{id}/"."""
+    return int(url.rstrip("/").rsplit("/", 1)[1])
+
+
+def document_path(root, kind, ident):
+    return os.path.join(root, "api", "v2", kind, str(ident), "index.json")
+
+
+def load(root, kind, ident):
+    with open(document_path(root, kind, ident), "rb") as handle:
+        return json.loads(handle.read())
+
+
+def closure(root, pokemon_ids, pokedex_ids):
+    """The ids of every kind: the pokemon, their species, and those species' chains."""
+    species = set()
+    for ident in pokemon_ids:
+        species.add(resource_id(load(root, "pokemon", ident)["species"]["url"]))
+    chains = set()
+    for ident in species:
+        chain = load(root, "pokemon-species", ident).get("evolution_chain")
+        if chain:
+            chains.add(resource_id(chain["url"]))
+    return {
+        "pokemon": sorted(pokemon_ids),
+        "pokemon-species": sorted(species),
+        "pokedex": sorted(pokedex_ids),
+        "evolution-chain": sorted(chains),
+    }
+
+
+def write_index(source_root, out_root, kind, ids):
+    """Write the kind's index.json holding upstream's entries for exactly these ids."""
+    with open(os.path.join(source_root, "api", "v2", kind, "index.json"), "rb") as handle:
+        upstream = json.loads(handle.read())
+    by_id = {resource_id(entry["url"]): entry for entry in upstream["results"]}
+    missing = [ident for ident in ids if ident not in by_id]
+    if missing:
+        sys.exit(f"cut_sample.py: {kind} {missing} not listed in {source_root}")
+    listing = {"count": len(ids), "next": None, "previous": None,
+               "results": [by_id[ident] for ident in ids]}
+    text = json.dumps(listing, indent=4, ensure_ascii=False)
+    with open(os.path.join(out_root, "api", "v2", kind, "index.json"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def cut(source_root, out_root, pokemon_ids, pokedex_ids):
+    if os.path.exists(out_root):
+        shutil.rmtree(out_root)
+    ids_by_kind = closure(source_root, pokemon_ids, pokedex_ids)
+    for kind in KINDS:
+        for ident in ids_by_kind[kind]:
+            target = document_path(out_root, kind, ident)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(document_path(source_root, kind, ident), target)
+        write_index(source_root, out_root, kind, ids_by_kind[kind])
+    return ids_by_kind
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", default="/tmp/fx/old/api-data", help="unpacked 2025-12-02 api-data")
+    parser.add_argument("--new", default="/tmp/fx/api-data", help="unpacked 2026-08-08 api-data")
+    parser.add_argument("--out", default=os.path.join(here, "..", "Fixtures"), help="Tests/Fixtures")
+    args = parser.parse_args()
+    roots = {"old": args.old, "new": args.new}
+    for name, (which, pokemon_ids, pokedex_ids) in SAMPLES.items():
+        out_root = os.path.normpath(os.path.join(args.out, name))
+        ids = cut(roots[which], out_root, pokemon_ids, pokedex_ids)
+        size = sum(os.path.getsize(os.path.join(folder, file))
+                   for folder, _, files in os.walk(out_root) for file in files)
+        print(f"{name}: {size / 1e6:.2f} MB")
+        for kind in KINDS:
+            print(f"  {kind}: {ids[kind]}")
+
+
+if __name__ == "__main__":
+    main()

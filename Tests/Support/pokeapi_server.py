@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""A local stand-in for pokeapi.co (REST v2) and the sprites host, serving an api-data folder.
+
+    python3 Tests/Support/pokeapi_server.py --root DIR [--host 127.0.0.1] [--port 0]
+        [--port-file FILE] [--pid-file FILE] [--latency-ms N]
+        [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
+        [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
+        [--sprite-missing GLOB] [--quiet]
+
+Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
+Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
+Sprites:   GET /PokeAPI/sprites/master/sprites/<path>.png|.gif|.svg (generated images).
+Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds"},
+           POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
+Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
+           among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
+           connection. truncate always sends the identity body, so a client sees a short 200.
+Python 3 standard library only. Exits 2 when --root is not an api-data folder.
+"""
+
+import argparse
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import standin_data  # noqa: E402
+from standin_handler import StandInHandler, StandInServer  # noqa: E402
+
+FAULT_KINDS = ("500", "503", "429", "reset", "truncate")
+
+
+class FaultInjector:
+    """Decides, thread-safely and reproducibly from a seed, which requests fail and how."""
+
+    def __init__(self, rate, kinds, seed):
+        self.rate = rate
+        self.kinds = kinds
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def draw(self):
+        """A fault kind for this request, or None to answer normally."""
+        if self.rate <= 0 or not self.kinds:
+            return None
+        with self._lock:
+            if self._random.random() >= self.rate:
+                return None
+            return self._random.choice(self.kinds)
+
+
+class Stats:
+    """Request counters behind /_stats, shared by all handler threads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        with self._lock:
+            self._requests = 0
+            self._by_path = {}
+            self._status = {}
+            self._body_bytes = 0
+            self._faults = 0
+            self._fault_kinds = {}
+
+    def record_request(self, path):
+        with self._lock:
+            self._requests += 1
+            self._by_path[path] = self._by_path.get(path, 0) + 1
+
+    def record_response(self, status, body_bytes, fault=None):
+        with self._lock:
+            key = str(status)
+            self._status[key] = self._status.get(key, 0) + 1
+            self._body_bytes += body_bytes
+            if fault is not None:
+                self._faults += 1
+                self._fault_kinds[fault] = self._fault_kinds.get(fault, 0) + 1
+
+    def snapshot(self):
+        with self._lock:
+            return {"requests": self._requests, "by_path": dict(self._by_path),
+                    "status": dict(self._status), "body_bytes": self._body_bytes,
+                    "faults": self._faults, "fault_kinds": dict(self._fault_kinds)}
+
+
+def _write_atomically(path, text):
+    """Write to a temporary name, then rename, so readers never see a partial file."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+def _fault_list(text):
+    kinds = [kind.strip() for kind in text.split(",") if kind.strip()]
+    unknown = [kind for kind in kinds if kind not in FAULT_KINDS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown fault kind(s) {','.join(unknown)}; "
+                                         f"choose among {','.join(FAULT_KINDS)}")
+    return kinds
+
+
+def _rate(text):
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="pokeapi_server.py",
+        description="Serve a PokeAPI api-data folder on a local address, the way pokeapi.co does.")
+    parser.add_argument("--root", required=True, help="api-data folder (holding api/v2/{kind}/index.json)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one")
+    parser.add_argument("--port-file", help="write the bound port here once listening")
+    parser.add_argument("--pid-file", help="write this process's pid here once listening")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="sleep before every answer")
+    parser.add_argument("--fault-rate", type=_rate, default=0.0, help="probability a request fails")
+    parser.add_argument("--faults", type=_fault_list, default=list(FAULT_KINDS),
+                        help="fault kinds to choose among: 500,503,429,reset,truncate")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice (default 0)")
+    parser.add_argument("--deploy-hash", help="X-PokeAPI-Hash value (default: from the index files)")
+    parser.add_argument("--sprite-salt", default="", help="salt mixed into generated sprite bytes")
+    parser.add_argument("--sprite-salt-glob", default="*",
+                        help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
+    parser.add_argument("--sprite-missing", default="",
+                        help="sprite paths (below sprites/) answered 404; comma-separated globs")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    arguments = parse_arguments(argv)
+    started = time.monotonic()
+    try:
+        server = StandInServer((arguments.host, arguments.port), StandInHandler)
+    except OSError as error:
+        print(f"pokeapi_server.py: cannot listen on {arguments.host}:{arguments.port}: "
+              f"{error.strerror or error}", file=sys.stderr)
+        return 1
+    host, port = server.server_address[:2]
+    base = f"http://{host}:{port}"
+    try:
+        server.data = standin_data.ApiData(arguments.root, base, arguments.deploy_hash)
+    except standin_data.NotApiData as error:
+        print(f"pokeapi_server.py: error: {error}", file=sys.stderr)
+        server.server_close()
+        return 2
+    server.base = base
+    server.latency = arguments.latency_ms / 1000.0
+    server.faults = FaultInjector(arguments.fault_rate, arguments.faults, arguments.seed)
+    server.stats = Stats()
+    server.sprite_salt = arguments.sprite_salt
+    server.sprite_salt_glob = arguments.sprite_salt_glob
+    server.sprite_missing = arguments.sprite_missing
+
+    def request_stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    # A parent may start us with these blocked (Foundation's Process inherits the mask of
+    # a Swift concurrency thread); blocked, SIGTERM would never stop the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    if arguments.pid_file:
+        _write_atomically(arguments.pid_file, f"{os.getpid()}\n")
+    if arguments.port_file:
+        _write_atomically(arguments.port_file, f"{port}\n")
+    if not arguments.quiet:
+        print(f"loaded {server.data.document_count} documents from {arguments.root} "
+              f"in {time.monotonic() - started:.1f} s", flush=True)
+        print(f"listening on {base}", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

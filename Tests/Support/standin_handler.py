@@ -1,0 +1,272 @@
+"""HTTP handling of the stand-in server: routing, conditional requests, gzip, faults.
+
+The server object carries the shared state set up by pokeapi_server.main():
+data (standin_data.ApiData), base, latency, faults, stats and the sprite options.
+"""
+
+import email.utils
+import http.server
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+import standin_data
+import standin_sprites
+
+SPRITE_PREFIX = "/PokeAPI/sprites/master/sprites/"
+JSON_TYPE = "application/json; charset=utf-8"
+NOT_FOUND = b'{"detail":"Not found."}'
+FAULT_BODIES = {
+    "500": (500, b'{"detail":"Internal server error (injected fault)."}'),
+    "503": (503, b'{"detail":"Service temporarily unavailable (injected fault)."}'),
+    "429": (429, b'{"detail":"Request was throttled (injected fault)."}'),
+}
+
+
+class StandInServer(http.server.ThreadingHTTPServer):
+    """ThreadingHTTPServer with a deep accept queue and daemon handler threads."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, handler):
+        super().__init__(address, handler)
+        self._sprites = {}
+        self._sprites_lock = threading.Lock()
+
+    def handle_error(self, request, client_address):
+        """Stay silent when a client goes away mid-answer (cancelled requests); report the rest."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+    def sprite_cache(self, sprite_path):
+        """(Body, content type) of a generated sprite, made once per path; None for other types."""
+        with self._sprites_lock:
+            cached = self._sprites.get(sprite_path)
+        if cached is not None:
+            return cached
+        rendered = standin_sprites.render(sprite_path, self.sprite_salt, self.sprite_salt_glob)
+        if rendered is None:
+            return None
+        entry = (standin_data.Body(rendered[0]), rendered[1])
+        with self._sprites_lock:
+            self._sprites[sprite_path] = entry
+        return entry
+
+
+def _accepts_gzip(header):
+    """True when Accept-Encoding names gzip (or *) with a non-zero quality."""
+    for item in (header or "").split(","):
+        name, _, params = item.strip().partition(";")
+        if name.strip().lower() in ("gzip", "x-gzip", "*"):
+            quality = params.strip()
+            if quality.startswith("q="):
+                try:
+                    return float(quality[2:]) > 0
+                except ValueError:
+                    return False
+            return True
+    return False
+
+
+def _etag_matches(header, etag):
+    """If-None-Match semantics: weak comparison against a list of tags, or *."""
+    candidates = [tag.strip() for tag in header.split(",")]
+    return any(tag == "*" or tag.removeprefix("W/") == etag for tag in candidates)
+
+
+class StandInHandler(http.server.BaseHTTPRequestHandler):
+    """One keep-alive connection of the stand-in."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "pokeapi-stand-in/1"
+    disable_nagle_algorithm = True  # TCP_NODELAY: keep-alive stalls ~40 ms per request without it
+    head_only = False
+    timeout = 120  # seconds an idle keep-alive connection may hold its thread
+
+    def log_message(self, format, *args):
+        pass  # one line per request would cost more than serving it
+
+    def do_GET(self):
+        self._dispatch(head_only=False)
+
+    def do_HEAD(self):
+        self._dispatch(head_only=True)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        path = urllib.parse.urlsplit(self.path).path
+        if path == "/_stats/reset":
+            self.server.stats.reset()
+            self._send(200, [("Content-Type", JSON_TYPE)], b'{"reset":true}')
+        else:
+            self._send(405, [("Content-Type", JSON_TYPE), ("Allow", "GET, HEAD")],
+                       b'{"detail":"Method not allowed."}')
+
+    # Routing
+
+    def _dispatch(self, head_only):
+        self.head_only = head_only
+        parts = urllib.parse.urlsplit(self.path)
+        path, query = parts.path, parts.query
+        if path == "/_stats":
+            body = json.dumps(self.server.stats.snapshot(), separators=(",", ":")).encode()
+            self._send(200, [("Content-Type", JSON_TYPE), ("Cache-Control", "no-store")], body)
+            return
+        server = self.server
+        server.stats.record_request(path)
+        if server.latency > 0:
+            time.sleep(server.latency)
+        is_api = path == "/api/v2" or path.startswith(standin_data.API_PREFIX)
+        if is_api and not path.endswith("/") and server.data.routes(path + "/"):
+            location = server.base + path + "/" + ("?" + query if query else "")
+            self._record(301, 0)
+            self._send(301, [("Location", location), ("Content-Type", JSON_TYPE)], b"")
+            return
+        is_sprite = path.startswith(SPRITE_PREFIX)
+        if is_api or is_sprite:
+            fault = server.faults.draw()
+            if fault is not None:
+                self._send_fault(fault, path, query, is_api)
+                return
+        if is_api:
+            self._serve_api(path, query)
+        elif is_sprite:
+            self._serve_sprite(path[len(SPRITE_PREFIX):])
+        else:
+            self._respond_plain(404, NOT_FOUND, JSON_TYPE)
+
+    def _api_headers(self):
+        data = self.server.data
+        return [("X-PokeAPI-Hash", data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
+
+    def _serve_api(self, path, query):
+        body = self.server.data.resolve(path, query)
+        if body is None:
+            self._respond_plain(404, NOT_FOUND, JSON_TYPE, extra=self._api_headers())
+            return
+        self._respond_body(body, JSON_TYPE, compressible=True)
+
+    def _serve_sprite(self, sprite_path):
+        server = self.server
+        segments = sprite_path.split("/")
+        rendered = None
+        if ".." not in segments and "" not in segments and \
+                not standin_sprites.matches(sprite_path, server.sprite_missing):
+            rendered = server.sprite_cache(sprite_path)
+        if rendered is None:
+            self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
+            return
+        body, content_type = rendered
+        self._respond_body(body, content_type, compressible=False)
+
+    # Answers
+
+    def _respond_body(self, body, content_type, compressible):
+        """200 or 304 for a prepared Body, gzipped when the client accepts it."""
+        data = self.server.data
+        headers = [("ETag", body.etag), ("Last-Modified", data.last_modified),
+                   ("Cache-Control", "public, max-age=86400")]
+        if compressible:
+            headers += [("Vary", "Accept-Encoding")] + self._api_headers()
+        if self._not_modified(body.etag):
+            self._record(304, 0)
+            self._send(304, headers, None)
+            return
+        payload = body.identity
+        if compressible and _accepts_gzip(self.headers.get("Accept-Encoding")):
+            payload = body.gzipped()
+            headers.append(("Content-Encoding", "gzip"))
+        headers.append(("Content-Type", content_type))
+        self._record(200, len(payload))
+        self._send(200, headers, payload)
+
+    def _not_modified(self, etag):
+        if_none_match = self.headers.get("If-None-Match")
+        if if_none_match is not None:
+            return _etag_matches(if_none_match, etag)
+        if_modified_since = self.headers.get("If-Modified-Since")
+        if if_modified_since:
+            try:
+                since = email.utils.parsedate_to_datetime(if_modified_since).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return False
+            return since >= self.server.data.last_modified_epoch
+        return False
+
+    def _respond_plain(self, status, body, content_type, extra=()):
+        self._record(status, len(body))
+        self._send(status, [("Content-Type", content_type)] + list(extra), body)
+
+    def _record(self, status, body_bytes, fault=None):
+        self.server.stats.record_response(status, body_bytes if not self.head_only else 0, fault)
+
+    def _send(self, status, headers, body, content_length=True, close=False):
+        """Write status line, headers and body in one send; body None means no body (304)."""
+        if self.close_connection:
+            close = True
+        lines = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}",
+                 f"Server: {self.server_version}", f"Date: {self.date_time_string()}"]
+        lines += [f"{name}: {value}" for name, value in headers]
+        if body is not None and content_length:
+            lines.append(f"Content-Length: {len(body)}")
+        if close:
+            lines.append("Connection: close")
+            self.close_connection = True
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        if body is None or self.head_only:
+            self.wfile.write(head)
+        else:
+            self.wfile.write(head + body)
+
+    # Faults
+
+    def _send_fault(self, fault, path, query, is_api):
+        """Fail this request the chosen way; a faulty response always closes the connection."""
+        if fault in FAULT_BODIES:
+            status, body = FAULT_BODIES[fault]
+            headers = [("Content-Type", JSON_TYPE)] + (self._api_headers() if is_api else [])
+            if fault == "429":
+                headers.append(("Retry-After", "1"))
+            self._record(status, len(body), fault)
+            self._send(status, headers, body, close=True)
+            return
+        full = self._fault_body(path, query, is_api)
+        partial = full[:max(1, len(full) // 2)]
+        self._record(200, len(partial), fault)
+        content_type = JSON_TYPE if is_api else "application/octet-stream"
+        if fault == "truncate":
+            # No Content-Length: the short body ends at the close, which a client sees as a 200.
+            self._send(200, [("Content-Type", content_type)], partial, content_length=False, close=True)
+            return
+        # reset: promise the full length, send half, then close with SO_LINGER 0 (a TCP RST).
+        lines = [f"HTTP/1.1 200 OK", f"Server: {self.server_version}",
+                 f"Date: {self.date_time_string()}", f"Content-Type: {content_type}",
+                 f"Content-Length: {len(full)}"]
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + partial)
+        self.close_connection = True
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+
+    def _fault_body(self, path, query, is_api):
+        """The identity body the request would have had (a placeholder when it has none)."""
+        body = None
+        if is_api:
+            body = self.server.data.resolve(path, query)
+        else:
+            rendered = self.server.sprite_cache(path[len(SPRITE_PREFIX):])
+            body = rendered[0] if rendered else None
+        if body is None:
+            return NOT_FOUND
+        return body.identity if isinstance(body, standin_data.Body) else body
