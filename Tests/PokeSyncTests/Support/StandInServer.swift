@@ -22,6 +22,10 @@ enum StandInFault: String, Sendable, CaseIterable {
 struct StandInOptions: Sendable {
     /// The api-data folder to serve (`--root`).
     var root: URL
+    /// The loopback address to bind (`--host`): 127.0.0.2 stands for a foreign host.
+    var host = "127.0.0.1"
+    /// The port (`--port`); 0 picks a free one. A sync test restarts on the same port.
+    var port = 0
     /// Sleep before every answer (`--latency-ms`).
     var latencyMilliseconds: Int = 0
     /// Probability that an API or sprite request fails (`--fault-rate`).
@@ -46,7 +50,7 @@ struct StandInOptions: Sendable {
     }
 
     var arguments: [String] {
-        var arguments = ["--root", root.path, "--host", "127.0.0.1", "--port", "0", "--quiet"]
+        var arguments = ["--root", root.path, "--host", host, "--port", String(port), "--quiet"]
         if latencyMilliseconds > 0 { arguments += ["--latency-ms", String(latencyMilliseconds)] }
         if faultRate > 0 { arguments += ["--fault-rate", String(faultRate)] }
         if !faults.isEmpty { arguments += ["--faults", faults.map(\.rawValue).joined(separator: ",")] }
@@ -110,14 +114,14 @@ final class StandInServer: Sendable {
     private let folder: URL
     private let session: URLSession
 
-    private init(process: sending Process, port: Int, pid: pid_t, folder: URL) {
+    private init(process: sending Process, host: String, port: Int, pid: pid_t, folder: URL) {
         self.process = Mutex(process)
         self.port = port
         self.pid = pid
         self.folder = folder
-        origin = URL(string: "http://127.0.0.1:\(port)")!
-        baseURL = URL(string: "http://127.0.0.1:\(port)/api/v2")!
-        spriteBaseURL = URL(string: "http://127.0.0.1:\(port)/PokeAPI/sprites/master/")!
+        origin = URL(string: "http://\(host):\(port)")!
+        baseURL = URL(string: "http://\(host):\(port)/api/v2")!
+        spriteBaseURL = URL(string: "http://\(host):\(port)/PokeAPI/sprites/master/")!
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
@@ -156,7 +160,7 @@ final class StandInServer: Sendable {
         let deadline = ContinuousClock.now + options.startupTimeout
         while true {
             if let port = readInteger(portFile), let pid = readInteger(pidFile) {
-                return StandInServer(process: process, port: port, pid: pid_t(pid), folder: folder)
+                return StandInServer(process: process, host: options.host, port: port, pid: pid_t(pid), folder: folder)
             }
             if !process.isRunning {
                 let message = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""

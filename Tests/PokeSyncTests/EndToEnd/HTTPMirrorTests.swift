@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import PokeSyncCore
+
+/// `full` over real HTTP against the stand-in: content, resumption after SIGKILL, faults.
+@Suite("HTTP mirror, end to end", .serialized)
+struct HTTPMirrorTests {
+    /// A mirror.json with quick retries, so fault tests do not wait half a second a retry.
+    static func quickRetries(_ mirror: URL, extra: String = "") throws {
+        try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+        try #"{"retry": {"attempts": 8, "base_delay_ms": 10}, "sprites": "none"\#(extra)}"#
+            .write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+    }
+
+    @Test func fullOverHTTPStoresWhatAFolderMirrorStores() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withStandInServer(root: TestPaths.sample2026) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                #expect(full.status == 0, "\(full.stderr)")
+                let out = scratch.appendingPathComponent("export")
+                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                try Samples.expectSameJSON(TestPaths.sample2026, out)
+
+                // Same hashes as from the folder: the serving host and formatting do not count.
+                let folder = PokesyncCLI(mirror: scratch.appendingPathComponent("FromFolder"))
+                #expect(try folder.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+                let overHTTP = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
+                let fromFolder = try Store(layout: MirrorLayout(root: folder.mirror), create: false, readOnly: true)
+                #expect(try overHTTP.documents(version: 1) == fromFolder.documents(version: 1))
+
+                // Each document was asked for once, at its slashed path.
+                let stats = try await server.stats()
+                let documentPaths = stats.byPath.filter { $0.key.range(of: #"^/api/v2/[a-z-]+/\d+/$"#, options: .regularExpression) != nil }
+                #expect(documentPaths.count == (try overHTTP.documents(version: 1)).count)
+                #expect(documentPaths.values.allSatisfy { $0 == 1 })
+            }
+        }
+    }
+
+    @Test func killedRunResumesWithoutFetchingFinishedDocumentsAgain() async throws {
+        try await withTemporaryDirectory { scratch in
+            var options = StandInOptions(root: TestPaths.sample2026)
+            // Slow enough (34 requests x 150 ms, one at a time) that the kill lands mid-run even on a busy machine.
+            options.latencyMilliseconds = 150
+            try await withStandInServer(options) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let arguments = ["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
+                let child = cli.start(arguments)
+                try child.process.run()
+                // Kill it part way through the documents, whatever it is doing at that moment.
+                while try await server.stats().requests < 12 && child.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                kill(child.process.processIdentifier, SIGKILL)
+                child.process.waitUntilExit()
+                #expect(child.process.terminationReason == .uncaughtSignal)
+
+                let resumed = try cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("resuming the full run"))
+                let out = scratch.appendingPathComponent("export")
+                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                try Samples.expectSameJSON(TestPaths.sample2026, out)
+
+                // No document fetched twice beyond the one in flight at the kill.
+                let stats = try await server.stats()
+                let twice = stats.byPath.filter { $0.key.hasPrefix("/api/v2/") && $0.key.filter({ $0 == "/" }).count == 5 && $0.value > 1 }
+                #expect(twice.count <= 1, "fetched again: \(twice)")
+                #expect(stats.byPath.values.allSatisfy { $0 <= 2 })
+            }
+        }
+    }
+
+    @Test func tenPercentFaultsStillEndIdentical() async throws {
+        try await withTemporaryDirectory { scratch in
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.faultRate = 0.1
+            options.faults = StandInFault.allCases
+            options.seed = 7
+            try await withStandInServer(options) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                try Self.quickRetries(cli.mirror)
+                let full = try cli.run(["full", "--source", server.baseURL.absoluteString])
+                #expect(full.status == 0, "\(full.stderr)")
+                #expect(try await server.stats().faults > 0)
+                let out = scratch.appendingPathComponent("export")
+                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                try Samples.expectSameJSON(TestPaths.sample2026, out)
+            }
+        }
+    }
+
+    @Test func unreachableListsAreSourceUnavailable() async throws {
+        try await withTemporaryDirectory { scratch in
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.faultRate = 1
+            options.faults = [.serviceUnavailable]
+            try await withStandInServer(options) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
+                try #"{"retry": {"attempts": 2, "base_delay_ms": 5}}"#
+                    .write(to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                // The lists themselves fail: the source is unavailable.
+                #expect(full.status == 69, "\(full.stderr)")
+                #expect(full.stderr.contains("503"))
+                #expect(try cli.run(["versions"]).stdout.contains("no versions yet"))
+            }
+        }
+    }
+
+    @Test func statusShowsAnInterruptedRun() async throws {
+        try await withTemporaryDirectory { scratch in
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.latencyMilliseconds = 150
+            try await withStandInServer(options) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let child = cli.start(["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"])
+                try child.process.run()
+                while try await server.stats().requests < 8 && child.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                kill(child.process.processIdentifier, SIGKILL)
+                child.process.waitUntilExit()
+                let status = try cli.run(["status", "--json"])
+                #expect(status.status == 0)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+                let run = try #require(object["run"] as? [String: Any])
+                #expect(run["mode"] as? String == "full")
+                #expect(run["active"] as? Bool == false)
+                let documents = try #require(run["documents"] as? [String: Int])
+                #expect(documents["done"]! > 0 && documents["done"]! < documents["total"]!)
+                #expect(try cli.run(["status"]).stdout.contains("interrupted"))
+            }
+        }
+    }
+}

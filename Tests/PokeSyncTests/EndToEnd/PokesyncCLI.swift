@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// Runs the built `pokesync` binary as a child process, the way users and cron do.
+struct PokesyncCLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The binary next to the test bundle (`swift build` puts both in the same folder).
+    static let binary: URL = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pokesync")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/pokesync")
+    }()
+
+    let mirror: URL
+
+    /// Runs `pokesync ARGS --mirror MIRROR` to the end.
+    @discardableResult
+    func run(_ arguments: [String], addMirror: Bool = true) throws -> Result {
+        let process = start(arguments, addMirror: addMirror)
+        try process.process.run()
+        process.process.waitUntilExit()
+        return process.result()
+    }
+
+    /// A started child, for tests that kill it part way.
+    final class Child {
+        let process = Process()
+        let stdoutFile: URL
+        let stderrFile: URL
+
+        init(stdoutFile: URL, stderrFile: URL) {
+            self.stdoutFile = stdoutFile
+            self.stderrFile = stderrFile
+        }
+
+        func result() -> Result {
+            Result(status: process.terminationStatus,
+                   stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
+                   stderr: (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "")
+        }
+    }
+
+    func start(_ arguments: [String], addMirror: Bool = true) -> Child {
+        let name = UUID().uuidString
+        let temporary = FileManager.default.temporaryDirectory
+        let child = Child(stdoutFile: temporary.appendingPathComponent("\(name).out"),
+                          stderrFile: temporary.appendingPathComponent("\(name).err"))
+        _ = FileManager.default.createFile(atPath: child.stdoutFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: child.stderrFile.path, contents: nil)
+        child.process.executableURL = Self.binary
+        child.process.arguments = arguments + (addMirror ? ["--mirror", mirror.path] : [])
+        child.process.standardOutput = try? FileHandle(forWritingTo: child.stdoutFile)
+        child.process.standardError = try? FileHandle(forWritingTo: child.stderrFile)
+        child.process.standardInput = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "POKESYNC_MIRROR")
+        child.process.environment = environment
+        return child
+    }
+}
