@@ -18,9 +18,9 @@ test:
 demo: build
 	bash Tests/Support/demo.sh $(RELEASE_BIN)
 
-# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.sh.
+# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py.
 bench: build
-	bash Tests/Support/bench.sh $(RELEASE_BIN)
+	python3 Tests/Support/bench.py $(RELEASE_BIN)
 
 install: build
 	install -d $(PREFIX)/bin

@@ -40,7 +40,7 @@ public struct Crawler: Sendable {
         let current = try store.currentRun() ?? run
         let shortcut = try deployUnchanged(current)
         if shortcut, let base = current.baseVersion {
-            log("the source's deploy (\(current.deployHash ?? "?")) is the same as at version \(base): not revalidating each document (use --revalidate to force)")
+            log("the source's deploy (\(current.deployHash ?? "?")) is the same as at version \(base): documents are not revalidated one by one (--revalidate forces it); sprites are")
         }
         try refreshProgress(run: current.id)
         progress.begin(phase: .documents)
@@ -48,7 +48,7 @@ public struct Crawler: Sendable {
         if options.sprites != .none, let sprites {
             try refreshProgress(run: current.id)
             progress.begin(phase: .sprites)
-            try await SpritePhase(crawler: self, fetcher: sprites, run: current, shortcut: shortcut).run()
+            try await SpritePhase(crawler: self, fetcher: sprites, run: current).run()
         }
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)

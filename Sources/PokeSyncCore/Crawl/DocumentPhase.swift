@@ -76,16 +76,4 @@ extension Store {
             return hashes
         }
     }
-
-    /// Sprite URL → content hash, for every sprite of a version.
-    func spriteHashes(version: Int) throws -> [String: SHA256Digest] {
-        try read { database in
-            var hashes: [String: SHA256Digest] = [:]
-            for (url, hash) in try database.rows("SELECT url, hash FROM version_sprites WHERE version = ?",
-                                                 [SQLValue(version)], { ($0.text(0), $0.blob(1)) }) {
-                hashes[url] = SHA256Digest(bytes: hash)
-            }
-            return hashes
-        }
-    }
 }

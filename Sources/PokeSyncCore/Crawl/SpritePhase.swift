@@ -2,27 +2,24 @@ import Foundation
 
 /// Fetches the run's unfinished sprites (deduplicated by URL when queued) into the
 /// content-addressed object folder.
+///
+/// Sprites are revalidated even when the API's deploy is unchanged: they live in
+/// another repository (PokeAPI/sprites) that changes on its own schedule.
 struct SpritePhase {
     let crawler: Crawler
     let fetcher: SpriteFetcher
     let run: RunRecord
-    let shortcut: Bool
 
     private var store: Store { crawler.store }
 
     func run() async throws {
         let jobs = try store.spriteJobs(run: run.id, states: JobState.unfinished)
-        let baseHashes = shortcut && run.baseVersion != nil ? try store.spriteHashes(version: run.baseVersion!) : [:]
         try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
-            try await process(job, baseHash: baseHashes[job.url])
+            try await process(job)
         }
     }
 
-    private func process(_ job: SpriteJob, baseHash: SHA256Digest?) async throws {
-        if let baseHash, try fetcher.objects.contains(baseHash) {
-            try settle(job, .unchanged, hash: baseHash, size: nil, validators: nil, report: nil)
-            return
-        }
+    private func process(_ job: SpriteJob) async throws {
         // Revalidate only when the bytes the validators stand for are still on disk.
         var validators: Validators?
         if crawler.options.mode == .sync, let known = job.knownHash, try fetcher.objects.contains(known) {

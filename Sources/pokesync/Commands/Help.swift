@@ -53,7 +53,8 @@ enum Help {
 
         Re-lists every kind and revalidates what the store has with conditional requests;
         publishes a version only when something changed ("no changes since version N" otherwise).
-        When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped.
+        When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped;
+        sprites (another repository, updated on its own) are always revalidated.
 
         \(runOptions)
           --revalidate            check every document and sprite even when the deploy is unchanged
