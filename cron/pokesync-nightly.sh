@@ -13,11 +13,12 @@ KEEP_LOGS=${POKESYNC_KEEP_LOGS:-30}
 export POKESYNC_MIRROR=$MIRROR
 
 mkdir -p "$MIRROR/logs" || exit 74
-log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ).log"
+log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
-{
+# A subshell, so that its `exit` ends only the logged part and rotation still runs.
+(
     echo "$(stamp) pokesync sync --mirror $MIRROR"
     "$POKESYNC" sync --mirror "$MIRROR" "$@"
     rc=$?
@@ -35,7 +36,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     esac
     echo "$(stamp) done, exit $rc"
     exit $rc
-} >>"$log" 2>&1
+) >>"$log" 2>&1
 rc=$?
 
 # Rotation: keep the newest $KEEP_LOGS logs.

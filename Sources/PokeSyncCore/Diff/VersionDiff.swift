@@ -107,7 +107,7 @@ extension VersionDiff {
             for change in [ChangeKind.added, .removed, .changed] {
                 let ofKind = changes.filter { $0.kind == kind && $0.change == change }
                 for entry in ofKind.prefix(limit) {
-                    var line = "  \(symbol(change)) \(entry.name ?? "#\(entry.id)") (\(entry.id))"
+                    var line = "  \(symbol(change)) " + (entry.name.map { "\($0) (\(entry.id))" } ?? "#\(entry.id)")
                     if change == .changed { line += ": " + entry.paths.joined(separator: ", ") }
                     lines.append(line)
                 }

@@ -92,6 +92,10 @@ extension Store {
     /// - Throws: `StoreError` when jobs are still open (a bug in the caller).
     public func publish(run: RunRecord, skipIfUnchanged: Bool) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
+        defer {
+            // The frontier just deleted can be most of the file (52,286 sprite jobs): give it back.
+            try? read { database in try database.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);") }
+        }
         return try write { database in
             let open = try database.integer(
                 "SELECT COUNT(*) FROM frontier WHERE run = ? AND state IN ('pending', 'failed')", [runID]) ?? 0

@@ -29,9 +29,11 @@ public final class Store: Sendable {
         let database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
         do {
             if !readOnly {
+                // auto_vacuum only takes effect before the first table: the frontier of a
+                // big run is freed at publish, and its pages are then given back.
                 // WAL: readers never block the writer; NORMAL: a process crash loses
                 // nothing committed, a power cut at most the last commits, never consistency.
-                try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                try database.execute("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
                 try Self.migrate(database)
             }
             try Self.checkSchema(database, display: layout.display(layout.storeFile))

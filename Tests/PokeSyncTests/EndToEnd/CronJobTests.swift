@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import PokeSyncCore
+
+/// `cron/pokesync-nightly.sh`: the log, the exit code passed through, a night that finds the lock held.
+@Suite("Nightly cron job", .serialized)
+struct CronJobTests {
+    static let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
+
+    func night(_ mirror: URL, keepLogs: Int = 30) throws -> (status: Int32, log: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Self.script.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["POKESYNC"] = PokesyncCLI.binary.path
+        environment["POKESYNC_MIRROR"] = mirror.path
+        environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
+        let newest = try #require(try logs.max { a, b in
+            try Self.modified(mirror, a) < Self.modified(mirror, b)
+        })
+        return (process.terminationStatus, try String(contentsOf: mirror.appendingPathComponent("logs/\(newest)"), encoding: .utf8))
+    }
+
+    static func modified(_ mirror: URL, _ name: String) throws -> Date {
+        try FileManager.default.attributesOfItem(atPath: mirror.appendingPathComponent("logs/\(name)").path)[.modificationDate] as! Date
+    }
+
+    @Test func nightsAreLoggedLockedNightsSkipAndLogsRotate() throws {
+        try withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+            try """
+            {"source": "\(TestPaths.sample2026.path)", "sprites": "none", "retention": {"keep": 1}}
+            """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+
+            let first = try night(mirror)
+            #expect(first.status == 0, "\(first.log)")
+            #expect(first.log.contains("published version 1") && first.log.contains("pokesync prune"))
+            let second = try night(mirror)
+            #expect(second.status == 0)
+            #expect(second.log.contains("no changes since version 1"))
+
+            // Last night's run still going: this night exits 75 at once and says so.
+            let lock = try MirrorLock(layout: MirrorLayout(root: mirror))
+            let locked = try night(mirror)
+            withExtendedLifetime(lock) {}
+            #expect(locked.status == 75)
+            #expect(locked.log.contains("still holds the mirror's lock"))
+
+            _ = try night(mirror, keepLogs: 2)
+            let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
+            #expect(logs.count == 2)
+        }
+    }
+}
