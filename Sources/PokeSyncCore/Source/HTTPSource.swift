@@ -11,28 +11,31 @@ public struct HTTPSource: DocumentSource {
     /// The part of absolute URLs in documents that is stripped ("https://pokeapi.co").
     let stripPrefix: String
 
-    /// Large enough for every kind in one page; the real API has no upper cap.
-    static let pageLimit = 100_000
+    /// Resources asked for per list page: by default every kind in one page (the real
+    /// API has no upper cap); `next` links are followed all the same.
+    let pageLimit: Int
 
     public var description: String { base.absoluteString }
     public var host: String? { base.host }
 
     /// - Parameter base: the API base, ending in `/api/v2` (a trailing slash is ignored).
-    public init(base: URL, client: HTTPClient) {
+    public init(base: URL, client: HTTPClient, pageLimit: Int = 100_000) {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         self.base = URL(string: text)!
         self.client = client
+        self.pageLimit = max(1, pageLimit)
         self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
     }
 
     public func list(_ kind: ResourceKind) async throws -> ResourceList {
         var pageURL = base.appendingPathComponent(kind.apiName + "/")
-        pageURL = URL(string: pageURL.absoluteString + "?limit=\(Self.pageLimit)&offset=0")!
+        pageURL = URL(string: pageURL.absoluteString + "?limit=\(pageLimit)&offset=0")!
         var resources: [ListedResource] = []
         var deployHash: String?
         var bodyBytes = 0
         var seenPages = Set<String>()
+        var announced: Int?
         while true {
             guard seenPages.insert(pageURL.absoluteString).inserted, seenPages.count <= 1_000 else {
                 throw SourceError(resource: pageURL.absoluteString, reason: "list pagination loops")
@@ -49,6 +52,7 @@ public struct HTTPSource: DocumentSource {
                 }
             }
             resources += page.results
+            announced = announced ?? page.count
             bodyBytes += response.body.count
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
@@ -56,6 +60,11 @@ public struct HTTPSource: DocumentSource {
                 throw SourceError(resource: pageURL.absoluteString, reason: "list `next` leaves the source: \(next)")
             }
             pageURL = nextURL
+        }
+        // Fewer than announced means a page was cut short: publishing that would drop resources.
+        if let announced, resources.count < announced {
+            throw SourceError(resource: base.appendingPathComponent(kind.apiName + "/").absoluteString,
+                              reason: "the list announces \(announced) resources but gave \(resources.count)")
         }
         return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes)
     }
