@@ -7,14 +7,14 @@ struct SpritePolicyTests {
     let upstream = SpritePolicy.upstreamPrefix + "sprites/"
 
     @Test func upstreamURLMapsToTreePath() throws {
-        let policy = SpritePolicy(sourceHost: "pokeapi.co")
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"))
         let resolved = try policy.resolve(upstream + "pokemon/25.png").get()
         #expect(resolved.path == "pokemon/25.png")
         #expect(resolved.location == .http(URL(string: upstream + "pokemon/25.png")!))
     }
 
     @Test func spriteSourceURLReplacesThePrefix() throws {
-        let policy = SpritePolicy(sourceHost: "127.0.0.1", source: .http(URL(string: "http://127.0.0.1:9/PokeAPI/sprites/master/")!))
+        let policy = SpritePolicy(sourceURL: URL(string: "http://127.0.0.1:9/api/v2"), source: .http(URL(string: "http://127.0.0.1:9/PokeAPI/sprites/master/")!))
         let resolved = try policy.resolve(upstream + "pokemon/other/official-artwork/25.png").get()
         #expect(resolved.path == "pokemon/other/official-artwork/25.png")
         #expect(resolved.location == .http(URL(string: "http://127.0.0.1:9/PokeAPI/sprites/master/sprites/pokemon/other/official-artwork/25.png")!))
@@ -22,7 +22,7 @@ struct SpritePolicyTests {
 
     @Test func spriteSourceFolderReadsTheClone() throws {
         let root = URL(fileURLWithPath: "/srv/sprites")
-        let policy = SpritePolicy(sourceHost: nil, source: .folder(root))
+        let policy = SpritePolicy(sourceURL: nil, source: .folder(root))
         let resolved = try policy.resolve(upstream + "pokemon/versions/generation-v/black-white/animated/25.gif").get()
         #expect(resolved.location == .file(URL(fileURLWithPath: "/srv/sprites/sprites/pokemon/versions/generation-v/black-white/animated/25.gif")))
     }
@@ -41,9 +41,12 @@ struct SpritePolicyTests {
         ("ftp://raw.githubusercontent.com/x/sprites/a.png", "not an http(s) URL"),
         ("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png?x=1", "query"),
         ("https://raw.githubusercontent.com/elsewhere/1.png", "not below"),
+        ("http://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png", "allow-list"),
+        ("https://pokeapi.co:22/media/sprites/pokemon/1.png", "allow-list"),
+        ("http://pokeapi.co/media/sprites/pokemon/1.png", "allow-list"),
     ])
     func hostileURLsAreRefused(url: String, reason: String) {
-        let policy = SpritePolicy(sourceHost: "pokeapi.co")
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"))
         switch policy.resolve(url) {
         case .success(let resolved): Issue.record("accepted \(url) as \(resolved.path)")
         case .failure(let refusal): #expect(refusal.reason.contains(reason), "\(url): \(refusal.reason)")
@@ -51,7 +54,7 @@ struct SpritePolicyTests {
     }
 
     @Test func extraAllowedHostsAreFetchedAsIs() throws {
-        let policy = SpritePolicy(sourceHost: "pokeapi.co", extraHosts: ["cdn.example"])
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"), extraHosts: ["cdn.example"])
         let resolved = try policy.resolve("https://cdn.example/mirror/sprites/pokemon/1.png").get()
         #expect(resolved.path == "pokemon/1.png")
     }
@@ -72,9 +75,10 @@ struct SpritePolicyTests {
         let png = ImageCheck.pngSignature + [0, 0, 0, 13] + Array("IHDR".utf8) + Array(repeating: 0, count: 17) + ImageCheck.pngEnd
         #expect(ImageCheck.problem(png, fileExtension: "png") == nil)
         #expect(ImageCheck.problem(Array(png.dropLast(3)), fileExtension: "png") == .incomplete)
+        #expect(ImageCheck.problem(png + [0x0A, 0x00], fileExtension: "png") == nil, "stray bytes after IEND are whole")
         #expect(ImageCheck.problem(Array("<html>hi</html>".utf8), fileExtension: "png") != nil)
         #expect(ImageCheck.problem(png, fileExtension: "gif") != nil)
-        #expect(ImageCheck.problem(Array("GIF89a".utf8) + [1, 2, 0x3B], fileExtension: "gif") == nil)
+        #expect(ImageCheck.problem(Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0, 0x3B], fileExtension: "gif") == nil)
         #expect(ImageCheck.problem(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n".utf8), fileExtension: "svg") == nil)
         #expect(ImageCheck.problem(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/>".utf8), fileExtension: "svg") == .incomplete)
         #expect(ImageCheck.problem(Array("{\"json\":1}".utf8), fileExtension: "svg") != nil)

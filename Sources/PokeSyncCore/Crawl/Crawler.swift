@@ -47,17 +47,27 @@ public struct Crawler: Sendable {
         try await DocumentPhase(crawler: self, run: current, shortcut: shortcut).run()
         if options.sprites != .none, let sprites {
             try refreshProgress(run: current.id)
+            for refusal in try store.refuseClashingSpritePaths(run: current.id) {
+                log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
+            }
             progress.begin(phase: .sprites)
             try await SpritePhase(crawler: self, fetcher: sprites, run: current).run()
+            // Object files are not fsynced one by one: flush them all at once, then check
+            // none was lost to a power cut earlier in this run before a version names them.
+            FileSystem.flush(sprites.objects.root)
+            let damaged = try sprites.objects.damaged(store: store, run: current.id)
+            if !damaged.isEmpty {
+                log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
+                try store.requeueSprites(run: current.id, damaged)
+                try await SpritePhase(crawler: self, fetcher: sprites, run: current).run()
+                FileSystem.flush(sprites.objects.root)
+            }
         }
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
         let reports = try store.spriteReports(version: nil, run: current.id)
         let outcome = try store.publish(run: current, skipIfUnchanged: options.mode == .sync)
-        if case .published(let version) = outcome, let sprites {
-            try sprites.tree.materialize(version: version.number, store: store)
-        }
         let counters = progress.snapshot()
         return CrawlSummary(outcome: outcome, resumed: resumed,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
@@ -96,7 +106,7 @@ public struct Crawler: Sendable {
                 guard !list.resources.isEmpty else {
                     throw SourceError(resource: "\(source.description) \(kind.apiName) list", reason: "the list is empty")
                 }
-                if let deploy = list.deployHash, run.deployHash == nil {
+                if let deploy = list.deployHash {
                     try store.setDeployHash(run: run.id, deploy)
                 }
                 try store.recordList(run: run.id, list.resources, kind: kind)

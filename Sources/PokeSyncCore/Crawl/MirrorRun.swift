@@ -50,13 +50,20 @@ public enum MirrorRun {
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: true)
-        let client = HTTPClient(configuration: try clientConfiguration(settings))
+        let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
+                                  source: try settings.spriteSource.map(makeSpriteSource))
+        let client = HTTPClient(configuration: clientConfiguration(settings, policy: policy))
         defer { client.invalidate() }
         let source = try makeSource(settings.source, client: client)
-        let policy = SpritePolicy(sourceHost: source.host, extraHosts: settings.allowHosts,
-                                  source: try settings.spriteSource.map(makeSpriteSource))
         let fetcher = SpriteFetcher(policy: policy, client: client, layout: layout)
-        try fetcher.tree.repairIfNeeded(store: store)
+        do {
+            _ = try finishPublishing(store: store, layout: layout, log: log)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // Left over from an earlier run; it must not keep this run from starting.
+            log("warning: could not finish the last version's sprite tree or diff (\(error)); trying again after this run")
+        }
         let progress = CrawlProgress(requestCounter: { client.statistics.requestsSent })
         let printer = showProgress ? ProgressPrinter(progress: progress) : nil
         defer { printer?.stop() }
@@ -69,27 +76,46 @@ public enum MirrorRun {
                 log(line)
             })
         var summary = try await crawler.run()
-        // Each publish leaves its diff where the nightly job can mail or log it.
-        if case .published(let version) = summary.outcome, let previous = try store.versions().dropLast().last {
-            let diff = try VersionDiff.compute(store: store, from: previous.number, to: version.number)
+        if case .published = summary.outcome, let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
             summary.diff = diff
-            summary.diffFile = try diff.write(to: layout)
+            summary.diffFile = file
         }
         return summary
     }
 
-    static func clientConfiguration(_ settings: RunSettings) throws -> HTTPClientConfiguration {
+    /// What follows a publish, outside its transaction: the sprite tree brought to the
+    /// latest version, and the diff against the version before written to `diffs/`
+    /// where the nightly job can mail or log it. Both are idempotent and recorded in
+    /// the store, so a crash in between is finished by the next run.
+    /// - Returns: the diff written now, if one was pending.
+    static func finishPublishing(store: Store, layout: MirrorLayout,
+                                 log: @Sendable (String) -> Void) throws -> (VersionDiff, URL)? {
+        let unplaced = try SpriteTree(layout: layout).repairIfNeeded(store: store)
+        if !unplaced.isEmpty {
+            log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
+        }
+        guard let pending = try store.meta("pending_diff") else { return nil }
+        let numbers = pending.split(separator: "-").compactMap { Int($0) }
+        guard numbers.count == 2, try store.version(numbers[0]) != nil, try store.version(numbers[1]) != nil else {
+            try store.setMeta("pending_diff", nil)  // a pruned version: nothing left to compare
+            return nil
+        }
+        let diff = try VersionDiff.compute(store: store, from: numbers[0], to: numbers[1])
+        let file = try diff.write(to: layout)
+        try store.setMeta("pending_diff", nil)
+        return (diff, file)
+    }
+
+    static func clientConfiguration(_ settings: RunSettings, policy: SpritePolicy) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.userAgent = settings.userAgent
         configuration.maxConnectionsPerHost = settings.concurrency
         configuration.timeout = max(1, settings.timeoutSeconds)
         configuration.requestsPerSecond = settings.rate
         configuration.retry = settings.retry
-        let sourceHost = URL(string: settings.source)?.host?.lowercased()
-        let allowed = Set(settings.allowHosts.map { $0.lowercased() } + ["raw.githubusercontent.com"]
-                          + [sourceHost, settings.spriteSource.flatMap { URL(string: $0)?.host?.lowercased() }].compactMap { $0 })
-        // Redirects are followed only to hosts we would fetch from anyway.
-        configuration.allowRedirect = { url in allowed.contains(url.host?.lowercased() ?? "") }
+        // Redirects are followed only to origins we would fetch from anyway (the client
+        // itself always follows a redirect to the same origin, such as PokeAPI's 301).
+        configuration.allowRedirect = { url in policy.allows(url) }
         return configuration
     }
 

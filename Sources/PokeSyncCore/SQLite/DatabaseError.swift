@@ -27,13 +27,19 @@ public struct DatabaseError: PokeSyncFailure, Equatable {
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let path { text += " (\(path))" }
-        if let sql { text += " - while executing `\(sql)`" }
+        if let sql {
+            // One line, whatever the literal looked like: errors print as a single line.
+            let shortened = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            text += " - while executing `\(shortened.count > 200 ? shortened.prefix(200) + "..." : shortened)`"
+        }
         return text
     }
 
     public var exitStatus: ExitStatus {
         switch primaryCode {
-        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH, SQLITE_CONSTRAINT: return .dataError
+        // pokesync's SQL is fixed, so a plain SQL error (no such table or column) means a
+        // store that is not what this build expects: bad data, not an I/O failure.
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_ERROR, SQLITE_SCHEMA: return .dataError
         case SQLITE_BUSY, SQLITE_LOCKED: return .locked
         default: return .ioError // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM ...
         }

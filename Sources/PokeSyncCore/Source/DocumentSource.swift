@@ -43,8 +43,6 @@ public struct ResourceList: Sendable {
 public protocol DocumentSource: Sendable {
     /// The source as the user gave it, for logs and the version record.
     var description: String { get }
-    /// The host, for the sprite allow-list; nil for a folder.
-    var host: String? { get }
     /// Every resource of a kind.
     /// - Throws: `SourceError` when the list cannot be had or makes no sense.
     func list(_ kind: ResourceKind) async throws -> ResourceList

@@ -8,7 +8,6 @@ import Foundation
 public struct FolderSource: DocumentSource {
     public let root: URL
     public var description: String { root.path }
-    public var host: String? { nil }
 
     /// - Throws: `SourceError` (exit 69) when `root` has no `api/v2` folder.
     public init(root: URL) throws {

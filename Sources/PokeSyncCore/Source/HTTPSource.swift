@@ -16,7 +16,6 @@ public struct HTTPSource: DocumentSource {
     let pageLimit: Int
 
     public var description: String { base.absoluteString }
-    public var host: String? { base.host }
 
     /// - Parameter base: the API base, ending in `/api/v2` (a trailing slash is ignored).
     public init(base: URL, client: HTTPClient, pageLimit: Int = 100_000) {
@@ -56,7 +55,8 @@ public struct HTTPSource: DocumentSource {
             bodyBytes += response.body.count
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
-            guard let nextURL = URL(string: next), nextURL.host == base.host, nextURL.scheme == base.scheme else {
+            guard let nextURL = URL(string: next), nextURL.host == base.host, nextURL.scheme == base.scheme,
+                  nextURL.port == base.port else {
                 throw SourceError(resource: pageURL.absoluteString, reason: "list `next` leaves the source: \(next)")
             }
             pageURL = nextURL

@@ -56,6 +56,10 @@ public struct SpriteFetcher: Sendable {
                 }
                 return response
             }
+        } catch HTTPError.invalidBody(_, let reason) {
+            // Still cut short after every retry: refused and reported, so that one broken
+            // file upstream cannot hold back every version after it.
+            return .refused("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
         } catch HTTPError.bodyTooLarge(_, let limit) {
             return .refused("larger than \(limit) bytes")
         } catch HTTPError.redirectRefused(_, let target) {

@@ -27,10 +27,22 @@ public struct SpriteObjects: Sendable {
     public func store(_ bytes: [UInt8]) throws -> SHA256Digest {
         let hash = SHA256.hash(bytes)
         let target = url(for: hash)
-        if FileManager.default.fileExists(atPath: target.path) { return hash }
+        // An object of the wrong size (a power cut emptied it) is written again.
+        if Self.size(of: target.path) == bytes.count { return hash }
         try FileSystem.createDirectory(target.deletingLastPathComponent())
         try FileSystem.writeAtomically(bytes, to: target, scratch: scratch)
         return hash
+    }
+
+    static func size(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// The sprites a run settled whose object file is missing or not the size stored:
+    /// what a power cut can do to files written without an fsync each.
+    func damaged(store: Store, run: Int) throws -> [SpriteJob] {
+        try store.settledSpriteObjects(run: run).filter { Self.size(of: url(for: $0.hash).path) != $0.size }.map(\.job)
     }
 
     /// Reads an object back, checking it against its hash.
@@ -81,6 +93,20 @@ enum FileSystem {
         }
     }
 
+    /// Asks the kernel to write out everything cached for the file system holding
+    /// `folder` (one call, rather than an fsync per sprite), so that the files a
+    /// version names are on disk before the version is.
+    static func flush(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        #if os(Linux)
+        _ = linuxSyncfs(descriptor)
+        #else
+        sync()
+        #endif
+        close(descriptor)
+    }
+
     static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
@@ -89,3 +115,8 @@ enum FileSystem {
         return nsError.localizedDescription
     }
 }
+
+#if os(Linux)
+// glibc has syncfs(2), but Swift's Glibc module does not import it.
+@_silgen_name("syncfs") private func linuxSyncfs(_ descriptor: Int32) -> Int32
+#endif

@@ -41,14 +41,16 @@ enum ImageCheck {
 
     static func problem(_ body: [UInt8], fileExtension: String) -> Problem? {
         switch fileExtension.lowercased() {
+        // The end markers are looked for near the end, not at the very end: files with a
+        // few stray bytes after them exist upstream and are whole all the same.
         case "png":
             guard body.starts(with: pngSignature) else { return .wrongType("not a PNG (bad signature)") }
-            return body.suffix(12).elementsEqual(pngEnd) ? nil : .incomplete
+            return contains(body.suffix(1024), pngEnd) ? nil : .incomplete
         case "gif":
             guard body.starts(with: Array("GIF87a".utf8)) || body.starts(with: Array("GIF89a".utf8)) else {
                 return .wrongType("not a GIF (bad signature)")
             }
-            return body.last == 0x3B ? nil : .incomplete
+            return body.count > 13 && body.suffix(64).contains(0x3B) ? nil : .incomplete
         case "svg":
             let text = String(decoding: body.prefix(4096), as: UTF8.self)
                 .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
@@ -56,11 +58,20 @@ enum ImageCheck {
                   String(decoding: body.prefix(65_536), as: UTF8.self).contains("<svg") else {
                 return .wrongType("not an SVG document")
             }
-            let tail = String(decoding: body.suffix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return tail.hasSuffix("</svg>") ? nil : .incomplete
+            return String(decoding: body.suffix(1024), as: UTF8.self).contains("</svg>") ? nil : .incomplete
         default:
             return .wrongType("not a .png, .gif or .svg image")
         }
+    }
+
+    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        var start = haystack.startIndex
+        while start + needle.count <= haystack.endIndex {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+            start += 1
+        }
+        return false
     }
 }
 

@@ -24,19 +24,55 @@ public struct SpritePolicy: Sendable {
     public static let upstreamPrefix = "https://raw.githubusercontent.com/PokeAPI/sprites/master/"
     public static let imageExtensions: Set<String> = ["png", "gif", "svg"]
 
-    public var allowedHosts: Set<String>
+    /// Where sprites may be fetched from: scheme, host and port, so that an allowed
+    /// host does not open its other ports (`http://127.0.0.1:6379/...`) or plain http.
+    public var allowedOrigins: Set<Origin>
     public var source: SpriteSource?
 
     /// - Parameters:
-    ///   - sourceHost: the document source's host, allowed by default.
-    ///   - extraHosts: `--allow-host` values.
-    public init(sourceHost: String?, extraHosts: [String] = [], source: SpriteSource? = nil) {
-        var hosts: Set<String> = ["raw.githubusercontent.com"]
-        if let sourceHost { hosts.insert(sourceHost.lowercased()) }
-        hosts.formUnion(extraHosts.map { $0.lowercased() })
-        if case .http(let base)? = source, let host = base.host { hosts.insert(host.lowercased()) }
-        self.allowedHosts = hosts
+    ///   - sourceURL: the document source's base URL; its origin is allowed.
+    ///   - extraHosts: `--allow-host` values, `HOST` (https on 443, http on 80) or `HOST:PORT`.
+    public init(sourceURL: URL?, extraHosts: [String] = [], source: SpriteSource? = nil) {
+        var origins: Set<Origin> = [Origin(scheme: "https", host: "raw.githubusercontent.com", port: 443)]
+        if let sourceURL, let origin = Origin(sourceURL) { origins.insert(origin) }
+        if case .http(let base)? = source, let origin = Origin(base) { origins.insert(origin) }
+        for text in extraHosts {
+            let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
+            guard let host = parts.first, !host.isEmpty else { continue }
+            if parts.count == 2, let port = Int(parts[1]) {
+                origins.insert(Origin(scheme: "https", host: host, port: port))
+                origins.insert(Origin(scheme: "http", host: host, port: port))
+            } else {
+                origins.insert(Origin(scheme: "https", host: host, port: 443))
+                origins.insert(Origin(scheme: "http", host: host, port: 80))
+            }
+        }
+        self.allowedOrigins = origins
         self.source = source
+    }
+
+    /// Scheme, lower-cased host and port (the scheme's default when absent).
+    public struct Origin: Hashable, Sendable {
+        public var scheme: String
+        public var host: String
+        public var port: Int
+
+        public init(scheme: String, host: String, port: Int) {
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+        }
+
+        public init?(_ url: URL) {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+            self.init(scheme: scheme, host: host, port: url.port ?? (scheme == "https" ? 443 : 80))
+        }
+    }
+
+    /// Whether `url` may be contacted at all (also asked of every redirect).
+    public func allows(_ url: URL) -> Bool {
+        Origin(url).map(allowedOrigins.contains) ?? false
     }
 
     /// A sprite that may be fetched.
@@ -58,14 +94,17 @@ public struct SpritePolicy: Sendable {
               scheme == "http" || scheme == "https" else {
             return .failure(SpriteRefusal("not an http(s) URL"))
         }
-        guard let host = components.host?.lowercased(), !host.isEmpty else { return .failure(SpriteRefusal("no host")) }
+        guard let host = components.host?.lowercased(), !host.isEmpty, let url = components.url else {
+            return .failure(SpriteRefusal("no host"))
+        }
         guard components.query == nil, components.fragment == nil, components.user == nil else {
             return .failure(SpriteRefusal("query, fragment or credentials in a sprite URL"))
         }
         let isUpstream = text.hasPrefix(Self.upstreamPrefix)
         // Mapped upstream URLs are fetched from the sprite source, never from their own host.
-        if !(isUpstream && source != nil), !allowedHosts.contains(host) {
-            return .failure(SpriteRefusal("host \(host) is not on the allow-list"))
+        if !(isUpstream && source != nil), !allows(url) {
+            let port = components.port.map { ":\($0)" } ?? ""
+            return .failure(SpriteRefusal("\(scheme)://\(host)\(port) is not on the allow-list"))
         }
         let encodedPath = components.percentEncodedPath
         guard let decoded = encodedPath.removingPercentEncoding else {
@@ -94,7 +133,6 @@ public struct SpritePolicy: Sendable {
         case (true, .folder(let root)?):
             location = .file(root.appendingPathComponent("sprites").appendingPathComponent(path))
         default:
-            guard let url = components.url else { return .failure(SpriteRefusal("malformed URL")) }
             location = .http(url)
         }
         return .success(Resolved(path: path, location: location))
@@ -108,8 +146,10 @@ public struct SpritePolicy: Sendable {
         if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             return "NUL or control character in path"
         }
+        if path.utf8.count > 1024 { return "path longer than 1024 bytes" }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty { return "empty path segment" }
+            if segment.utf8.count > 255 { return "path segment longer than 255 bytes" }
             if segment == "." || segment == ".." { return "path escapes the sprite tree (\(segment))" }
             if segment.hasPrefix(".") { return "hidden path segment" }
         }

@@ -14,35 +14,44 @@ public struct SpriteTree: Sendable {
         scratch = layout.scratchFolder
     }
 
-    /// Makes the tree hold exactly the sprites of `version`; records that in the store,
-    /// so a crash between publishing and this step is repaired by the next run.
-    /// - Throws: `LocalFileError` (exit 74), `StoreError` for missing objects.
-    public func materialize(version: Int, store: Store) throws {
+    /// Makes the tree hold exactly the sprites of `version`, then records that in the
+    /// store, so a crash part way is repaired by the next run (`repairIfNeeded`).
+    /// - Returns: the sprites that could not be placed, with why; the version is then
+    ///   not recorded as materialized, and the next run tries again.
+    /// - Throws: `LocalFileError` (74) when the tree's own folders cannot be made.
+    @discardableResult
+    public func materialize(version: Int, store: Store) throws -> [String] {
         let wanted = try store.versionSprites(version)
-        var keep = Set<String>()
         try FileSystem.createDirectory(root)
         try FileSystem.createDirectory(scratch)
+        // Old entries go first: a path that was a file may be a folder now, or the reverse.
+        removeUnwanted(Set(wanted.map(\.path)))
+        var unplaced: [String] = []
         for sprite in wanted {
-            keep.insert(sprite.path)
             let target = root.appendingPathComponent(sprite.path)
             let object = objects.url(for: sprite.hash)
             if Self.sameFile(target.path, object.path) { continue }
             guard FileManager.default.fileExists(atPath: object.path) else {
-                throw StoreError.corrupt(object.path, "sprite object for \(sprite.path) is missing")
+                unplaced.append("\(sprite.path): its object \(sprite.hash.hex) is missing")
+                continue
             }
-            try FileSystem.createDirectory(target.deletingLastPathComponent())
-            try place(object: object, at: target)
+            do {
+                try FileSystem.createDirectory(target.deletingLastPathComponent())
+                try place(object: object, at: target)
+            } catch let error as LocalFileError {
+                unplaced.append("\(sprite.path): \(error.reason)")
+            }
         }
-        try removeUnwanted(keep)
-        try store.setMeta("sprite_tree_version", String(version))
+        FileSystem.flush(root)
+        if unplaced.isEmpty { try store.setMeta("sprite_tree_version", String(version)) }
+        return unplaced
     }
 
-    /// Re-materializes the tree when a crash left it behind the latest version.
-    public func repairIfNeeded(store: Store) throws {
-        guard let latest = try store.latestVersion() else { return }
-        if try store.meta("sprite_tree_version") != String(latest.number) {
-            try materialize(version: latest.number, store: store)
-        }
+    /// Re-materializes the tree when a crash (or a failure) left it behind the latest version.
+    public func repairIfNeeded(store: Store) throws -> [String] {
+        guard let latest = try store.latestVersion(),
+              try store.meta("sprite_tree_version") != String(latest.number) else { return [] }
+        return try materialize(version: latest.number, store: store)
     }
 
     private func place(object: URL, at target: URL) throws {
@@ -60,7 +69,7 @@ public struct SpriteTree: Sendable {
         }
     }
 
-    private func removeUnwanted(_ keep: Set<String>) throws {
+    private func removeUnwanted(_ keep: Set<String>) {
         guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) else { return }
         var folders: [URL] = []
         let prefix = root.path + "/"
@@ -86,9 +95,13 @@ extension Store {
         try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
     }
 
-    public func setMeta(_ key: String, _ value: String) throws {
+    public func setMeta(_ key: String, _ value: String?) throws {
         try write { database in
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+            if let value {
+                try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+            } else {
+                try database.run("DELETE FROM meta WHERE key = ?", [.text(key)])
+            }
         }
     }
 }

@@ -35,16 +35,14 @@ extension Store {
 
     /// Forgets a run and its frontier. Stored content stays: it is content-addressed.
     public func discardRun(_ run: Int) throws {
-        try write { database in
-            try database.run("DELETE FROM frontier WHERE run = ?", [SQLValue(run)])
-            try database.run("DELETE FROM sprite_reports WHERE run = ? AND version IS NULL", [SQLValue(run)])
-            try database.run("DELETE FROM runs WHERE id = ?", [SQLValue(run)])
-        }
+        try write { database in try Self.deleteRun(database, run: run) }
     }
 
+    /// Records the deploy the run saw first; later lists of the same run do not overwrite it.
     public func setDeployHash(run: Int, _ hash: String?) throws {
         try write { database in
-            try database.run("UPDATE runs SET deploy_hash = ? WHERE id = ?", [SQLValue(hash), SQLValue(run)])
+            try database.run("UPDATE runs SET deploy_hash = ? WHERE id = ? AND deploy_hash IS NULL",
+                             [SQLValue(hash), SQLValue(run)])
         }
     }
 
@@ -136,6 +134,8 @@ extension Store {
     public func progress(run: Int) throws -> RunProgress {
         try read { database in
             var progress = RunProgress()
+            progress.listedKinds = Set(try database.rows("SELECT key FROM frontier WHERE run = ? AND job = 'list'",
+                                                         [SQLValue(run)]) { ResourceKind(rawValue: $0.text(0)) }.compactMap { $0 })
             let counts = try database.rows("""
                 SELECT job, kind, state, COUNT(*) FROM frontier WHERE run = ? GROUP BY job, kind, state
                 """, [SQLValue(run)]) { ($0.text(0), $0.optionalText(1), $0.text(2), $0.int(3)) }
@@ -145,9 +145,6 @@ extension Store {
                 case "document":
                     if let kind = kindName.flatMap(ResourceKind.init(rawValue:)) { progress.documents[kind, default: [:]][state] = count }
                 case "sprite": progress.sprites[state] = count
-                case "list": progress.listedKinds.formUnion(try database.rows(
-                    "SELECT key FROM frontier WHERE run = ? AND job = 'list'", [SQLValue(run)]) {
-                        ResourceKind(rawValue: $0.text(0)) }.compactMap { $0 })
                 default: break
                 }
             }

@@ -7,6 +7,8 @@ public struct PruneResult: Sendable {
     public var freedSprites: Int
     public var bytesBefore: Int
     public var bytesAfter: Int
+    /// Why the store could not be compacted afterwards, if it could not.
+    public var compactingError: String?
 }
 
 extension Store {
@@ -59,11 +61,18 @@ extension Store {
                 unlink(layout.diffsFolder.appendingPathComponent(name).path)
             }
         }
-        try read { database in
-            try database.execute("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
+        // The prune is done and committed; compacting is a bonus that may fail (a reader
+        // holds the file, the disk lacks room for the copy VACUUM makes).
+        var compactingError: String?
+        do {
+            try read { database in
+                try database.execute("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
+            }
+        } catch {
+            compactingError = "\(error)"
         }
         return PruneResult(removedVersions: removed, freedDocuments: freedDocuments, freedSprites: freedSprites.count,
-                           bytesBefore: before, bytesAfter: Self.fileSize(layout.storeFile))
+                           bytesBefore: before, bytesAfter: Self.fileSize(layout.storeFile), compactingError: compactingError)
     }
 
     static func fileSize(_ url: URL) -> Int {

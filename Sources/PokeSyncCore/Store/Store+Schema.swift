@@ -25,8 +25,10 @@ extension Store {
         key TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, hash BLOB) WITHOUT ROWID;
     -- The run in progress (at most one) and its frontier: every list, document and
     -- sprite job with its state, so that a killed run resumes where it stopped.
+    -- AUTOINCREMENT: a run id is never reused, so rows keyed by run (sprite reports
+    -- kept with a version) cannot collide with a later run's.
     CREATE TABLE IF NOT EXISTS runs(
-        id INTEGER PRIMARY KEY, mode TEXT NOT NULL, source TEXT NOT NULL, sprite_source TEXT,
+        id INTEGER PRIMARY KEY AUTOINCREMENT, mode TEXT NOT NULL, source TEXT NOT NULL, sprite_source TEXT,
         sprite_set TEXT NOT NULL, revalidate INTEGER NOT NULL, started_at TEXT NOT NULL,
         deploy_hash TEXT, base_version INTEGER);
     CREATE TABLE IF NOT EXISTS frontier(

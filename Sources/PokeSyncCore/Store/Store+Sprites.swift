@@ -35,7 +35,11 @@ extension Store {
             } ?? nil
         }
         guard let compressed else { return [] }
-        return SpriteReference.decode(try Zlib.decompress(compressed))
+        do {
+            return SpriteReference.decode(try Zlib.decompress(compressed))
+        } catch {
+            throw StoreError.corrupt(layout.display(layout.storeFile), "the sprite list of document \(documentHash.hex): \(error)")
+        }
     }
 
     /// Queues sprites and reports outside of a document's own transaction (a 304'd document).
@@ -105,6 +109,74 @@ extension Store {
                 ?? ("run = ? AND version IS NULL", SQLValue(run ?? -1))
             return try database.rows("SELECT url, document, outcome, reason FROM sprite_reports WHERE \(condition) ORDER BY url",
                                      [argument]) { SpriteReport(url: $0.text(0), document: $0.text(1), outcome: $0.text(2), reason: $0.text(3)) }
+        }
+    }
+}
+
+/// A settled sprite job with the object it stands for.
+struct SettledSprite: Sendable {
+    var job: SpriteJob
+    var hash: SHA256Digest
+    var size: Int
+}
+
+extension Store {
+    /// Every sprite job of the run that names an object (fetched or unchanged), with the object's size.
+    func settledSpriteObjects(run: Int) throws -> [SettledSprite] {
+        try read { database in
+            try database.rows("""
+                SELECT f.url, f.path, f.name, f.hash, o.size FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
+                WHERE f.run = ? AND f.job = 'sprite' AND f.state IN ('done', 'unchanged')
+                """, [SQLValue(run)]) { row in
+                SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2)),
+                              hash: SHA256Digest(bytes: row.blob(3))!, size: row.int(4))
+            }
+        }
+    }
+
+    /// Puts damaged sprites back in the queue, forgetting their validators so they are fetched whole.
+    func requeueSprites(run: Int, _ jobs: [SpriteJob]) throws {
+        try write { database in
+            for job in jobs {
+                try database.run("UPDATE frontier SET state = 'pending', hash = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
+                                 [SQLValue(run), .text(job.url)])
+                try database.run("DELETE FROM validators WHERE key = ?", [.text(job.url)])
+            }
+        }
+    }
+}
+
+extension Store {
+    /// Refuses sprites that cannot share the tree with another: two URLs with one path,
+    /// or a path below another sprite's file (`pokemon/25.png/x.png`). Decided over the
+    /// whole run in (path, URL) order, so the same sprites win however the documents
+    /// were interleaved or interrupted: a file above wins over what would need a folder
+    /// there, and the smaller URL wins a shared path.
+    /// - Returns: the refusals made now.
+    func refuseClashingSpritePaths(run: Int) throws -> [SpriteReport] {
+        try write { database in
+            let jobs = try database.rows("""
+                SELECT url, path, name FROM frontier WHERE run = ? AND job = 'sprite' AND state != 'refused' ORDER BY path, url
+                """, [SQLValue(run)]) { ($0.text(0), $0.text(1), $0.text(2)) }
+            var winners: [String: String] = [:]  // path → URL
+            var refusals: [SpriteReport] = []
+            for (url, path, document) in jobs {
+                let segments = path.split(separator: "/")
+                let ancestor = (1..<max(1, segments.count)).lazy
+                    .map { segments.prefix($0).joined(separator: "/") }.first { winners[$0] != nil }
+                if let taken = ancestor ?? (winners[path] != nil ? path : nil) {
+                    refusals.append(SpriteReport(url: url, document: document, outcome: "refused",
+                                                 reason: "its tree path \(path) clashes with \(winners[taken]!)"))
+                } else {
+                    winners[path] = url
+                }
+            }
+            for refusal in refusals {
+                try database.run("UPDATE frontier SET state = 'refused', hash = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
+                                 [SQLValue(run), .text(refusal.url)])
+            }
+            try Self.queueSprites(database, run: run, sprites: [], reports: refusals)
+            return refusals
         }
     }
 }

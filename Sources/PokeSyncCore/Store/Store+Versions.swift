@@ -128,6 +128,11 @@ extension Store {
                       SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
                       SQLValue(documents), SQLValue(sprites)])
             try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
+            // What is left to do after this commit (the sprite tree, the diff file) is
+            // recorded with it, so that a crash right after is finished by the next run.
+            if let previous = try database.integer("SELECT MAX(number) FROM versions WHERE number < ?", [version]) {
+                try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('pending_diff', ?)", [.text("\(previous)-\(number)")])
+            }
             try Self.deleteRun(database, run: run.id)
             return .published(record)
         }

@@ -24,6 +24,9 @@ struct PruneCommand {
                   + "freed \(result.freedDocuments) documents and \(result.freedSprites) sprite files; "
                   + String(format: "store %.1f MB → %.1f MB", Double(result.bytesBefore) / 1e6, Double(result.bytesAfter) / 1e6))
         }
+        if let reason = result.compactingError {
+            standardError("pokesync: warning: pruned, but the store could not be compacted: \(reason)\n")
+        }
         return .success
     }
 }

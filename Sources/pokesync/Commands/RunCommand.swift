@@ -1,5 +1,6 @@
 import Foundation
 import PokeSyncCore
+import Synchronization
 
 /// `pokesync full` and `pokesync sync`.
 struct RunCommand {
@@ -83,8 +84,12 @@ final class InterruptHandler {
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let count = Mutex(0)
             source.setEventHandler {
-                standardError("\npokesync: stopping; finished work is kept\n")
+                // The first signal stops between jobs; a second one quits at once (the
+                // store is still safe: every committed job stays committed).
+                if count.withLock({ $0 += 1; return $0 }) > 1 { exit(ExitStatus.interrupted.rawValue) }
+                standardError("\npokesync: stopping; finished work is kept (again to quit at once)\n")
                 onInterrupt()
             }
             source.resume()

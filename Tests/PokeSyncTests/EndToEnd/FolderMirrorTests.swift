@@ -54,6 +54,25 @@ struct FolderMirrorTests {
         }
     }
 
+    @Test func storeOfAnotherShapeIsBadDataInOneLine() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite.arguments = [cli.mirror.appendingPathComponent("store.sqlite").path, """
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT INTO meta VALUES ('schema_version', '1');
+                CREATE TABLE runs(id INTEGER PRIMARY KEY, something_else TEXT);
+                """]
+            try sqlite.run()
+            sqlite.waitUntilExit()
+            let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
     @Test func unwritableMirrorIsAnIOError() throws {
         guard getuid() != 0 else {
             // root writes anywhere; use a path under a regular file instead.
