@@ -32,6 +32,7 @@ import select
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -178,6 +179,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_body(200, OK_BODY)
 
 
+class QuietServer(ThreadingHTTPServer):
+    """Clients here hang up on purpose (cancellation, body caps): not worth a traceback."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bind", default="127.0.0.1")
@@ -191,9 +200,9 @@ def main():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not args.bind.startswith("127."):
         raise SystemExit("loopback addresses only")
-    ThreadingHTTPServer.request_queue_size = 1024
-    ThreadingHTTPServer.daemon_threads = True
-    server = ThreadingHTTPServer((args.bind, args.port), Handler)
+    QuietServer.request_queue_size = 1024
+    QuietServer.daemon_threads = True
+    server = QuietServer((args.bind, args.port), Handler)
     with open(args.pid_file + ".tmp", "w") as f:
         f.write(str(os.getpid()))
     os.rename(args.pid_file + ".tmp", args.pid_file)

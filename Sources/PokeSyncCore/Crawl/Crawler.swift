@@ -46,22 +46,7 @@ public struct Crawler: Sendable {
         progress.begin(phase: .documents)
         try await DocumentPhase(crawler: self, run: current, shortcut: shortcut).run()
         if options.sprites != .none, let sprites {
-            try refreshProgress(run: current.id)
-            for refusal in try store.refuseClashingSpritePaths(run: current.id) {
-                log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
-            }
-            progress.begin(phase: .sprites)
-            try await SpritePhase(crawler: self, fetcher: sprites, run: current).run()
-            // Object files are not fsynced one by one: flush them all at once, then check
-            // none was lost to a power cut earlier in this run before a version names them.
-            FileSystem.flush(sprites.objects.root)
-            let damaged = try sprites.objects.damaged(store: store, run: current.id)
-            if !damaged.isEmpty {
-                log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
-                try store.requeueSprites(run: current.id, damaged)
-                try await SpritePhase(crawler: self, fetcher: sprites, run: current).run()
-                FileSystem.flush(sprites.objects.root)
-            }
+            try await fetchSprites(with: sprites, run: current)
         }
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
@@ -74,6 +59,26 @@ public struct Crawler: Sendable {
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
+    }
+
+    /// The sprite phase, once every document is in and so every sprite job is known.
+    func fetchSprites(with fetcher: SpriteFetcher, run: RunRecord) async throws {
+        try refreshProgress(run: run.id)
+        for refusal in try store.refuseClashingSpritePaths(run: run.id) {
+            log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
+        }
+        progress.begin(phase: .sprites)
+        try await SpritePhase(crawler: self, fetcher: fetcher, run: run).run()
+        // Object files are not fsynced one by one: flush them all at once, then check
+        // none was lost to a power cut earlier in this run before a version names them.
+        FileSystem.flush(fetcher.objects.root)
+        let damaged = try fetcher.objects.damaged(store: store, run: run.id)
+        if !damaged.isEmpty {
+            log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
+            try store.requeueSprites(run: run.id, damaged)
+            try await SpritePhase(crawler: self, fetcher: fetcher, run: run).run()
+            FileSystem.flush(fetcher.objects.root)
+        }
     }
 
     /// Resumes the unfinished run when it was started with the same plan; otherwise
