@@ -17,7 +17,8 @@ public final class ProgressPrinter: Sendable {
                 if Task.isCancelled { break }
                 let line = Self.render(progress.snapshot())
                 if isTerminal {
-                    standardError("\r\u{1B}[K" + line)
+                    // A line wider than the terminal wraps, and "\r" then redraws only its tail.
+                    standardError("\r\u{1B}[K" + String(line.prefix(Self.terminalWidth() - 1)))
                 } else {
                     standardError("[\(Self.clock())] " + line + "\n")
                 }
@@ -36,29 +37,38 @@ public final class ProgressPrinter: Sendable {
         if isTerminal { standardError("\r\u{1B}[K") }
     }
 
+    /// "documents 1234/2952 · 480/s · ETA 4s · pokemon 523/1351 · ...": totals, rate and
+    /// ETA first, so that a narrow terminal cuts only the per-kind detail.
     static func render(_ snapshot: CrawlProgress.Snapshot) -> String {
-        var parts: [String] = []
+        var detail: [String] = []
+        let unit: String
         switch snapshot.phase {
         case .starting: return "starting"
         case .listing: return "listing pokemon, pokemon-species, pokedex, evolution-chain"
         case .publishing: return "publishing"
         case .documents:
+            unit = "documents"
+            if snapshot.documentsFailed > 0 { detail.append("\(snapshot.documentsFailed) failed") }
             for kind in ResourceKind.allCases {
-                parts.append("\(kind.apiName) \(snapshot.documentsSettled[kind] ?? 0)/\(snapshot.documentsTotal[kind] ?? 0)")
+                detail.append("\(kind.apiName) \(snapshot.documentsSettled[kind] ?? 0)/\(snapshot.documentsTotal[kind] ?? 0)")
             }
-            if snapshot.documentsFailed > 0 { parts.append("\(snapshot.documentsFailed) failed") }
         case .sprites:
-            parts.append("sprites \(snapshot.spritesSettled)/\(snapshot.spritesTotal)")
-            if snapshot.spritesSkipped > 0 { parts.append("\(snapshot.spritesSkipped) skipped") }
-            if snapshot.spritesFailed > 0 { parts.append("\(snapshot.spritesFailed) failed") }
+            unit = "sprites"
+            if snapshot.spritesSkipped > 0 { detail.append("\(snapshot.spritesSkipped) skipped") }
+            if snapshot.spritesFailed > 0 { detail.append("\(snapshot.spritesFailed) failed") }
         }
         let elapsed = max(0.001, Date().timeIntervalSince(snapshot.phaseStarted))
-        let done = snapshot.phaseSettled - snapshot.settledAtPhaseStart
-        let rate = Double(done) / elapsed
-        parts.append(String(format: "%.0f/s", rate))
+        let rate = Double(snapshot.phaseSettled - snapshot.settledAtPhaseStart) / elapsed
+        var parts = ["\(unit) \(snapshot.phaseSettled)/\(snapshot.phaseTotal)", String(format: "%.0f/s", rate)]
         let remaining = snapshot.phaseTotal - snapshot.phaseSettled
         if rate > 0, remaining > 0 { parts.append("ETA " + duration(Double(remaining) / rate)) }
-        return parts.joined(separator: " · ")
+        return (parts + detail).joined(separator: " · ")
+    }
+
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -34,7 +34,7 @@ enum Help {
                               or a comma list of paths under `sprites` (default from mirror.json)
       --concurrency N         requests in flight at most (default 8)
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
-      --allow-host HOST[,..]  more hosts sprites may be fetched from
+      --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30)
       --mirror DIR            the mirror folder
     """
