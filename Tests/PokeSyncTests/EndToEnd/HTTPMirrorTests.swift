@@ -136,3 +136,43 @@ struct HTTPMirrorTests {
         }
     }
 }
+
+@Suite("Interrupted sync, end to end", .serialized)
+struct InterruptedSyncTests {
+    @Test func killedSyncSurvivesAPruneAndResumes() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let port = try await withStandInServer(root: TestPaths.sample2025) { server -> Int in
+                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                #expect(full.status == 0)
+                return server.port
+            }
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.port = port
+            options.latencyMilliseconds = 150
+            try await withStandInServer(options) { server in
+                let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
+                let child = cli.start(arguments)
+                try child.process.run()
+                while try await server.stats().requests < 10 && child.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                kill(child.process.processIdentifier, SIGKILL)
+                child.process.waitUntilExit()
+
+                // Pruning now must keep what the interrupted run already fetched.
+                #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+                try await server.resetStats()
+                let resumed = try cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("resuming the sync run"))
+                #expect(resumed.stdout.contains("published version 2"))
+                let refetched = try await server.stats().byPath.filter { $0.key.filter({ $0 == "/" }).count == 5 }
+                #expect(refetched.count < 30, "the resumed sync fetched everything again")
+            }
+            let out = scratch.appendingPathComponent("export")
+            #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+            try Samples.expectSameJSON(TestPaths.sample2026, out)
+        }
+    }
+}
