@@ -19,7 +19,8 @@ do {
     case "diff": status = try DiffCommand(words: rest).execute()
     case "prune": status = try PruneCommand(words: rest).execute()
     case "export": status = try ExportCommand(words: rest).execute()
-    case "verify", "show", "search":
+    case "verify": status = try VerifyCommand(words: rest).execute()
+    case "show", "search":
         throw UsageError("`pokesync \(command)` needs the bundle format, which this build does not have yet")
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
     case "--version": print("pokesync \(PokeSync.version)"); status = .success

@@ -15,6 +15,7 @@ enum Help {
       diff       what changed between two versions
       export     write a version out (--format api-data)
       prune      drop old versions, keeping the newest N
+      verify     check a mirror folder: the store, every document and sprite against its SHA-256, the sprite tree
 
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
@@ -72,6 +73,14 @@ enum Help {
 
         Writes a version (default: the latest) as a PokeAPI/api-data tree that can be served
         statically or crawled back with --source DIR. The bundle format is not in this build yet.
+        """,
+        "verify": """
+        usage: pokesync verify MIRROR
+
+        Reads back everything a mirror folder holds: the SQLite store (quick_check), every
+        document of every retained version and every sprite object against its SHA-256, and
+        the sprite tree against the latest version. Exit 0 when all is sound, 65 otherwise,
+        with one line per problem. Bundles and deltas come with the bundle format.
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

@@ -1,0 +1,40 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync verify PATH`: a mirror folder (bundles come with the bundle format).
+struct VerifyCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: [], flags: [])
+        try arguments.expectPositionals(1...1, usage: "pokesync verify PATH (a mirror folder)")
+    }
+
+    func execute() throws -> ExitStatus {
+        let path = arguments.positionals[0]
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw UsageError("verify \(path): no such file or folder")
+        }
+        guard isFolder.boolValue else {
+            throw UsageError("verify \(path): bundles and deltas need the bundle format, which this build does not have yet")
+        }
+        let layout = MirrorLayout(root: URL(fileURLWithPath: path))
+        let result = try MirrorVerifier.verify(layout)
+        for problem in result.problems.prefix(50) { print("problem: \(problem)") }
+        if result.problems.count > 50 { print("... and \(result.problems.count - 50) more") }
+        let summary = "\(result.versions) versions, \(result.documents) documents, \(result.spriteObjects) sprite objects, \(result.treeFiles) files in the sprite tree"
+        guard result.isSound else {
+            throw VerifyFailure(message: "verify \(path): \(result.problems.count) problem(s) in \(summary)")
+        }
+        print("verified \(path): \(summary); all sound")
+        return .success
+    }
+}
+
+/// A verification that found damage: exit 65.
+struct VerifyFailure: PokeSyncFailure {
+    var message: String
+    var exitStatus: ExitStatus { .dataError }
+    var description: String { message }
+}
