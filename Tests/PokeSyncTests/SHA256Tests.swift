@@ -36,7 +36,7 @@ struct SHA256Tests {
 
     @Test("streaming in fixed chunk sizes equals one-shot", arguments: [1, 3, 63, 64, 65, 127, 4096])
     func fixedChunks(chunkSize: Int) {
-        var generator = SeededGenerator(seed: UInt64(chunkSize))
+        var generator = SeededRandom(seed: UInt64(chunkSize))
         let message = randomBytes(count: 10_000, using: &generator)
         var hasher = SHA256()
         message.withUnsafeBytes { buffer in
@@ -49,7 +49,7 @@ struct SHA256Tests {
 
     @Test("streaming in random splits equals one-shot")
     func randomSplits() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for _ in 0..<50 {
             let message = randomBytes(count: Int.random(in: 0...3000, using: &generator), using: &generator)
             var hasher = SHA256()
@@ -70,7 +70,7 @@ struct SHA256Tests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandom(seed: 7)
         let lengths = Array(0...130) + [1000, 65_536, 1_048_576 + 17]
         var expected: [String: SHA256Digest] = [:]
         for length in lengths {
@@ -108,7 +108,7 @@ struct SHA256Tests {
         #expect(SHA256Digest(hex: "g" + hex.dropFirst()) == nil)
 
         // Ordering follows the bytes, compared lexicographically.
-        var generator = SeededGenerator(seed: 3)
+        var generator = SeededRandom(seed: 3)
         let digests = (0..<100).map { _ in SHA256.hash(randomBytes(count: 8, using: &generator)) }
         let byBytes = digests.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         #expect(digests.sorted() == byBytes)
@@ -117,32 +117,13 @@ struct SHA256Tests {
 
     @Test("buffer, array and Data inputs agree")
     func inputKinds() {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SeededRandom(seed: 11)
         let bytes = randomBytes(count: 777, using: &generator)
         let fromBuffer = bytes.withUnsafeBytes { SHA256.hash($0) }
         #expect(SHA256.hash(bytes) == fromBuffer)
         #expect(SHA256.hash(Data(bytes)) == fromBuffer)
         #expect(SHA256.hash(bytes[...]) == fromBuffer)
     }
-}
-
-/// A reproducible random source (SplitMix64), so a failure can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-private func randomBytes(count: Int, using generator: inout SeededGenerator) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: count)
-    for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-    return bytes
 }
 
 /// Runs a program found on PATH in `directory` and returns its standard output.

@@ -297,25 +297,6 @@ private func expectCorruptData(_ body: () throws -> [UInt8], sourceLocation: Sou
     }
 }
 
-/// A reproducible random source (SplitMix64), so a failure can be replayed.
-private struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-private func randomBytes(count: Int, using generator: inout SeededRandom) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: count)
-    for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-    return bytes
-}
-
 /// Text shaped like PokeAPI documents: repeated keys, names and numbers, `count` bytes long.
 private func jsonLikeBytes(count: Int, using generator: inout SeededRandom) -> [UInt8] {
     let names = ["bulbasaur", "ivysaur", "venusaur", "charmander", "pikachu", "flabébé", "mr-mime"]
