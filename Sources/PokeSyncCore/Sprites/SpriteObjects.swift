@@ -44,18 +44,6 @@ public struct SpriteObjects: Sendable {
     func damaged(store: Store, run: Int) throws -> [SpriteJob] {
         try store.settledSpriteObjects(run: run).filter { Self.size(of: url(for: $0.hash).path) != $0.size }.map(\.job)
     }
-
-    /// Reads an object back, checking it against its hash.
-    /// - Throws: `StoreError.corrupt` when the file is missing or damaged.
-    public func read(_ hash: SHA256Digest) throws -> [UInt8] {
-        let file = url(for: hash)
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw StoreError.corrupt(file.path, "sprite object is missing")
-        }
-        let bytes = [UInt8](data)
-        guard SHA256.hash(bytes) == hash else { throw StoreError.corrupt(file.path, "sprite object does not match its hash") }
-        return bytes
-    }
 }
 
 /// Small file-system helpers that turn failures into `LocalFileError`.

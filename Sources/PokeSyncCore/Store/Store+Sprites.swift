@@ -42,11 +42,6 @@ extension Store {
         }
     }
 
-    /// Queues sprites and reports outside of a document's own transaction (a 304'd document).
-    public func queueSprites(run: Int, sprites: [SpriteJob], reports: [SpriteReport]) throws {
-        try write { database in try Self.queueSprites(database, run: run, sprites: sprites, reports: reports) }
-    }
-
     public func spriteJobs(run: Int, states: [JobState]) throws -> [SpriteJob] {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
@@ -61,13 +56,6 @@ extension Store {
                                  validators: validators.isEmpty ? nil : validators,
                                  knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
             }
-        }
-    }
-
-    /// Whether the sprite object with this hash is complete on disk.
-    public func hasSpriteObject(_ hash: SHA256Digest) throws -> Bool {
-        try read { database in
-            try database.integer("SELECT 1 FROM sprite_objects WHERE hash = ?", [.blob(hash.bytes)]) != nil
         }
     }
 
