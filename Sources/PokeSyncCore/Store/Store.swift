@@ -48,6 +48,15 @@ public final class Store: Sendable {
         try lock.withLock { _ in try body(database) }
     }
 
+    /// Runs `body`, which reads through this store, against one snapshot of it: a
+    /// `prune` or `sync` committing meanwhile (another process) is not seen half-way.
+    /// For single-task readers (export, diff, verify); WAL keeps the snapshot cheap.
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try read { database in try database.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM meta;") }
+        defer { try? read { database in try database.execute("COMMIT") } }
+        return try body()
+    }
+
     /// Runs `body` in one transaction: all of it is committed, or none.
     public func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { _ in try database.transaction(body) }

@@ -19,6 +19,10 @@ public enum MirrorVerifier {
     /// - Throws: `StoreError` when there is no store or it cannot be opened at all.
     public static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
         let store = try Store(layout: layout, create: false, readOnly: true)
+        return try store.snapshot { try verify(store, layout: layout) }
+    }
+
+    private static func verify(_ store: Store, layout: MirrorLayout) throws -> MirrorVerification {
         var result = MirrorVerification()
         let integrity = try store.read { database in try database.rows("PRAGMA quick_check", []) { $0.text(0) } }
         if integrity != ["ok"] {

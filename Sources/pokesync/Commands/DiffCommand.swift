@@ -13,6 +13,10 @@ struct DiffCommand {
     func execute() throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
+        return try store.snapshot { try diff(store) }
+    }
+
+    private func diff(_ store: Store) throws -> ExitStatus {
         let numbers = try store.versions().map(\.number)
         let asked = try arguments.positionals.map { text -> Int in
             guard let number = Int(text) else { throw UsageError("a version is a number (got \"\(text)\")") }

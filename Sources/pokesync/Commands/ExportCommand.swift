@@ -22,8 +22,10 @@ struct ExportCommand {
         guard arguments.options["since"] == nil else { throw UsageError("--since goes with bundle deltas, not api-data") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
-        let version = try VersionChoice.resolve(try arguments.integer("version", minimum: 1), store: store)
-        let count = try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out))
+        let (version, count) = try store.snapshot {
+            let version = try VersionChoice.resolve(try arguments.integer("version", minimum: 1), store: store)
+            return (version, try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out)))
+        }
         print("exported version \(version) (\(count) documents) to \(out) in the api-data layout")
         return .success
     }
