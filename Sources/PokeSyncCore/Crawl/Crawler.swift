@@ -97,26 +97,23 @@ public struct Crawler: Sendable {
         return (try store.startRun(plan), false)
     }
 
-    /// Lists the kinds not listed yet in this run, all four at once.
+    /// Lists the kinds not listed yet in this run, as many at once as `--concurrency`
+    /// allows (requests beyond the connection cap would wait with their timeout running).
     func listKinds(run: RunRecord) async throws {
         let listed = try store.progress(run: run.id).listedKinds
         let missing = ResourceKind.allCases.filter { !listed.contains($0) }
         guard !missing.isEmpty else { return }
         progress.begin(phase: .listing)
-        try await withThrowingTaskGroup(of: (ResourceKind, ResourceList).self) { group in
-            for kind in missing {
-                group.addTask { (kind, try await source.list(kind)) }
+        try await forEachConcurrently(missing, limit: options.concurrency) { kind in
+            let list = try await source.list(kind)
+            guard !list.resources.isEmpty else {
+                throw SourceError(resource: "\(source.description) \(kind.apiName) list", reason: "the list is empty")
             }
-            for try await (kind, list) in group {
-                guard !list.resources.isEmpty else {
-                    throw SourceError(resource: "\(source.description) \(kind.apiName) list", reason: "the list is empty")
-                }
-                if let deploy = list.deployHash {
-                    try store.setDeployHash(run: run.id, deploy)
-                }
-                try store.recordList(run: run.id, list.resources, kind: kind)
-                progress.addRequestBytes(list.bodyBytes)
+            if let deploy = list.deployHash {
+                try store.setDeployHash(run: run.id, deploy)
             }
+            try store.recordList(run: run.id, list.resources, kind: kind)
+            progress.addRequestBytes(list.bodyBytes)
         }
     }
 
