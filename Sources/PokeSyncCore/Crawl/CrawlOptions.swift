@@ -38,7 +38,6 @@ public enum CrawlError: PokeSyncFailure {
 /// What a finished run did.
 public struct CrawlSummary: Sendable {
     public var outcome: PublishOutcome
-    public var resumed: Bool
     public var documentsFetched: Int
     public var documentsUnchanged: Int
     public var spritesFetched: Int

@@ -35,7 +35,7 @@ public struct Crawler: Sendable {
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     public func run() async throws -> CrawlSummary {
         let started = Date()
-        let (run, resumed) = try openRun()
+        let run = try openRun()
         try await listKinds(run: run)
         let current = try store.currentRun() ?? run
         let shortcut = try deployUnchanged(current)
@@ -54,7 +54,7 @@ public struct Crawler: Sendable {
         let reports = try store.spriteReports(version: nil, run: current.id)
         let outcome = try store.publish(run: current, skipIfUnchanged: options.mode == .sync)
         let counters = progress.snapshot()
-        return CrawlSummary(outcome: outcome, resumed: resumed,
+        return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
@@ -84,17 +84,17 @@ public struct Crawler: Sendable {
     /// Resumes the unfinished run when it was started with the same plan; otherwise
     /// starts a new one (an unfinished run with another plan is discarded, its fetched
     /// content stays in the store).
-    func openRun() throws -> (RunRecord, Bool) {
+    func openRun() throws -> RunRecord {
         if let unfinished = try store.currentRun() {
             if unfinished.plan == plan {
                 let counts = try store.progress(run: unfinished.id)
                 log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
-                return (unfinished, true)
+                return unfinished
             }
             log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
             try store.discardRun(unfinished.id)
         }
-        return (try store.startRun(plan), false)
+        return try store.startRun(plan)
     }
 
     /// Lists the kinds not listed yet in this run, as many at once as `--concurrency`

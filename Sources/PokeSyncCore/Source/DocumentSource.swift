@@ -12,6 +12,14 @@ public struct Validators: Sendable, Hashable {
     }
 
     public var isEmpty: Bool { etag == nil && lastModified == nil }
+
+    /// The headers of a conditional GET: `If-None-Match` and `If-Modified-Since`.
+    public var requestHeaders: [String: String] {
+        var headers: [String: String] = [:]
+        if let etag { headers["If-None-Match"] = etag }
+        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        return headers
+    }
 }
 
 /// The answer of a source for one document.

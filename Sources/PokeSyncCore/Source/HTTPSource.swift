@@ -71,11 +71,8 @@ public struct HTTPSource: DocumentSource {
 
     public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         let url = base.appendingPathComponent("\(kind.apiName)/\(id)/")
-        var headers: [String: String] = [:]
-        if let etag = validators?.etag { headers["If-None-Match"] = etag }
-        if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
         let prefix = stripPrefix
-        return try await client.fetch(url, headers: headers) { response -> DocumentFetch in
+        return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {
             case 304 where validators != nil:
                 return .notModified

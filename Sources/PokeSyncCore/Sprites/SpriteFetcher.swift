@@ -44,9 +44,8 @@ public struct SpriteFetcher: Sendable {
 
     private func download(_ url: URL, resolved: SpritePolicy.Resolved, validators: Validators?) async throws -> SpriteFetchOutcome {
         guard let client else { throw SourceError(resource: url.absoluteString, reason: "no HTTP client for sprites") }
-        var headers: [String: String] = ["Accept": "image/png, image/gif, image/svg+xml, */*"]
-        if let etag = validators?.etag { headers["If-None-Match"] = etag }
-        if let lastModified = validators?.lastModified { headers["If-Modified-Since"] = lastModified }
+        var headers = validators?.requestHeaders ?? [:]
+        headers["Accept"] = "image/png, image/gif, image/svg+xml, */*"
         let fileExtension = resolved.fileExtension
         let response: HTTPResponse
         do {

@@ -34,14 +34,12 @@ extension Store {
                   AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'document' AND hash IS NOT NULL)
                 """)
             let freedDocuments = database.changes
+            // RETURNING names the rows as they go, for unlinking their files after the commit.
             let orphans = try database.rows("""
-                SELECT hash FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
-                  AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'sprite' AND hash IS NOT NULL)
-                """, []) { $0.blob(0) }
-            try database.run("""
                 DELETE FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
                   AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'sprite' AND hash IS NOT NULL)
-                """)
+                RETURNING hash
+                """, []) { $0.blob(0) }
             // Validators for content that is gone would make a 304 point at nothing.
             try database.run("""
                 DELETE FROM validators WHERE hash NOT IN (SELECT hash FROM documents)

@@ -65,6 +65,18 @@ extension Store {
         }.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
     }
 
+    /// How many documents of each kind a version holds.
+    public func documentCounts(version: Int) throws -> [ResourceKind: Int] {
+        try read { database in
+            var counts: [ResourceKind: Int] = [:]
+            for (kind, count) in try database.rows("SELECT kind, COUNT(*) FROM version_documents WHERE version = ? GROUP BY kind",
+                                                   [SQLValue(version)], { ($0.text(0), $0.int(1)) }) {
+                if let kind = ResourceKind(rawValue: kind) { counts[kind] = count }
+            }
+            return counts
+        }
+    }
+
     /// The canonical JSON of a stored document.
     /// - Throws: `StoreError.corrupt` when it is missing or does not match its hash.
     public func documentBody(_ hash: SHA256Digest) throws -> [UInt8] {

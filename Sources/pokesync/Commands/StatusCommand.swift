@@ -43,7 +43,7 @@ struct MirrorStatus {
         var status = MirrorStatus(mirror: layout.root.path)
         status.latest = try store.latestVersion()
         if let latest = status.latest {
-            for document in try store.documents(version: latest.number) { status.kinds[document.kind, default: 0] += 1 }
+            status.kinds = try store.documentCounts(version: latest.number)
             let reports = try store.spriteReports(version: latest.number)
             status.refused = reports.filter { $0.outcome == "refused" }.count
             status.missing = reports.filter { $0.outcome == "missing" }.count
