@@ -1,12 +1,27 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// pokesync: an offline mirror of the PokeAPI. No third-party packages: only
-// Foundation, Dispatch, Swift concurrency and the system sqlite3 and zlib.
+// pokesync: an offline mirror of the PokeAPI, and the library Pokedex apps read it
+// with. No third-party packages: only Foundation, Dispatch, Swift concurrency and the
+// system sqlite3 and zlib.
+//
+// Targets by stage:
+//   CSQLite, CZlib      the system libraries
+//   PokeSQLite          the SQLite layer (connections, statements, errors)
+//   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
+//   PokedexReader       what apps import: the device schema, content_digest, queries,
+//                       the updater. Depends on nothing but the three above and Foundation.
+//   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer
+//   pokesync            the command line
 let package = Package(
     name: "pokesync",
+    // PokedexReader's floor: the seed apps' minimum. The crawler (PokeSyncCore, pokesync)
+    // is a Linux server tool; it uses Synchronization, which Apple platforms only have
+    // from macOS 15.
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "pokesync", targets: ["pokesync"]),
+        .library(name: "PokedexReader", targets: ["PokedexReader"]),
         .library(name: "PokeSyncCore", targets: ["PokeSyncCore"]),
     ],
     targets: [
@@ -14,9 +29,12 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "PokeSyncCore", dependencies: ["CSQLite", "CZlib"]),
+        .target(name: "PokeSQLite", dependencies: ["CSQLite"]),
+        .target(name: "PokeArchive", dependencies: ["CZlib"]),
+        .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
+        .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
         .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore"]),
-        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "pokesync"]),
+        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]
 )

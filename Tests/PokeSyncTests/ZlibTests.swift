@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PokeSyncCore
+import PokeArchive
 
 @Suite("zlib")
 struct ZlibTests {

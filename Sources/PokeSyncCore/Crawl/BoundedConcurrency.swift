@@ -1,3 +1,4 @@
+import PokeSQLite
 /// Runs `work` for every item with at most `limit` running at once: the group is
 /// filled to `limit`, then one starts as one finishes. When one throws, the others
 /// are cancelled and the error is rethrown (`next()` rethrows; leaving the group

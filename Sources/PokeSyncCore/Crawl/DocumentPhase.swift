@@ -1,4 +1,6 @@
 import Foundation
+import PokeArchive
+import PokeSQLite
 
 /// Fetches the run's unfinished documents, stores each new content once, and queues
 /// the sprites each document names.

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// Fetches the run's unfinished sprites (deduplicated by URL when queued) into the
 /// content-addressed object folder.

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// What became of one sprite.
 public enum SpriteFetchOutcome: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// Sprite bytes by SHA-256 under `objects/`: `objects/ab/abcdef...`. A sprite shared
 /// by many documents or kept by many versions is stored once.

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// `full` fetches everything unconditionally; `sync` revalidates what the store has.
 public enum RunMode: String, Sendable, Codable {

@@ -1,4 +1,6 @@
 import Foundation
+import PokeArchive
+import PokeSQLite
 
 /// The run in progress and its frontier. Every state change is committed as it
 /// happens, so a run killed at any moment resumes with only in-flight work lost.

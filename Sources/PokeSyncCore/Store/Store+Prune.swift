@@ -1,4 +1,6 @@
 import Foundation
+import PokeArchive
+import PokeSQLite
 
 /// What `prune` removed.
 public struct PruneResult: Sendable {

@@ -1,3 +1,4 @@
+import PokeSQLite
 extension Store {
     /// The store's tables. Documents are kept once per content (SHA-256 of the
     /// canonical JSON); versions only name them.

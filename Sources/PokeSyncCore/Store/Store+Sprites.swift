@@ -1,4 +1,6 @@
 import Foundation
+import PokeArchive
+import PokeSQLite
 
 /// A sprite URL as a document names it: its JSON path under `sprites` and the URL.
 public struct SpriteReference: Sendable, Hashable {

@@ -1,4 +1,6 @@
 import Foundation
+import PokeArchive
+import PokeSQLite
 
 /// A published version.
 public struct VersionRecord: Sendable, Codable, Equatable {

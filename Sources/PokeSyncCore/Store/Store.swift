@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PokeSQLite
 
 /// The versioned store of one mirror: content-addressed documents, the versions that
 /// name them, and the frontier of the run in progress, in one SQLite file (WAL mode).

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// What `pokesync verify MIRROR` found.
 public struct MirrorVerification: Sendable {

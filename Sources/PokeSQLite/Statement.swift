@@ -81,6 +81,9 @@ public final class Statement {
         }
     }
 
+    /// Resets the statement so that it can run again (bindings are kept).
+    public func reset() { sqlite3_reset(handle) }
+
     /// Runs the statement to completion, ignoring rows.
     public func run(_ arguments: [SQLValue] = []) throws(DatabaseError) {
         try bind(arguments)
@@ -101,9 +104,30 @@ public final class Statement {
 /// The current row of a stepping statement: valid only inside the mapping closure.
 public struct Row {
     let statement: Statement
+    /// The current row of `statement`, which must have just stepped to a row.
+    public init(statement: Statement) { self.statement = statement }
     private var handle: OpaquePointer { statement.handle }
 
+    /// The storage class of a column's value in this row.
+    public enum StorageClass: Sendable { case null, integer, real, text, blob }
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    public func storageClass(_ column: Int32) -> StorageClass {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// Calls `body` with the UTF-8 bytes of a text column, without copying them into a String.
+    public func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let pointer = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
     public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     public func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

@@ -3,7 +3,7 @@ import CSQLite
 /// A failed SQLite call: the extended result code, SQLite's message, and the SQL
 /// that was running, printed as
 /// `SQLite error 19: UNIQUE constraint failed: versions.number - while executing `INSERT ...``.
-public struct DatabaseError: PokeSyncFailure, Equatable {
+public struct DatabaseError: Error, CustomStringConvertible, Equatable {
     /// The extended result code (`sqlite3_extended_errcode`).
     public var extendedCode: Int32
     public var message: String
@@ -33,15 +33,5 @@ public struct DatabaseError: PokeSyncFailure, Equatable {
             text += " - while executing `\(shortened.count > 200 ? shortened.prefix(200) + "..." : shortened)`"
         }
         return text
-    }
-
-    public var exitStatus: ExitStatus {
-        switch primaryCode {
-        // pokesync's SQL is fixed, so a plain SQL error (no such table or column) means a
-        // store that is not what this build expects: bad data, not an I/O failure.
-        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_ERROR, SQLITE_SCHEMA: return .dataError
-        case SQLITE_BUSY, SQLITE_LOCKED: return .locked
-        default: return .ioError // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM ...
-        }
     }
 }

@@ -106,7 +106,7 @@ public enum CompressionFormat: Sendable {
 }
 
 /// A failure while compressing, decompressing or streaming a gzip file.
-public enum CompressionError: PokeSyncFailure, Equatable {
+public enum CompressionError: Error, CustomStringConvertible, Equatable {
     /// The compressed bytes are not a valid stream (zlib's `Z_DATA_ERROR`, a wrong header,
     /// a bad checksum, or bytes after the end of the stream).
     case corruptData(String)
@@ -118,14 +118,6 @@ public enum CompressionError: PokeSyncFailure, Equatable {
     case zlib(code: Int32, message: String)
     /// Opening, reading, writing or syncing a compressed file failed.
     case fileAccess(path: String, operation: String, reason: String)
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .corruptData, .truncated, .outputTooLarge: .dataError
-        case .zlib: .ioError
-        case .fileAccess: .ioError
-        }
-    }
 
     public var description: String {
         switch self {

@@ -6,7 +6,12 @@ import Foundation
 /// Not `Sendable`: SQLite connections must not be used from two threads at once.
 /// `Store` owns one behind a `Mutex` and hands out only `Sendable` values.
 public final class Database {
-    public enum Mode: Sendable { case readWrite, readOnly }
+    public enum Mode: Sendable {
+        case readWrite, readOnly
+        /// Read-only, and promised never to change while open (`immutable=1`): SQLite
+        /// takes no locks and needs no `-wal` or `-shm`, so it opens on read-only media.
+        case immutable
+    }
 
     let handle: OpaquePointer
     public let path: String
@@ -17,9 +22,16 @@ public final class Database {
     ///   database is detected by the first query (`isCorruption`).
     public init(path: String, mode: Mode = .readWrite) throws(DatabaseError) {
         var connection: OpaquePointer?
-        let flags = (mode == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-            | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        var flags = SQLITE_OPEN_NOMUTEX
+        var name = path
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = Self.immutableURI(path)
+        }
+        let code = sqlite3_open_v2(name, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(connection)
@@ -30,6 +42,20 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         // Another process (status while a sync runs) may hold a write lock briefly.
         sqlite3_busy_timeout(connection, 5_000)
+    }
+
+    /// `file:` URI for `path` with `immutable=1`; `%`, `?` and `#` escaped so any file name works.
+    static func immutableURI(_ path: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:\(escaped)?immutable=1"
     }
 
     deinit {

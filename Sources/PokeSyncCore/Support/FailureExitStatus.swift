@@ -1,0 +1,27 @@
+import CSQLite
+import PokeArchive
+import PokeSQLite
+
+// The shared layers (PokeSQLite, PokeArchive) know nothing of the command line: the
+// mapping of their errors to sysexits codes lives here, at the edge, with the rest.
+
+extension DatabaseError: PokeSyncFailure {
+    public var exitStatus: ExitStatus {
+        switch primaryCode {
+        // pokesync's SQL is fixed, so a plain SQL error (no such table or column) means a
+        // store that is not what this build expects: bad data, not an I/O failure.
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_ERROR, SQLITE_SCHEMA: .dataError
+        case SQLITE_BUSY, SQLITE_LOCKED: .locked
+        default: .ioError // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM ...
+        }
+    }
+}
+
+extension CompressionError: PokeSyncFailure {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .corruptData, .truncated, .outputTooLarge: .dataError
+        case .zlib, .fileAccess: .ioError
+        }
+    }
+}

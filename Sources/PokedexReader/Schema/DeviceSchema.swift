@@ -1,0 +1,75 @@
+/// The device database (`pokedex.sqlite`) as DESIGN fixes it: the tables apps and other
+/// clients rely on, their key columns, and the columns `content_digest` covers.
+///
+/// One definition serves the bundle writer, the delta builder, the updater and the
+/// reader, so that they cannot drift apart.
+public enum DeviceSchema {
+    /// The schema version written to `meta`, manifests and the index. A reader refuses a
+    /// database whose major version is newer than this.
+    public static let version = 1
+
+    /// One table of the schema.
+    public struct Table: Sendable, Hashable {
+        /// The table's name (it may be a view over the builder's own tables).
+        public let name: String
+        /// The columns DESIGN lists, in its order: what `content_digest` covers.
+        public let columns: [String]
+        /// How many of the leading `columns` form the key.
+        public let keyCount: Int
+        /// The entity the table's rows belong to, by its first key column; nil for `meta`.
+        public let entity: Entity?
+
+        public var keyColumns: ArraySlice<String> { columns.prefix(keyCount) }
+    }
+
+    /// The things a delta adds, changes or removes as a whole.
+    public enum Entity: String, Sendable, CaseIterable {
+        case pokemon, species, pokedex
+        case evolutionChain = "evolution_chain"
+        /// The table whose `id` names the entity.
+        public var rootTable: String { rawValue }
+    }
+
+    /// Every table of the schema, in DESIGN's order (the order of `content_digest`).
+    public static let tables: [Table] = [
+        Table(name: "meta", columns: ["key", "value"], keyCount: 1, entity: nil),
+        Table(name: "pokemon", columns: ["id", "name", "species_id", "height", "weight", "base_experience",
+                                         "is_default", "sort_order"], keyCount: 1, entity: .pokemon),
+        Table(name: "pokemon_type", columns: ["pokemon_id", "slot", "type"], keyCount: 2, entity: .pokemon),
+        Table(name: "pokemon_stat", columns: ["pokemon_id", "stat", "base_stat", "effort"], keyCount: 2, entity: .pokemon),
+        Table(name: "pokemon_ability", columns: ["pokemon_id", "slot", "ability", "is_hidden"], keyCount: 2,
+              entity: .pokemon),
+        Table(name: "pokemon_move", columns: ["pokemon_id", "move"], keyCount: 2, entity: .pokemon),
+        Table(name: "pokemon_sprite", columns: ["pokemon_id", "key", "url", "path"], keyCount: 2, entity: .pokemon),
+        Table(name: "species", columns: ["id", "name", "generation", "evolution_chain_id", "evolves_from_species_id",
+                                         "is_baby", "is_legendary", "is_mythical", "color", "habitat", "gender_rate",
+                                         "capture_rate"], keyCount: 1, entity: .species),
+        Table(name: "species_name", columns: ["species_id", "language", "name", "genus"], keyCount: 2, entity: .species),
+        Table(name: "species_flavor_text", columns: ["species_id", "language", "version", "entry_index", "text"],
+              keyCount: 3, entity: .species),
+        Table(name: "pokedex", columns: ["id", "name", "region", "is_main_series"], keyCount: 1, entity: .pokedex),
+        Table(name: "pokedex_entry", columns: ["pokedex_id", "entry_number", "species_id"], keyCount: 2,
+              entity: .pokedex),
+        Table(name: "pokedex_description", columns: ["pokedex_id", "language", "description"], keyCount: 2,
+              entity: .pokedex),
+        Table(name: "evolution_chain", columns: ["id", "root_species_id", "baby_trigger_item"], keyCount: 1,
+              entity: .evolutionChain),
+        Table(name: "evolution_step", columns: ["chain_id", "to_species_id", "from_species_id", "trigger", "min_level",
+                                                "item", "details_json"], keyCount: 2, entity: .evolutionChain),
+    ]
+
+    /// The tables that hold an entity's rows (the root table first).
+    public static func tables(of entity: Entity) -> [Table] { tables.filter { $0.entity == entity } }
+
+    /// The `meta` keys every database has.
+    public enum MetaKey {
+        public static let schemaVersion = "schema_version"
+        public static let lineage = "lineage"
+        public static let version = "version"
+        public static let createdAt = "created_at"
+        public static let source = "source"
+        public static let profile = "profile"
+        /// Not itself covered by the digest (it is the digest).
+        public static let contentDigest = "content_digest"
+    }
+}
