@@ -1,3 +1,4 @@
+import Foundation
 import PokeSQLite
 extension Store {
     /// The store's tables. Documents are kept once per content (SHA-256 of the
@@ -49,6 +50,9 @@ extension Store {
             if try database.integer("SELECT value FROM meta WHERE key = 'schema_version'") == nil {
                 try database.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", [.text(String(schemaVersion))])
             }
+            // The lineage: a random id made once with the store. A rebuilt mirror starts at
+            // version 1 again under a new one, so devices never compare across the two.
+            try database.run("INSERT OR IGNORE INTO meta(key, value) VALUES ('lineage', ?)", [.text(newLineage())])
         }
     }
 
@@ -58,5 +62,24 @@ extension Store {
             throw StoreError.corrupt(display, "no schema version (not a pokesync store?)")
         }
         if number > schemaVersion { throw StoreError.newerSchema(display, number) }
+    }
+}
+
+/// 128 random bits as 32 lowercase hex digits.
+func newLineage() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
+}
+
+extension Store {
+    /// The mirror's lineage (``newLineage()``), made when the store was created or first
+    /// opened for writing by a build that knows lineages.
+    /// - Throws: `StoreError.corrupt` when the store has none (opened read-only before any
+    ///   writing command ran on it).
+    public func lineage() throws -> String {
+        guard let value = try read({ try $0.row("SELECT value FROM meta WHERE key = 'lineage'", [], { $0.text(0) }) }) else {
+            throw StoreError.corrupt(layout.display(layout.storeFile), "no lineage recorded")
+        }
+        return value
     }
 }

@@ -1,0 +1,164 @@
+import Foundation
+import PokeArchive
+import PokedexReader
+
+/// The bundles folder (`Mirror/bundles/` or `--out`), updated in place, carefully:
+///
+/// - a bundle or delta is written aside and linked into place under its final name,
+///   which fails rather than replaces when the name exists: a published file never
+///   changes (CDNs cache them forever), even when a re-export gives other bytes;
+/// - `index.json` is replaced last, atomically, and only for the newest version;
+/// - a file the index stops naming is removed only after a grace period, since CDNs
+///   serve cached indexes for a while. When a file stopped being named is recorded in
+///   `.pokesync-retired.json`, pokesync's own bookkeeping (dot-files are not for upload).
+public struct BundlesFolder: Sendable {
+    public static let indexName = "index.json"
+    static let retiredName = ".pokesync-retired.json"
+
+    public let root: URL
+
+    public init(root: URL) { self.root = root.standardizedFileURL }
+
+    public func url(_ name: String) -> URL { root.appendingPathComponent(name) }
+
+    /// A unique scratch path inside the folder (same file system, so it links into place).
+    public func scratchFile(for name: String) -> URL {
+        url(".\(name).partial-\(getpid())-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// Makes the folder, or says clearly why it cannot be used.
+    /// - Throws: `UsageError` when the path is a file; `LocalFileError` when it cannot be made.
+    public func prepare() throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw UsageError("--out \(root.path) is a file, not a folder")
+        }
+        try FileSystem.createDirectory(root)
+        guard access(root.path, W_OK) == 0 else { throw LocalFileError(path: root.path, errno: errno) }
+    }
+
+    /// Publishes `scratch` as `name` unless `name` already exists, in which case the file
+    /// that is there is kept and `scratch` removed. Returns the published file's facts.
+    /// - Throws: `LocalFileError` (74) when linking or reading fails.
+    public func publish(_ scratch: URL, as name: String) throws -> PublishedFile {
+        let target = url(name)
+        defer { unlink(scratch.path) }
+        FileSystem.sync(file: scratch)
+        if link(scratch.path, target.path) != 0 {
+            guard errno == EEXIST else { throw LocalFileError(path: target.path, errno: errno) }
+            return try PublishedFile(existing: target, name: name, new: false)
+        }
+        FileSystem.sync(file: root)
+        return try PublishedFile(existing: target, name: name, new: true)
+    }
+
+    /// The facts of a file already in the folder, or nil when it is not there.
+    public func existing(_ name: String) throws -> PublishedFile? {
+        FileManager.default.fileExists(atPath: url(name).path) ? try PublishedFile(existing: url(name), name: name, new: false) : nil
+    }
+
+    /// The index the folder holds now, or nil when there is none (or it does not decode:
+    /// it is replaced by the next export of the newest version).
+    public func currentIndex() -> BundleIndex? {
+        guard let data = FileManager.default.contents(atPath: url(Self.indexName).path) else { return nil }
+        return try? JSONDecoder().decode(BundleIndex.self, from: data)
+    }
+
+    /// Replaces `index.json` atomically: written aside, flushed, renamed.
+    public func writeIndex(_ index: BundleIndex) throws {
+        let scratch = scratchFile(for: Self.indexName)
+        try FileSystem.writeFile(try BundleJSON.encode(index), to: scratch)
+        FileSystem.sync(file: scratch)
+        guard rename(scratch.path, url(Self.indexName).path) == 0 else {
+            let code = errno
+            unlink(scratch.path)
+            throw LocalFileError(path: url(Self.indexName).path, errno: code)
+        }
+        FileSystem.sync(file: root)
+    }
+
+    /// Removes bundle files the index no longer names once they have been unnamed for
+    /// `graceHours`, and scratch files left by an interrupted export. Returns what it removed.
+    @discardableResult
+    public func sweep(keeping named: Set<String>, graceHours: Double, now: Date = Date()) throws -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        var retired = readRetired()
+        var removed: [String] = []
+        for entry in entries.sorted() {
+            if entry.hasPrefix("."), entry.contains(".partial-") {
+                // A scratch file of an export that died; a live export's own has its pid.
+                if let pid = Self.scratchOwner(entry), pid != getpid(), kill(pid, 0) != 0 { unlink(url(entry).path) }
+                continue
+            }
+            guard Self.isBundleFile(entry), !named.contains(entry) else { retired[entry] = nil; continue }
+            guard let since = retired[entry] else { retired[entry] = now; continue }
+            if now.timeIntervalSince(since) >= graceHours * 3600 {
+                if unlink(url(entry).path) == 0 || errno == ENOENT { removed.append(entry) }
+                retired[entry] = nil
+            }
+        }
+        for name in retired.keys where !entries.contains(name) { retired[name] = nil }
+        try writeRetired(retired)
+        return removed
+    }
+
+    /// `pokedex-7.tar.gz` and `pokedex-6-7.delta.tar.gz`: the names export writes.
+    public static func isBundleFile(_ name: String) -> Bool {
+        name.hasPrefix("pokedex-") && name.hasSuffix(".tar.gz") && !name.contains("/")
+    }
+
+    public static func fullName(version: Int) -> String { "pokedex-\(version).tar.gz" }
+    public static func deltaName(from base: Int, to version: Int) -> String { "pokedex-\(base)-\(version).delta.tar.gz" }
+
+    static func scratchOwner(_ name: String) -> Int32? {
+        guard let range = name.range(of: ".partial-") else { return nil }
+        return Int32(name[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    private func readRetired() -> [String: Date] {
+        guard let data = FileManager.default.contents(atPath: url(Self.retiredName).path),
+              let dates = try? JSONDecoder().decode([String: String].self, from: data) else { return [:] }
+        let formatter = ISO8601DateFormatter()
+        return dates.compactMapValues { formatter.date(from: $0) }
+    }
+
+    private func writeRetired(_ retired: [String: Date]) throws {
+        let formatter = ISO8601DateFormatter()
+        let path = url(Self.retiredName)
+        if retired.isEmpty { unlink(path.path); return }
+        let scratch = scratchFile(for: Self.retiredName)
+        try FileSystem.writeFile(try BundleJSON.encode(retired.mapValues { formatter.string(from: $0) }), to: scratch)
+        guard rename(scratch.path, path.path) == 0 else {
+            let code = errno
+            unlink(scratch.path)
+            throw LocalFileError(path: path.path, errno: code)
+        }
+    }
+}
+
+/// A bundle or delta in the folder: what the index says of it.
+public struct PublishedFile: Sendable, Equatable {
+    public var name: String
+    public var size: Int
+    public var sha256: String
+    /// False when the file was already there and kept.
+    public var isNew: Bool
+
+    init(existing url: URL, name: String, new: Bool) throws {
+        self.name = name
+        isNew = new
+        var hasher = SHA256()
+        size = try FileSystem.forEachChunk(of: url) { hasher.update($0) }
+        sha256 = hasher.finalize().hex
+    }
+}
+
+/// The JSON pokesync writes for people and devices: sorted keys, two-space indent,
+/// slashes unescaped, a final newline: the same value gives the same bytes.
+public enum BundleJSON {
+    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Small file-system helpers that turn failures into `LocalFileError`.
+enum FileSystem {
+    static func createDirectory(_ url: URL) throws {
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw LocalFileError(path: url.path, reason: "cannot create folder: \(Self.reason(error))")
+        }
+    }
+
+    /// Writes to a unique file in `scratch`, then renames it over `target`.
+    static func writeAtomically(_ bytes: [UInt8], to target: URL, scratch: URL) throws {
+        try createDirectory(scratch)
+        let temporary = scratch.appendingPathComponent(UUID().uuidString)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw LocalFileError(path: temporary.path, errno: errno) }
+        var written = 0
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 { if errno == EINTR { continue }; return errno }
+                written += result
+            }
+            return nil
+        }
+        close(descriptor)
+        if let failure {
+            unlink(temporary.path)
+            throw LocalFileError(path: target.path, errno: failure)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw LocalFileError(path: target.path, errno: code)
+        }
+    }
+
+    /// Asks the kernel to write out everything cached for the file system holding
+    /// `folder` (one call, rather than an fsync per sprite), so that the files a
+    /// version names are on disk before the version is.
+    static func flush(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        #if os(Linux)
+        _ = linuxSyncfs(descriptor)
+        #else
+        sync()
+        #endif
+        close(descriptor)
+    }
+
+    /// Writes `bytes` to a new file at `target` (which must not exist).
+    static func writeFile(_ bytes: [UInt8], to target: URL) throws {
+        let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw LocalFileError(path: target.path, errno: errno) }
+        defer { close(descriptor) }
+        try bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    unlink(target.path)
+                    throw LocalFileError(path: target.path, errno: code)
+                }
+                written += result
+            }
+        }
+    }
+
+    /// fsync of one file or folder: its bytes (or its entries) are on disk when it returns.
+    static func sync(file url: URL) {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Reads the file in 1 MiB chunks, handing each to `body`; returns the byte count.
+    static func forEachChunk(of url: URL, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw LocalFileError(path: url.path, errno: errno) }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = 0
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw LocalFileError(path: url.path, errno: errno)
+            }
+            if count == 0 { return total }
+            total += count
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}
+
+#if os(Linux)
+// glibc has syncfs(2), but Swift's Glibc module does not import it.
+@_silgen_name("syncfs") private func linuxSyncfs(_ descriptor: Int32) -> Int32
+#endif

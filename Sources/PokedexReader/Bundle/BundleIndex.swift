@@ -1,0 +1,91 @@
+/// `index.json`: what a device reads first, to choose between a delta and the full bundle.
+public struct BundleIndex: Codable, Sendable, Equatable {
+    public static let format = "pokesync-index"
+    public static let currentFormatVersion = 1
+
+    /// One downloadable file the index names.
+    public struct Entry: Codable, Sendable, Equatable {
+        /// The base version, for a delta.
+        public var from: Int?
+        /// The version the file installs (`version` for a full bundle, `to` for a delta).
+        public var to: Int
+        /// The file name, relative to the index.
+        public var file: String
+        /// The download's exact size: a device caps the download at it.
+        public var size: Int
+        /// What the archive unpacks to: a device caps extraction at it.
+        public var unpackedSize: Int
+        public var sha256: String
+
+        enum CodingKeys: String, CodingKey {
+            case from, to, version, file, size, unpackedSize = "unpacked_size", sha256
+        }
+
+        public init(from: Int? = nil, to: Int, file: String, size: Int, unpackedSize: Int, sha256: String) {
+            self.from = from
+            self.to = to
+            self.file = file
+            self.size = size
+            self.unpackedSize = unpackedSize
+            self.sha256 = sha256
+        }
+
+        // DESIGN writes a full bundle as {"version": 7, ...} and a delta as {"from": 6, "to": 7, ...}.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            from = try values.decodeIfPresent(Int.self, forKey: .from)
+            if from == nil, let version = try values.decodeIfPresent(Int.self, forKey: .version) {
+                to = version
+            } else {
+                to = try values.decode(Int.self, forKey: .to)
+            }
+            file = try values.decode(String.self, forKey: .file)
+            size = try values.decode(Int.self, forKey: .size)
+            unpackedSize = try values.decode(Int.self, forKey: .unpackedSize)
+            sha256 = try values.decode(String.self, forKey: .sha256)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var values = encoder.container(keyedBy: CodingKeys.self)
+            if let from {
+                try values.encode(from, forKey: .from)
+                try values.encode(to, forKey: .to)
+            } else {
+                try values.encode(to, forKey: .version)
+            }
+            try values.encode(file, forKey: .file)
+            try values.encode(size, forKey: .size)
+            try values.encode(unpackedSize, forKey: .unpackedSize)
+            try values.encode(sha256, forKey: .sha256)
+        }
+    }
+
+    public var format: String
+    public var formatVersion: Int
+    public var schemaVersion: Int
+    public var lineage: String
+    public var latest: Int
+    public var profile: BundleProfile
+    public var full: Entry
+    public var deltas: [Entry]
+
+    enum CodingKeys: String, CodingKey {
+        case format, formatVersion = "format_version", schemaVersion = "schema_version", lineage, latest
+        case profile, full, deltas
+    }
+
+    public init(schemaVersion: Int = DeviceSchema.version, lineage: String, profile: BundleProfile,
+                full: Entry, deltas: [Entry]) {
+        self.format = Self.format
+        self.formatVersion = Self.currentFormatVersion
+        self.schemaVersion = schemaVersion
+        self.lineage = lineage
+        self.latest = full.to
+        self.profile = profile
+        self.full = full
+        self.deltas = deltas
+    }
+
+    /// The file names the index points at.
+    public var files: [String] { [full.file] + deltas.map(\.file) }
+}

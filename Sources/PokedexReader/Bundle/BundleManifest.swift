@@ -1,0 +1,71 @@
+/// `manifest.json`, the first entry of every full bundle and delta: what it holds and
+/// what the database must look like once it is installed.
+public struct BundleManifest: Codable, Sendable, Equatable {
+    public static let fullFormat = "pokesync-bundle"
+    public static let deltaFormat = "pokesync-delta"
+    public static let currentFormatVersion = 1
+
+    /// One file of the bundle other than the manifest.
+    public struct File: Codable, Sendable, Equatable {
+        /// The path inside the archive: `pokedex.sqlite`, `sprites/pokemon/25.png`.
+        public var path: String
+        public var size: Int
+        /// Lowercase hex SHA-256 of the file's bytes.
+        public var sha256: String
+
+        public init(path: String, size: Int, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// ``fullFormat`` or ``deltaFormat``.
+    public var format: String
+    public var formatVersion: Int
+    /// The device schema's version (``DeviceSchema/version``): a reader refuses a newer major.
+    public var schemaVersion: Int
+    /// The mirror's random id: versions compare only within one lineage.
+    public var lineage: String
+    public var version: Int
+    /// The version a delta applies to; nil for a full bundle.
+    public var baseVersion: Int?
+    /// When the version was published (ISO 8601, UTC): not the export's time.
+    public var createdAt: String
+    public var source: String
+    public var profile: BundleProfile
+    /// ``ContentDigest`` of the database once this bundle is installed (hex).
+    public var contentDigest: String
+    /// The bytes the archive unpacks to: every entry's size, the manifest included.
+    public var unpackedSize: Int
+    public var files: [File]
+    /// Sprite paths a delta removes (`sprites/pokemon/10263.png`); nil for a full bundle.
+    public var removedSprites: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case format, formatVersion = "format_version", schemaVersion = "schema_version", lineage, version
+        case baseVersion = "base_version", createdAt = "created_at", source, profile
+        case contentDigest = "content_digest", unpackedSize = "unpacked_size", files
+        case removedSprites = "removed_sprites"
+    }
+
+    public init(format: String, schemaVersion: Int = DeviceSchema.version, lineage: String, version: Int,
+                baseVersion: Int? = nil, createdAt: String, source: String, profile: BundleProfile,
+                contentDigest: String, unpackedSize: Int, files: [File], removedSprites: [String]? = nil) {
+        self.format = format
+        self.formatVersion = Self.currentFormatVersion
+        self.schemaVersion = schemaVersion
+        self.lineage = lineage
+        self.version = version
+        self.baseVersion = baseVersion
+        self.createdAt = createdAt
+        self.source = source
+        self.profile = profile
+        self.contentDigest = contentDigest
+        self.unpackedSize = unpackedSize
+        self.files = files
+        self.removedSprites = removedSprites
+    }
+
+    public var isDelta: Bool { format == Self.deltaFormat }
+}
