@@ -4,23 +4,11 @@ import Foundation
 /// One-shot compression and decompression of whole buffers, built on `Deflater` and
 /// `Inflater`. Use those directly to stream data that does not fit in memory at once.
 public enum Zlib {
-    /// Compresses `data` into one complete stream.
+    /// Compresses `data` into one complete stream. Any `DataProtocol`: `[UInt8]`, `Data`,
+    /// or an `UnsafeRawBufferPointer` (whose one region is read in place, with no copy).
     /// - Parameters:
     ///   - format: zlib, gzip or raw deflate framing.
     ///   - level: 0 (store) to 9 (smallest).
-    /// - Throws: `CompressionError.zlib` if the level is invalid or memory runs out.
-    public static func compress(
-        _ data: UnsafeRawBufferPointer, format: CompressionFormat = .zlib, level: Int32 = 6
-    ) throws -> [UInt8] {
-        let deflater = try Deflater(format: format, level: level)
-        var output: [UInt8] = []
-        // Text such as JSON shrinks well; start small and let the array grow geometrically.
-        output.reserveCapacity(data.count / 8 + 64)
-        try deflater.compress(data, into: &output, finish: true)
-        return output
-    }
-
-    /// Compresses `data` into one complete stream.
     /// - Throws: `CompressionError.zlib` if the level is invalid or memory runs out.
     public static func compress(
         _ data: some DataProtocol, format: CompressionFormat = .zlib, level: Int32 = 6
@@ -40,23 +28,11 @@ public enum Zlib {
         Data(try compress(data, format: format, level: level))
     }
 
-    /// Decompresses one complete stream (for gzip: one or more members).
+    /// Decompresses one complete stream (for gzip: one or more members). Any
+    /// `DataProtocol`, as for `compress`.
     /// - Parameter limit: the most bytes the output may hold.
     /// - Throws: `CompressionError.corruptData` for invalid data, `.truncated` if the stream
     ///   has no end marker, `.outputTooLarge` past `limit`, `.zlib` if zlib fails otherwise.
-    public static func decompress(
-        _ data: UnsafeRawBufferPointer, format: CompressionFormat = .zlib, limit: Int = .max
-    ) throws -> [UInt8] {
-        let inflater = try Inflater(format: format)
-        var output: [UInt8] = []
-        output.reserveCapacity(expectedInflatedSize(data.count, lastBytes: data.suffix(4), format: format, limit: limit))
-        try inflater.decompress(data, into: &output, limit: limit)
-        try inflater.finish()
-        return output
-    }
-
-    /// Decompresses one complete stream (for gzip: one or more members).
-    /// - Throws: the errors of `decompress(_:format:limit:)` for buffers.
     public static func decompress(
         _ data: some DataProtocol, format: CompressionFormat = .zlib, limit: Int = .max
     ) throws -> [UInt8] {
