@@ -72,7 +72,11 @@ enum Help {
         usage: pokesync export --format api-data --out DIR [--version N] [--mirror DIR]
 
         Writes a version (default: the latest) as a PokeAPI/api-data tree that can be served
-        statically or crawled back with --source DIR. The bundle format is not in this build yet.
+        statically or crawled back with --source DIR. DIR must not exist, or be an earlier
+        export of pokesync's own (exactly .pokesync-export and api/): the export is built beside
+        it and renamed into place, and nothing else is ever removed or replaced (any other DIR,
+        even an empty folder or one of dot-files, is refused with exit 64).
+        The bundle format is not in this build yet.
         """,
         "verify": """
         usage: pokesync verify MIRROR
