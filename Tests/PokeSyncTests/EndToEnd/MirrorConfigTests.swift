@@ -29,6 +29,7 @@ struct MirrorConfigTests {
         (#"{"bundles": {"grace_hours": "2d"}}"#, "\"bundles.grace_hours\""),
         (#"{"allow_hosts": "example.com"}"#, "\"allow_hosts\""),
         (#"{"allow_hosts": [1]}"#, "\"allow_hosts\""),
+        (#"{"sprites": "defualt"}"#, "\"sprites\""),
         (#"{"source": 5}"#, "\"source\""),
         (#"{"contact": ["me"]}"#, "\"contact\""),
         (#"[1, 2]"#, "mirror.json"),
@@ -67,7 +68,7 @@ struct MirrorConfigTests {
     @Test func theCommandLineHasTheSameLimits() throws {
         try withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            for (option, value) in [("--rate", "0"), ("--rate", "1e-300"), ("--rate", "nan"), ("--concurrency", "0"),
+            for (option, value) in [("--sprites", "defualt"), ("--sprites", "front_defualt"), ("--rate", "0"), ("--rate", "1e-300"), ("--rate", "nan"), ("--concurrency", "0"),
                                     ("--concurrency", "257"), ("--timeout", "0")] {
                 let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", option, value])
                 #expect(result.status == 64, "\(option) \(value): \(result.stderr)")
