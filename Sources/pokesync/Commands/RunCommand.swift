@@ -68,7 +68,7 @@ struct RunCommand {
         if !refused.isEmpty {
             lines.append("\(refused.count) sprite URL(s) refused:")
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
-            if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more (`pokesync status --json`)") }
+            if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }
         return lines.joined(separator: "\n")
     }
