@@ -39,9 +39,20 @@ struct Arguments {
         return value
     }
 
-    func number(_ name: String) throws -> Double? {
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = options[name] else { return nil }
-        guard let value = Double(text), value > 0 else { throw UsageError("--\(name) takes a positive number (got \"\(text)\")") }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text)\")")
+        }
+        return value
+    }
+
+    /// A number within `range` (which also keeps out nan and infinity).
+    func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let text = options[name] else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw UsageError("--\(name) takes a number from \(range.lowerBound) to \(range.upperBound) (got \"\(text)\")")
+        }
         return value
     }
 

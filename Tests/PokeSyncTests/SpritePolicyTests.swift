@@ -55,8 +55,43 @@ struct SpritePolicyTests {
 
     @Test func extraAllowedHostsAreFetchedAsIs() throws {
         let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"), extraHosts: ["cdn.example"])
-        let resolved = try policy.resolve("https://cdn.example/mirror/sprites/pokemon/1.png").get()
+        let resolved = try policy.resolve("https://cdn.example/PokeAPI/sprites/master/sprites/pokemon/1.png").get()
         #expect(resolved.path == "pokemon/1.png")
+        #expect(resolved.location == .http(URL(string: "https://cdn.example/PokeAPI/sprites/master/sprites/pokemon/1.png")!))
+    }
+
+    /// Only the sprites repository's layout gives a place in the tree: another layout on
+    /// an allowed host is refused, not placed from its first `/sprites/`.
+    @Test(arguments: [
+        "https://cdn.example/mirror/sprites/pokemon/1.png",
+        "https://cdn.example/sprites/master/sprites/pokemon/25.png",
+        "https://pokeapi.co/media/sprites/pokemon/25.png",
+        "https://cdn.example/x/PokeAPI/sprites/master/sprites/pokemon/25.png",
+    ])
+    func otherLayoutsAreRefused(url: String) {
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"), extraHosts: ["cdn.example"])
+        switch policy.resolve(url) {
+        case .success(let resolved): Issue.record("accepted \(url) as \(resolved.path)")
+        case .failure(let refusal): #expect(refusal.reason.contains("layout"), "\(url): \(refusal.reason)")
+        }
+    }
+
+    @Test func anHTTPSpriteSourceBaseIsItsOwnLayout() throws {
+        let policy = SpritePolicy(sourceURL: nil, source: .http(URL(string: "http://127.0.0.1:9/pk")!))
+        #expect(try policy.resolve("http://127.0.0.1:9/pk/sprites/pokemon/1.png").get().path == "pokemon/1.png")
+        #expect(throws: SpriteRefusal.self) { try policy.resolve("http://127.0.0.1:9/other/sprites/pokemon/1.png").get() }
+    }
+
+    @Test(arguments: [
+        ("\u{202E}gnp.52", "U+202E"), ("25\u{200B}.png", "U+200B"), ("25\u{2028}.png", "U+2028"),
+        ("%E2%80%AEgnp.52", "U+202E"), ("25%zz.png", "percent"), ("25%2.png", "percent"), ("25.png%", "percent"),
+    ])
+    func invisibleCharactersAndBadEscapesAreRefused(name: String, reason: String) {
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"))
+        switch policy.resolve(upstream + "pokemon/" + name) {
+        case .success(let resolved): Issue.record("accepted \(name) as \(resolved.path)")
+        case .failure(let refusal): #expect(refusal.reason.contains(reason), "\(name): \(refusal.reason)")
+        }
     }
 
     @Test func spriteSetsSelectTheirKeys() throws {
@@ -69,6 +104,14 @@ struct SpritePolicyTests {
         #expect(list.selects("other/home/front_default") && !list.selects("other/home/front_shiny"))
         #expect(throws: UsageError.self) { try SpriteSet(parsing: "front_default,../x") }
         #expect(throws: UsageError.self) { try SpriteSet(parsing: "Front Default") }
+        // A typo is not a path: every path ends in a sprite field, below other/ or versions/.
+        for wrong in ["defualt", "front_defualt", "front_default,", "pokemon/25", "other/home", "foo/front_default", "artwork,all"] {
+            #expect(throws: UsageError.self, "\(wrong)") { try SpriteSet(parsing: wrong) }
+        }
+        for right in ["front_default,back_shiny_female", "other/official-artwork/front_shiny", "versions/generation-i/red-blue/front_gray",
+                      "other/showdown/back_shiny_transparent"] {
+            #expect(throws: Never.self, "\(right)") { try SpriteSet(parsing: right) }
+        }
     }
 
     @Test func imagesMustBeWholeAndOfTheirType() {

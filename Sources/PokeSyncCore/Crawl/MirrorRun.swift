@@ -50,6 +50,20 @@ public enum MirrorRun {
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: true)
+        do {
+            return try await crawl(store: store, layout: layout, settings: settings, showProgress: showProgress, log: log)
+        } catch {
+            // Said by `status` instead of "interrupted", which then means a kill or a power cut.
+            if let unfinished = try? store.currentRun() {
+                let (status, reason) = RunEnding.reason(for: error)
+                try? store.recordRunEnding(RunEnding(run: unfinished.id, status: status, reason: reason))
+            }
+            throw error
+        }
+    }
+
+    static func crawl(store: Store, layout: MirrorLayout, settings: RunSettings, showProgress: Bool,
+                      log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
         let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
                                   source: try settings.spriteSource.map(makeSpriteSource))
         let client = HTTPClient(configuration: clientConfiguration(settings, policy: policy))
@@ -57,12 +71,14 @@ public enum MirrorRun {
         let source = try makeSource(settings.source, client: client)
         let fetcher = SpriteFetcher(policy: policy, client: client, layout: layout)
         do {
-            _ = try finishPublishing(store: store, layout: layout, log: log)
+            if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
+                log("wrote the diff of versions \(diff.from) and \(diff.to) that the last run left unwritten: \(file.path)")
+            }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             // Left over from an earlier run; it must not keep this run from starting.
-            log("warning: could not finish the last version's sprite tree or diff (\(error)); trying again after this run")
+            log("warning: \(error); trying again after this run")
         }
         let progress = CrawlProgress(requestCounter: { client.statistics.requestsSent })
         let printer = showProgress ? ProgressPrinter(progress: progress) : nil
@@ -76,9 +92,15 @@ public enum MirrorRun {
                 log(line)
             })
         var summary = try await crawler.run()
-        if case .published = summary.outcome, let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
-            summary.diff = diff
-            summary.diffFile = file
+        if case .published(let version) = summary.outcome {
+            do {
+                if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
+                    summary.diff = diff
+                    summary.diffFile = file
+                }
+            } catch let failure as FollowUpFailure {
+                throw PublishedFollowUpError(version: version.number, failure: failure)
+            }
         }
         return summary
     }
@@ -86,24 +108,33 @@ public enum MirrorRun {
     /// What follows a publish, outside its transaction: the sprite tree brought to the
     /// latest version, and the diff against the version before written to `diffs/`
     /// where the nightly job can mail or log it. Both are idempotent and recorded in
-    /// the store, so a crash in between is finished by the next run.
+    /// the store (the publish commit sets `pending_diff`), so a crash or a full disk in
+    /// between is finished by the next run before it crawls.
     /// - Returns: the diff written now, if one was pending.
+    /// - Throws: `FollowUpFailure` saying which step failed.
     static func finishPublishing(store: Store, layout: MirrorLayout,
                                  log: @Sendable (String) -> Void) throws -> (VersionDiff, URL)? {
-        let unplaced = try SpriteTree(layout: layout).repairIfNeeded(store: store)
+        let unplaced: [String]
+        do { unplaced = try SpriteTree(layout: layout).repairIfNeeded(store: store) } catch {
+            throw FollowUpFailure(step: "bringing the sprite tree up to date", underlying: error)
+        }
         if !unplaced.isEmpty {
             log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
         }
-        guard let pending = try store.meta("pending_diff") else { return nil }
-        let numbers = pending.split(separator: "-").compactMap { Int($0) }
-        guard numbers.count == 2, try store.version(numbers[0]) != nil, try store.version(numbers[1]) != nil else {
-            try store.setMeta("pending_diff", nil)  // a pruned version: nothing left to compare
-            return nil
+        do {
+            guard let pending = try store.meta("pending_diff") else { return nil }
+            let numbers = pending.split(separator: "-").compactMap { Int($0) }
+            guard numbers.count == 2, try store.version(numbers[0]) != nil, try store.version(numbers[1]) != nil else {
+                try store.setMeta("pending_diff", nil)  // a pruned version: nothing left to compare
+                return nil
+            }
+            let diff = try VersionDiff.compute(store: store, from: numbers[0], to: numbers[1])
+            let file = try diff.write(to: layout)
+            try store.setMeta("pending_diff", nil)
+            return (diff, file)
+        } catch {
+            throw FollowUpFailure(step: "writing its diff", underlying: error)
         }
-        let diff = try VersionDiff.compute(store: store, from: numbers[0], to: numbers[1])
-        let file = try diff.write(to: layout)
-        try store.setMeta("pending_diff", nil)
-        return (diff, file)
     }
 
     static func clientConfiguration(_ settings: RunSettings, policy: SpritePolicy) -> HTTPClientConfiguration {
@@ -142,5 +173,29 @@ public enum MirrorRun {
             throw SourceError(resource: text, reason: "--sprite-source folder does not exist")
         }
         return .folder(url)
+    }
+}
+
+/// A step after a publish that failed: the step, and why.
+struct FollowUpFailure: PokeSyncFailure {
+    var step: String
+    var underlying: any Error
+
+    var exitStatus: ExitStatus { (underlying as? any PokeSyncFailure)?.exitStatus ?? .ioError }
+    var description: String {
+        "\(step) for the last published version failed: \((underlying as? any PokeSyncFailure)?.description ?? "\(underlying)")"
+    }
+}
+
+/// The version is published (a reader sees it), but a step after it failed; the next
+/// run finishes that step before anything else, without fetching the version again.
+public struct PublishedFollowUpError: PokeSyncFailure {
+    public var version: Int
+    var failure: FollowUpFailure
+
+    public var exitStatus: ExitStatus { failure.exitStatus }
+    public var description: String {
+        let reason = (failure.underlying as? any PokeSyncFailure)?.description ?? "\(failure.underlying)"
+        return "published version \(version); \(failure.step) failed: \(reason) (the next full or sync finishes it first)"
     }
 }

@@ -9,18 +9,23 @@ public struct ApiDataExporter {
 
     public init(store: Store) { self.store = store }
 
-    /// Builds the tree beside `destination`, then moves it into place, so a reader never
-    /// sees half an export. An existing earlier export at `destination` is replaced.
-    /// - Throws: `UsageError` when `destination` holds something other than an api-data
-    ///   tree; `LocalFileError` (74); `StoreError.corrupt` (65) for damaged documents.
+    /// The file that marks a folder as an api-data export of pokesync's own, and so
+    /// one that a later export may replace.
+    public static let markerName = ".pokesync-export"
+
+    /// Builds the tree in a new folder beside `destination`, then renames it into place,
+    /// so a reader never sees half an export. `destination` must not exist, or be an
+    /// earlier export of pokesync's own (exactly the marker file and `api/`): nothing
+    /// else is ever removed or replaced.
+    /// - Throws: `UsageError` (64) naming `destination` when it is anything else;
+    ///   `LocalFileError` (74); `StoreError.corrupt` (65) for damaged documents.
     @discardableResult
     public func export(version: Int, to destination: URL) throws -> Int {
         let destination = destination.standardizedFileURL
         try Self.checkReplaceable(destination)
         let parent = destination.deletingLastPathComponent()
         try FileSystem.createDirectory(parent)
-        let building = parent.appendingPathComponent(".\(destination.lastPathComponent).partial-\(getpid())")
-        try? FileManager.default.removeItem(at: building)
+        let building = try Self.makeSiblingFolder(of: destination, purpose: "partial")
         defer { try? FileManager.default.removeItem(at: building) }
 
         let documents = try store.documents(version: version)
@@ -36,13 +41,45 @@ public struct ApiDataExporter {
             }
             try Self.write(Self.listJSON(kind: kind, documents: ofKind), to: folder.appendingPathComponent("index.json"))
         }
-        if FileManager.default.fileExists(atPath: destination.path) {
-            do { try FileManager.default.removeItem(at: destination) } catch {
-                throw LocalFileError(path: destination.path, reason: "cannot replace: \(FileSystem.reason(error))")
-            }
-        }
-        guard rename(building.path, destination.path) == 0 else { throw LocalFileError(path: destination.path, errno: errno) }
+        try Self.write(Self.marker(version: version), to: building.appendingPathComponent(Self.markerName))
+        try Self.moveIntoPlace(building, destination)
         return documents.count
+    }
+
+    /// Renames `building` to `destination`. An earlier export there is first renamed
+    /// aside (and checked again, in case it changed since), then removed once the new
+    /// one is in place; if the rename fails, it is put back.
+    static func moveIntoPlace(_ building: URL, _ destination: URL) throws {
+        guard Self.fileType(destination) != nil else {
+            guard rename(building.path, destination.path) == 0 else { throw LocalFileError(path: destination.path, errno: errno) }
+            return
+        }
+        let previous = try Self.makeSiblingFolder(of: destination, purpose: "previous")
+        guard rename(destination.path, previous.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: previous)
+            throw LocalFileError(path: destination.path, reason: "cannot replace: \(String(cString: strerror(code)))")
+        }
+        guard (try? Self.checkReplaceable(previous)) != nil, rename(building.path, destination.path) == 0 else {
+            let code = errno
+            _ = rename(previous.path, destination.path)
+            throw LocalFileError(path: destination.path, reason: "cannot replace: \(String(cString: strerror(code)))")
+        }
+        try? FileManager.default.removeItem(at: previous)
+    }
+
+    /// A new, empty folder `.NAME.PURPOSE-RANDOM` beside `destination` (same file system,
+    /// so the renames are atomic), created exclusively so it can never be someone else's.
+    static func makeSiblingFolder(of destination: URL, purpose: String) throws -> URL {
+        let parent = destination.deletingLastPathComponent()
+        let folder = parent.appendingPathComponent(".\(destination.lastPathComponent).\(purpose)-\(UUID().uuidString.prefix(8))")
+        guard mkdir(folder.path, 0o755) == 0 else { throw LocalFileError(path: folder.path, errno: errno) }
+        return folder
+    }
+
+    /// `{"format":"api-data","pokesync":"0.1.0","version":N}` plus a newline.
+    static func marker(version: Int) -> [UInt8] {
+        Array("{\"format\":\"api-data\",\"pokesync\":\"\(PokeSync.version)\",\"version\":\(version)}\n".utf8)
     }
 
     /// `{"count":N,"next":null,"previous":null,"results":[{"name":..,"url":"/api/v2/kind/id/"}]}`.
@@ -64,16 +101,37 @@ public struct ApiDataExporter {
         }
     }
 
-    /// A destination may be replaced when it is absent, empty, or an earlier export.
+    /// A destination may be replaced only when it is absent, or an earlier export of
+    /// pokesync's own: a real folder (not a link) holding exactly the marker and `api/`.
+    /// Anything else, even a folder of dot-files only or an empty one, is refused.
     static func checkReplaceable(_ destination: URL) throws {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: destination.path) else {
-            if FileManager.default.fileExists(atPath: destination.path) {
-                throw UsageError("--out \(destination.path) is a file, not a folder")
-            }
+        let path = destination.path
+        switch Self.fileType(destination) {
+        case nil:
             return
+        case S_IFDIR?:
+            break
+        case S_IFLNK?:
+            throw UsageError("--out \(path) is a symbolic link; give the folder itself or a new path")
+        default:
+            throw UsageError("--out \(path) is a file, not a folder; give a new path")
         }
-        guard entries.allSatisfy({ $0 == "api" || $0.hasPrefix(".") }) else {
-            throw UsageError("--out \(destination.path) is not empty and is not an api-data export; refusing to replace it")
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let marker = destination.appendingPathComponent(Self.markerName)
+        guard Set(entries) == [Self.markerName, "api"], Self.fileType(marker) == S_IFREG,
+              Self.fileType(destination.appendingPathComponent("api")) == S_IFDIR,
+              let data = FileManager.default.contents(atPath: marker.path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              object["format"] as? String == "api-data" else {
+            throw UsageError("--out \(path) already exists and is not an earlier pokesync api-data export "
+                             + "(exactly \(Self.markerName) and api/); refusing to replace it: give a new path")
         }
+    }
+
+    /// The type bits of `url` itself (a link is not followed), or nil when nothing is there.
+    static func fileType(_ url: URL) -> mode_t? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
     }
 }

@@ -90,6 +90,8 @@ public struct SpritePolicy: Sendable {
 
     /// Resolves `text`, or says why it is refused.
     public func resolve(_ text: String) -> Result<Resolved, SpriteRefusal> {
+        // Checked on the text as written: a lenient parser would keep "%zz" as a literal.
+        if let reason = Self.percentEscapeProblem(text) { return .failure(SpriteRefusal(reason)) }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https" else {
             return .failure(SpriteRefusal("not an http(s) URL"))
@@ -110,16 +112,14 @@ public struct SpritePolicy: Sendable {
         guard let decoded = encodedPath.removingPercentEncoding else {
             return .failure(SpriteRefusal("malformed percent-encoding"))
         }
-        let treePath: Substring
-        if isUpstream {
-            let below = "/PokeAPI/sprites/master/sprites/"
-            guard decoded.hasPrefix(below) else { return .failure(SpriteRefusal("not below the sprites folder")) }
-            treePath = decoded.dropFirst(below.count)
-        } else if let range = decoded.range(of: "/sprites/") {
-            treePath = decoded[range.upperBound...]
-        } else {
-            return .failure(SpriteRefusal("not below a sprites/ folder"))
+        // The place in the tree is the path below the sprites repository's `sprites/`
+        // folder, in that repository's layout only (on raw.githubusercontent.com, another
+        // allowed host, or below an http --sprite-source base), so that two hosts with
+        // other layouts cannot put unrelated files at the same place.
+        guard let prefix = layoutPrefixes(for: url).first(where: { decoded.hasPrefix($0) }) else {
+            return .failure(SpriteRefusal("not below the sprites folder of the PokeAPI/sprites layout (\(Self.repositoryLayout)...)"))
         }
+        let treePath = decoded.dropFirst(prefix.count)
         if let reason = Self.unsafeReason(treePath) { return .failure(SpriteRefusal(reason)) }
         let path = String(treePath)
         guard let ext = path.split(separator: ".").last.map({ $0.lowercased() }), path.contains("."),
@@ -138,6 +138,41 @@ public struct SpritePolicy: Sendable {
         return .success(Resolved(path: path, location: location))
     }
 
+    /// The sprites folder of PokeAPI/sprites, as a URL path.
+    public static let repositoryLayout = "/PokeAPI/sprites/master/sprites/"
+
+    /// Where the sprites folder may start in the decoded path of `url`: the repository's
+    /// layout, and for a URL on an http `--sprite-source`'s origin, that base's `sprites/`.
+    func layoutPrefixes(for url: URL) -> [String] {
+        var prefixes = [Self.repositoryLayout]
+        if case .http(let base)? = source, Origin(base) == Origin(url) {
+            let path = base.path.hasSuffix("/") ? base.path : base.path + "/"
+            prefixes.append(path + "sprites/")
+        }
+        return prefixes
+    }
+
+    /// A `%` not followed by two hex digits, which decoders treat differently.
+    static func percentEscapeProblem(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "%") {
+            guard index + 2 < bytes.count, hex.contains(bytes[index + 1]), hex.contains(bytes[index + 2]) else {
+                return "malformed percent-encoding"
+            }
+        }
+        return nil
+    }
+
+    /// Characters that are invisible or reorder text (U+202E RIGHT-TO-LEFT OVERRIDE, zero
+    /// widths, line separators): a name with one shows as another name in a listing.
+    static func isInvisibleOrBidi(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return true
+        default: return scalar.properties.isBidiControl || scalar.properties.isDefaultIgnorableCodePoint
+        }
+    }
+
     /// Why a decoded relative path could leave the tree, or nil when it is safe.
     static func unsafeReason(_ path: Substring) -> String? {
         if path.isEmpty { return "empty path" }
@@ -145,6 +180,9 @@ public struct SpritePolicy: Sendable {
         if path.contains("\\") { return "backslash in path" }
         if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             return "NUL or control character in path"
+        }
+        if let scalar = path.unicodeScalars.first(where: isInvisibleOrBidi) {
+            return "invisible, format or bidi character U+\(String(scalar.value, radix: 16, uppercase: true)) in path"
         }
         if path.utf8.count > 1024 { return "path longer than 1024 bytes" }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {

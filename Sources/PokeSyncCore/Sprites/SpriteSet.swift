@@ -10,7 +10,15 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
     /// A list of JSON paths under `sprites`, e.g. `front_default,other/home/front_default`.
     case paths([String])
 
-    /// - Throws: `UsageError` when a path is not of the form `a/b_c/d-e`.
+    /// The sprite fields a PokeAPI `sprites` object has, at its top and at the end of
+    /// every path below `other/` and `versions/` (`versions/generation-i/red-blue/front_gray`).
+    public static let fieldNames: Set<String> = Set(["front", "back"].flatMap { side in
+        ["default", "shiny", "female", "shiny_female", "gray", "transparent", "shiny_transparent"].map { "\(side)_\($0)" }
+    })
+
+    /// - Throws: `UsageError` naming the sets when a path is not a sprite's path under
+    ///   `sprites`: a field name (`front_default`), or `other/...` or `versions/...`
+    ///   ending in one; so that a typo (`defualt`) is not taken as a path that selects nothing.
     public init(parsing text: String) throws {
         switch text {
         case "none": self = .none
@@ -18,15 +26,23 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
         case "artwork": self = .artwork
         case "all": self = .all
         default:
-            let paths = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_-/")
-            guard !paths.isEmpty, paths.allSatisfy({ path in
-                !path.isEmpty && path.allSatisfy(allowed.contains) && !path.split(separator: "/", omittingEmptySubsequences: false).contains("")
-            }) else {
-                throw UsageError("--sprites takes none, default, artwork, all, or a comma list of paths under `sprites` (got \"\(text)\")")
+            let paths = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            if let wrong = paths.first(where: { !Self.isSpritePath($0) }) {
+                throw UsageError("--sprites takes none, default, artwork, all, or a comma list of sprite paths under `sprites` "
+                                 + "such as front_default,other/home/front_shiny (got \"\(wrong.isEmpty ? text : wrong)\")")
             }
             self = .paths(paths)
         }
+    }
+
+    /// `front_default`, or `other/...`/`versions/...` ending in a field name, in lower-case
+    /// letters, digits, `_` and `-`.
+    static func isSpritePath(_ path: String) -> Bool {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_-")
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard let last = segments.last, fieldNames.contains(String(last)),
+              segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy(allowed.contains) }) else { return false }
+        return segments.count == 1 || ["other", "versions"].contains(segments[0])
     }
 
     public var description: String {

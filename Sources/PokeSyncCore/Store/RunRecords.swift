@@ -33,6 +33,58 @@ public struct RunRecord: Sendable {
     public var baseVersion: Int?
 }
 
+/// How the last attempt at the unfinished run ended, when it did not publish: what
+/// `status` says instead of "interrupted", which only a kill or power cut leaves.
+public struct RunEnding: Sendable, Codable, Equatable {
+    /// The run it is about; an ending of another run is stale.
+    public var run: Int
+    /// The exit code it ended with (1, 65, 69, 74, 130...).
+    public var status: Int32
+    /// One line: "failed: 3 resource(s) still failed after retries", "source unavailable: ...".
+    public var reason: String
+    public var endedAt: String
+
+    public init(run: Int, status: ExitStatus, reason: String, endedAt: String = Timestamp.now()) {
+        self.run = run
+        self.status = status.rawValue
+        self.reason = reason
+        self.endedAt = endedAt
+    }
+
+    /// The line for an error that ended a run, by its exit code.
+    public static func reason(for error: any Error) -> (ExitStatus, String) {
+        if error is CancellationError { return (.interrupted, "interrupted (Ctrl-C or a signal)") }
+        let status = (error as? any PokeSyncFailure)?.exitStatus ?? .ioError
+        let text = String((error as? any PokeSyncFailure)?.description ?? "\(error)").prefix(400)
+        if case .resourcesFailed(let failures)? = error as? CrawlError {
+            return (status, "failed: \(failures.count) resource(s) still failed after retries")
+        }
+        switch status {
+        case .unavailable: return (status, "source unavailable: \(text)")
+        case .ioError: return (status, "I/O error: \(text)")
+        case .dataError: return (status, "bad data: \(text)")
+        default: return (status, "failed: \(text)")
+        }
+    }
+}
+
+extension Store {
+    static let runEndingKey = "last_run_ending"
+
+    /// Records how an attempt at `run` ended without publishing.
+    public func recordRunEnding(_ ending: RunEnding) throws {
+        let data = try JSONEncoder().encode(ending)
+        try setMeta(Self.runEndingKey, String(decoding: data, as: UTF8.self))
+    }
+
+    /// How the last attempt at `run` ended, if one was recorded for it.
+    public func runEnding(run: Int) throws -> RunEnding? {
+        guard let text = try meta(Self.runEndingKey),
+              let ending = try? JSONDecoder().decode(RunEnding.self, from: Data(text.utf8)), ending.run == run else { return nil }
+        return ending
+    }
+}
+
 /// Where a frontier job stands.
 public enum JobState: String, Sendable, CaseIterable {
     case pending
@@ -108,8 +160,8 @@ public struct RunProgress: Sendable {
 }
 
 /// Timestamps as ISO 8601 UTC, second precision.
-enum Timestamp {
-    static func now() -> String {
+public enum Timestamp {
+    public static func now() -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: Date())

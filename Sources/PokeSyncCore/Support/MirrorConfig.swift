@@ -1,7 +1,10 @@
 import Foundation
 
 /// `mirror.json`: a mirror's defaults. Command-line options override them.
-public struct MirrorConfig: Codable, Sendable, Equatable {
+///
+/// Every key is checked as strictly as its command-line option: a wrong type, a value
+/// out of range or an unknown key (a typo) is a usage error (64) naming the key.
+public struct MirrorConfig: Sendable, Equatable {
     public var source: String = "https://pokeapi.co/api/v2"
     public var spriteSource: String?
     public var sprites: String = "default"
@@ -12,66 +15,93 @@ public struct MirrorConfig: Codable, Sendable, Equatable {
     public var timeoutSeconds: Int = 30
     public var retry = Retry()
     public var retention = Retention()
+    public var bundles = Bundles()
     /// Added to the User-Agent so that the API's operators can reach you.
     public var contact: String?
 
-    public struct Retry: Codable, Sendable, Equatable {
+    public struct Retry: Sendable, Equatable {
         public var attempts: Int = 5
         public var baseDelayMs: Int = 500
-        enum CodingKeys: String, CodingKey { case attempts, baseDelayMs = "base_delay_ms" }
         public init() {}
-        public init(from decoder: any Decoder) throws {
-            let values = try decoder.container(keyedBy: CodingKeys.self)
-            attempts = try values.decodeIfPresent(Int.self, forKey: .attempts) ?? attempts
-            baseDelayMs = try values.decodeIfPresent(Int.self, forKey: .baseDelayMs) ?? baseDelayMs
-        }
     }
 
-    public struct Retention: Codable, Sendable, Equatable {
+    public struct Retention: Sendable, Equatable {
         /// Versions `prune` keeps (the nightly job prunes to this).
         public var keep: Int = 14
         public init() {}
-        public init(from decoder: any Decoder) throws {
-            let values = try decoder.container(keyedBy: CodingKeys.self)
-            keep = try values.decodeIfPresent(Int.self, forKey: .keep) ?? keep
-        }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case source, spriteSource = "sprite_source", sprites, concurrency, rate, allowHosts = "allow_hosts"
-        case timeoutSeconds = "timeout_seconds", retry, retention, contact
+    public struct Bundles: Sendable, Equatable {
+        /// How long a bundle file the index stops naming is kept (CDNs serve cached indexes).
+        public var graceHours: Double = 48
+        public init() {}
     }
+
+    /// The limits shared by `mirror.json` and the command line.
+    public static let concurrencyRange = 1...256
+    public static let rateRange = 0.001...100_000.0
+    public static let timeoutRange = 1...3600
+    public static let attemptsRange = 1...100
+    public static let baseDelayRange = 0...60_000
 
     public init() {}
 
-    public init(from decoder: any Decoder) throws {
-        let values = try decoder.container(keyedBy: CodingKeys.self)
-        source = try values.decodeIfPresent(String.self, forKey: .source) ?? source
-        spriteSource = try values.decodeIfPresent(String.self, forKey: .spriteSource)
-        sprites = try values.decodeIfPresent(String.self, forKey: .sprites) ?? sprites
-        concurrency = try values.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
-        rate = try values.decodeIfPresent(Double.self, forKey: .rate)
-        allowHosts = try values.decodeIfPresent([String].self, forKey: .allowHosts) ?? allowHosts
-        timeoutSeconds = try values.decodeIfPresent(Int.self, forKey: .timeoutSeconds) ?? timeoutSeconds
-        retry = try values.decodeIfPresent(Retry.self, forKey: .retry) ?? retry
-        retention = try values.decodeIfPresent(Retention.self, forKey: .retention) ?? retention
-        contact = try values.decodeIfPresent(String.self, forKey: .contact)
+    /// Reads `mirror.json`; a mirror without one uses the defaults.
+    /// - Throws: `UsageError` (64) naming the file and the key when it is not valid;
+    ///   `LocalFileError` (74) when it exists but cannot be read.
+    public static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
+        let file = layout.configFile
+        let name = layout.display(file)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { return MirrorConfig() }
+        guard !isDirectory.boolValue else { throw UsageError("\(name) is a folder, not a configuration file") }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw LocalFileError(path: file.path, reason: "cannot read (no permission?)")
+        }
+        return try parse(data, name: name)
     }
 
-    /// Reads `mirror.json`; a mirror without one uses the defaults.
-    /// - Throws: `UsageError` (exit 64) naming the file when it is not valid.
-    public static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
-        guard let data = FileManager.default.contents(atPath: layout.configFile.path) else { return MirrorConfig() }
-        do { return try JSONDecoder().decode(MirrorConfig.self, from: data) } catch {
-            throw UsageError("\(layout.display(layout.configFile)) is not a valid configuration: \(Self.describe(error))")
+    /// - Throws: `UsageError` naming `name` and the key.
+    public static func parse(_ data: Data, name: String) throws -> MirrorConfig {
+        let value: ConfigValue
+        do { value = try JSONDecoder().decode(ConfigValue.self, from: data) } catch {
+            throw UsageError("\(name) is not valid JSON: \(describe(error))")
         }
+        guard case .object(let members) = value else { throw UsageError("\(name) must hold a JSON object of settings") }
+        var reader = ConfigReader(members: members, prefix: "", file: name)
+        var config = MirrorConfig()
+        if let source = try reader.string("source") { config.source = source }
+        config.spriteSource = try reader.string("sprite_source")
+        if let sprites = try reader.string("sprites") {
+            do { _ = try SpriteSet(parsing: sprites) } catch let error as UsageError {
+                throw UsageError("\(name): \"sprites\": \(error.message)")
+            }
+            config.sprites = sprites
+        }
+        if let concurrency = try reader.integer("concurrency", concurrencyRange) { config.concurrency = concurrency }
+        config.rate = try reader.number("rate", rateRange)
+        if let hosts = try reader.strings("allow_hosts") { config.allowHosts = hosts }
+        if let timeout = try reader.integer("timeout_seconds", timeoutRange) { config.timeoutSeconds = timeout }
+        if var retry = try reader.object("retry") {
+            if let attempts = try retry.integer("attempts", attemptsRange) { config.retry.attempts = attempts }
+            if let delay = try retry.integer("base_delay_ms", baseDelayRange) { config.retry.baseDelayMs = delay }
+            try retry.finish()
+        }
+        if var retention = try reader.object("retention") {
+            if let keep = try retention.integer("keep", 1...Int.max) { config.retention.keep = keep }
+            try retention.finish()
+        }
+        if var bundles = try reader.object("bundles") {
+            if let grace = try bundles.number("grace_hours", 0...876_000) { config.bundles.graceHours = grace }
+            try bundles.finish()
+        }
+        config.contact = try reader.string("contact")
+        try reader.finish()
+        return config
     }
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "\(path): \(context.debugDescription)"
         case DecodingError.dataCorrupted(let context):
             return context.underlyingError.map { "\($0.localizedDescription)" } ?? context.debugDescription
         default:

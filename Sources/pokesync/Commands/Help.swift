@@ -20,9 +20,10 @@ enum Help {
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
 
-    exit codes: 0 ok, 1 resources still failed after retries (nothing published), 64 usage,
-      65 bad data or corrupt store, 69 source unavailable, 74 I/O error, 75 mirror locked,
-      130 interrupted (run the same command again to resume)
+    exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
+      among them (nothing published), 64 usage (an option, a mirror.json key, an export --out
+      that is not an earlier export), 65 bad data or corrupt store, 69 source unavailable,
+      74 I/O error, 75 mirror locked, 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.
     """
@@ -30,9 +31,11 @@ enum Help {
     static let runOptions = """
       --source URL|DIR        a PokeAPI base URL (default https://pokeapi.co/api/v2) or an api-data folder
       --sprite-source URL|DIR where sprite bytes come from: replaces
-                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server)
+                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server);
+                              a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
       --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
-                              or a comma list of paths under `sprites` (default from mirror.json)
+                              or a comma list of sprite paths under `sprites`: a field such as front_default,
+                              or other/... or versions/... ending in one (default from mirror.json)
       --concurrency N         requests in flight at most (default 8)
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
@@ -60,7 +63,14 @@ enum Help {
         \(runOptions)
           --revalidate            check every document and sprite even when the deploy is unchanged
         """,
-        "status": "usage: pokesync status [--json] [--mirror DIR]\n\nThe latest version and the run in progress (done/total, failures).",
+        "status": """
+        usage: pokesync status [--json] [--mirror DIR]
+
+        The latest version, and the run in progress (done/total, failures): running, stopped
+        with how it ended (failed after retries, source unavailable, I/O error), or interrupted
+        (killed). --json also lists every refused or missing sprite (latest.sprite_reports).
+        A --mirror that is a file or does not exist is a usage error (64).
+        """,
         "versions": "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source.",
         "diff": """
         usage: pokesync diff [FROM [TO]] [--json] [--mirror DIR]
@@ -72,7 +82,11 @@ enum Help {
         usage: pokesync export --format api-data --out DIR [--version N] [--mirror DIR]
 
         Writes a version (default: the latest) as a PokeAPI/api-data tree that can be served
-        statically or crawled back with --source DIR. The bundle format is not in this build yet.
+        statically or crawled back with --source DIR. DIR must not exist, or be an earlier
+        export of pokesync's own (exactly .pokesync-export and api/): the export is built beside
+        it and renamed into place, and nothing else is ever removed or replaced (any other DIR,
+        even an empty folder or one of dot-files, is refused with exit 64).
+        The bundle format is not in this build yet.
         """,
         "verify": """
         usage: pokesync verify MIRROR

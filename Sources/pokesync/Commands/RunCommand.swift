@@ -21,13 +21,12 @@ struct RunCommand {
         if let source = arguments.options["source"] { config.source = source }
         if let spriteSource = arguments.options["sprite-source"] { config.spriteSource = spriteSource }
         if let sprites = arguments.options["sprites"] { config.sprites = sprites }
-        if let concurrency = try arguments.integer("concurrency", minimum: 1) { config.concurrency = concurrency }
-        if let timeout = try arguments.integer("timeout", minimum: 1) { config.timeoutSeconds = timeout }
-        if let rate = try arguments.number("rate") { config.rate = rate }
+        if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { config.concurrency = concurrency }
+        if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { config.timeoutSeconds = timeout }
+        if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) { config.rate = rate }
         if let hosts = arguments.options["allow-host"] {
             config.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
-        guard config.concurrency <= 256 else { throw UsageError("--concurrency is capped at 256 (got \(config.concurrency))") }
         var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
         return settings
@@ -69,7 +68,7 @@ struct RunCommand {
         if !refused.isEmpty {
             lines.append("\(refused.count) sprite URL(s) refused:")
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
-            if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more (`pokesync status --json`)") }
+            if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }
         return lines.joined(separator: "\n")
     }

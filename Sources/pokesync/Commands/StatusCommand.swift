@@ -12,6 +12,11 @@ struct StatusCommand {
 
     func execute() throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: layout.root.path, isDirectory: &isDirectory) else {
+            throw UsageError("no mirror folder at \(layout.root.path) (give --mirror DIR, or run `pokesync full` to make one)")
+        }
+        guard isDirectory.boolValue else { throw UsageError("\(layout.root.path) is a file, not a mirror folder") }
         guard FileManager.default.fileExists(atPath: layout.storeFile.path) else {
             if arguments.flags.contains("json") {
                 print(try JSONOutput.string(["mirror": layout.root.path, "latest": NSNull(), "run": NSNull()]))
@@ -32,9 +37,12 @@ struct MirrorStatus {
     var mirror: String
     var latest: VersionRecord?
     var kinds: [ResourceKind: Int] = [:]
-    var refused = 0
-    var missing = 0
+    var reports: [SpriteReport] = []
+    var refused: Int { reports.filter { $0.outcome == "refused" }.count }
+    var missing: Int { reports.filter { $0.outcome == "missing" }.count }
     var run: RunRecord?
+    /// How the last attempt at `run` ended, when it stopped by itself (not a kill).
+    var ending: RunEnding?
     var runProgress: RunProgress?
     var runFailures = 0
     var holderPID: Int32?
@@ -44,12 +52,11 @@ struct MirrorStatus {
         status.latest = try store.latestVersion()
         if let latest = status.latest {
             status.kinds = try store.documentCounts(version: latest.number)
-            let reports = try store.spriteReports(version: latest.number)
-            status.refused = reports.filter { $0.outcome == "refused" }.count
-            status.missing = reports.filter { $0.outcome == "missing" }.count
+            status.reports = try store.spriteReports(version: latest.number)
         }
         if let run = try store.currentRun() {
             status.run = run
+            status.ending = try store.runEnding(run: run.id)
             status.runProgress = try store.progress(run: run.id)
             status.runFailures = try store.failures(run: run.id).count
         }
@@ -75,7 +82,10 @@ struct MirrorStatus {
             lines.append("latest   no versions yet")
         }
         if let run, let progress = runProgress {
-            let state = holderPID.map { "running (pid \($0))" } ?? "interrupted: run `pokesync \(run.plan.mode.rawValue)` to resume"
+            let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"
+            let state = holderPID.map { "running (pid \($0))" }
+                ?? ending.map { "stopped \($0.endedAt): \($0.reason) (exit \($0.status)); \(again)" }
+                ?? "interrupted (killed, or the machine stopped): \(again)"
             lines.append("run      \(run.plan.mode.rawValue) started \(run.startedAt), \(state)")
             lines.append("         documents \(progress.documentsSettled)/\(progress.documentsTotal), sprites \(progress.spritesSettled)/\(progress.spritesTotal), \(runFailures) failed")
         } else {
@@ -91,6 +101,8 @@ struct MirrorStatus {
             version["documents_by_kind"] = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, kinds[$0] ?? 0) })
             version["sprites_refused"] = refused
             version["sprites_missing"] = missing
+            // Every report, which the run's summary shows only the first 20 of.
+            version["sprite_reports"] = reports.map { ["url": $0.url, "document": $0.document, "outcome": $0.outcome, "reason": $0.reason] }
             object["latest"] = version
         } else {
             object["latest"] = NSNull()
@@ -102,6 +114,8 @@ struct MirrorStatus {
                 "documents": ["done": progress.documentsSettled, "total": progress.documentsTotal],
                 "sprites": ["done": progress.spritesSettled, "total": progress.spritesTotal],
                 "failed": runFailures,
+                "state": holderPID != nil ? "running" : ending == nil ? "interrupted" : "stopped",
+                "ended": ending.map { ["status": Int($0.status), "reason": $0.reason, "at": $0.endedAt] as [String: Any] } ?? NSNull(),
             ] as [String: Any]
         } else {
             object["run"] = NSNull()

@@ -163,6 +163,10 @@ struct SpriteMirrorTests {
                     let latest = try #require(object["latest"] as? [String: Any])
                     #expect(latest["number"] as? Int == version)
                     #expect(latest["sprites_refused"] as? Int == 5, "version \(version)")
+                    // Every report is listed, not only counted.
+                    let reports = try #require(latest["sprite_reports"] as? [[String: String]]).filter { $0["outcome"] == "refused" }
+                    #expect(reports.count == 5)
+                    #expect(reports.allSatisfy { $0["document"] == "pokemon/25" && !($0["reason"] ?? "").isEmpty })
                 }
             }
         }
