@@ -11,7 +11,8 @@ struct RunCommand {
 
     init(mode: RunMode, words: ArraySlice<String>) throws {
         self.mode = mode
-        arguments = try Arguments(words, options: Self.options, flags: mode == .sync ? ["revalidate"] : [])
+        arguments = try Arguments(words, options: Self.options,
+                                  flags: mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"])
         try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
     }
 
@@ -30,6 +31,7 @@ struct RunCommand {
         guard config.concurrency <= 256 else { throw UsageError("--concurrency is capped at 256 (got \(config.concurrency))") }
         var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
+        settings.allowShrink = arguments.flags.contains("allow-shrink")
         return settings
     }
 
