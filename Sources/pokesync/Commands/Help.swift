@@ -82,8 +82,9 @@ enum Help {
 
         Reads back everything a mirror folder holds: the SQLite store (quick_check), every
         document of every retained version and every sprite object against its SHA-256, and
-        the sprite tree against the latest version. Exit 0 when all is sound, 65 otherwise,
-        with one line per problem. Bundles and deltas come with the bundle format.
+        the sprite tree against the version it records (a run brings the tree to a new version
+        after publishing it; a tree part way is said in a note, not counted as damage).
+        Exit 0 when all is sound, 65 otherwise, with one line per problem. Bundles and deltas come with the bundle format.
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]
