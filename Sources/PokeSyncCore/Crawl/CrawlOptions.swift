@@ -8,12 +8,16 @@ public struct CrawlOptions: Sendable {
     /// `sync` only: check every document and sprite even when the deploy is unchanged.
     public var revalidate: Bool
     public var sprites: SpriteSet
+    /// Publish even when a kind's list lost more than 5% of the latest version's entries.
+    public var allowShrink: Bool
 
-    public init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none) {
+    public init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
+                allowShrink: Bool = false) {
         self.mode = mode
         self.concurrency = max(1, concurrency)
         self.revalidate = revalidate
         self.sprites = sprites
+        self.allowShrink = allowShrink
     }
 }
 

@@ -13,6 +13,9 @@ public struct Crawler: Sendable {
     public let options: CrawlOptions
     public let progress: CrawlProgress
     public let log: @Sendable (String) -> Void
+    /// This process's claim on the run it works on: a run another process resumed
+    /// or discarded meanwhile is not published by this one.
+    let owner = UUID().uuidString
 
     public init(store: Store, source: any DocumentSource, sprites: SpriteFetcher?, planner: SpritePlanner,
                 options: CrawlOptions, progress: CrawlProgress, log: @escaping @Sendable (String) -> Void) {
@@ -52,7 +55,8 @@ public struct Crawler: Sendable {
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
         let reports = try store.spriteReports(version: nil, run: current.id)
-        let outcome = try store.publish(run: current, skipIfUnchanged: options.mode == .sync)
+        let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
+                                        allowShrink: options.allowShrink)
         let counters = progress.snapshot()
         return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
@@ -89,12 +93,15 @@ public struct Crawler: Sendable {
             if unfinished.plan == plan {
                 let counts = try store.progress(run: unfinished.id)
                 log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
+                try store.claimRun(unfinished.id, owner: owner)
                 return unfinished
             }
             log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
             try store.discardRun(unfinished.id)
         }
-        return try store.startRun(plan)
+        let run = try store.startRun(plan)
+        try store.claimRun(run.id, owner: owner)
+        return run
     }
 
     /// Lists the kinds not listed yet in this run, as many at once as `--concurrency`

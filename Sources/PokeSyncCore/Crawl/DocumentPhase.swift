@@ -26,8 +26,10 @@ struct DocumentPhase {
             try settleUnchanged(job, hash: baseHash)
             return
         }
-        // `full` asks unconditionally; `sync` sends what the server said last time.
-        let validators = crawler.options.mode == .sync && job.knownHash != nil ? job.validators : nil
+        // `full` asks unconditionally; `sync` sends what the server said last time, when
+        // the stored copy it stands for is sound (a damaged one is fetched again and rewritten).
+        let validators = crawler.options.mode == .sync && job.knownHash.map(store.isDocumentSound) == true
+            ? job.validators : nil
         do {
             switch try await crawler.source.fetch(job.kind, id: job.id, validators: validators) {
             case .content(let document, let kept, let bodyBytes):

@@ -13,6 +13,8 @@ public struct RunSettings: Sendable {
     public var retry: RetryPolicy
     public var revalidate: Bool
     public var contact: String?
+    /// `--allow-shrink`: publish even when a kind's list shrank by more than 5%.
+    public var allowShrink = false
 
     public init(mode: RunMode, config: MirrorConfig) throws {
         self.mode = mode
@@ -86,13 +88,15 @@ public enum MirrorRun {
         let crawler = Crawler(
             store: store, source: source, sprites: fetcher, planner: SpritePlanner(set: settings.sprites, policy: policy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
-                                  revalidate: settings.revalidate, sprites: settings.sprites),
+                                  revalidate: settings.revalidate, sprites: settings.sprites,
+                                  allowShrink: settings.allowShrink),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)
             })
         var summary = try await crawler.run()
-        if case .published(let version) = summary.outcome {
+        switch summary.outcome {
+        case .published(let version):
             do {
                 if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
                     summary.diff = diff
@@ -100,6 +104,13 @@ public enum MirrorRun {
                 }
             } catch let failure as FollowUpFailure {
                 throw PublishedFollowUpError(version: version.number, failure: failure)
+            }
+        case .unchanged(let version):
+            // A damaged object the run fetched again is a new file; the tree's hard link
+            // still names the old one until it is placed again (files already right are skipped).
+            let unplaced = try SpriteTree(layout: layout).materialize(version: version, store: store)
+            if !unplaced.isEmpty {
+                log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
             }
         }
         return summary

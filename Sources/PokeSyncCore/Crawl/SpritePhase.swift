@@ -21,9 +21,10 @@ struct SpritePhase {
     }
 
     private func process(_ job: SpriteJob) async throws {
-        // Revalidate only when the bytes the validators stand for are still on disk.
+        // Revalidate only when the bytes the validators stand for are still on disk, whole
+        // and sound; a damaged object is fetched again unconditionally, which rewrites it.
         var validators: Validators?
-        if crawler.options.mode == .sync, let known = job.knownHash, try fetcher.objects.contains(known) {
+        if crawler.options.mode == .sync, let known = job.knownHash, fetcher.objects.isSound(known) {
             validators = job.validators
         }
         do {

@@ -21,6 +21,13 @@ public struct SpriteObjects: Sendable {
         FileManager.default.fileExists(atPath: url(for: hash).path)
     }
 
+    /// True when the object of `hash` is there and its bytes hash to it: only then may
+    /// a conditional request stand for it (a 304 would keep a damaged object).
+    public func isSound(_ hash: SHA256Digest) -> Bool {
+        guard let data = FileManager.default.contents(atPath: url(for: hash).path) else { return false }
+        return SHA256.hash(data) == hash
+    }
+
     /// Stores `bytes` (written aside, then renamed into place, so an object file is
     /// always whole) and returns their hash.
     /// - Throws: `LocalFileError` (exit 74) when the disk refuses.
@@ -28,8 +35,11 @@ public struct SpriteObjects: Sendable {
     public func store(_ bytes: [UInt8]) throws -> SHA256Digest {
         let hash = SHA256.hash(bytes)
         let target = url(for: hash)
-        // An object of the wrong size (a power cut emptied it) is written again.
-        if Self.size(of: target.path) == bytes.count { return hash }
+        // An object is kept only when it holds exactly these bytes: one of the wrong size
+        // (a power cut emptied it) or with a damaged byte is written again, as a new
+        // file (a hard link in the sprite tree keeps the old one until it is re-placed).
+        if Self.size(of: target.path) == bytes.count, let existing = FileManager.default.contents(atPath: target.path),
+           existing == Data(bytes) { return hash }
         try FileSystem.createDirectory(target.deletingLastPathComponent())
         try FileSystem.writeAtomically(bytes, to: target, scratch: scratch)
         return hash

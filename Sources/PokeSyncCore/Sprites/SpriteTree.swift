@@ -22,6 +22,9 @@ public struct SpriteTree: Sendable {
     @discardableResult
     public func materialize(version: Int, store: Store) throws -> [String] {
         let wanted = try store.versionSprites(version)
+        // Recorded before the tree is touched: until the version is recorded below, the
+        // tree is part way between the two, and `verify` accepts the files of either.
+        try store.setMeta("sprite_tree_target", String(version))
         try FileSystem.createDirectory(root)
         try FileSystem.createDirectory(scratch)
         // Old entries go first: a path that was a file may be a folder now, or the reverse.
@@ -43,7 +46,7 @@ public struct SpriteTree: Sendable {
             }
         }
         FileSystem.flush(root)
-        if unplaced.isEmpty { try store.setMeta("sprite_tree_version", String(version)) }
+        if unplaced.isEmpty { try store.recordSpriteTree(version: version) }
         return unplaced
     }
 
@@ -93,6 +96,14 @@ public struct SpriteTree: Sendable {
 extension Store {
     public func meta(_ key: String) throws -> String? {
         try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
+    }
+
+    /// The sprite tree holds exactly `version` now, in one commit with the target gone.
+    func recordSpriteTree(version: Int) throws {
+        try write { database in
+            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('sprite_tree_version', ?)", [.text(String(version))])
+            try database.run("DELETE FROM meta WHERE key = 'sprite_tree_target'")
+        }
     }
 
     public func setMeta(_ key: String, _ value: String?) throws {

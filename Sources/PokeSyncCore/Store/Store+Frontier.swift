@@ -49,8 +49,17 @@ extension Store {
     }
 
     /// Records a kind's list: one pending job per listed document, and the list itself as done.
+    /// A kind listed again (after a refused shrink) keeps the jobs of documents still
+    /// listed and loses those no longer listed.
     public func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
         try write { database in
+            let listed = Set(list.map(\.id))
+            let known = try database.rows("SELECT id FROM frontier WHERE run = ? AND job = 'document' AND kind = ?",
+                                          [SQLValue(run), .text(kind.apiName)]) { $0.int(0) }
+            for id in known where !listed.contains(id) {
+                try database.run("DELETE FROM frontier WHERE run = ? AND job = 'document' AND key = ?",
+                                 [SQLValue(run), .text("\(kind.apiName)/\(id)")])
+            }
             let insert = try database.statement("""
                 INSERT OR IGNORE INTO frontier(run, job, key, kind, id, name) VALUES (?, 'document', ?, ?, ?, ?)
                 """)
@@ -83,12 +92,18 @@ extension Store {
 
     /// New content for a document: stores it (once per hash), keeps its validators,
     /// settles the job and queues the sprites it names, in one transaction.
+    /// A stored copy of the same hash whose bytes differ from the fresh ones (a damaged
+    /// body: the fresh bytes were just hashed, so they are the sound ones) is rewritten.
     public func storeDocument(run: Int, job: DocumentJob, content: StoredDocument?, hash: SHA256Digest,
                               validators: Validators?, state: JobState,
                               sprites: [SpriteJob], reports: [SpriteReport]) throws {
         try write { database in
             if let content {
-                try database.run("INSERT OR IGNORE INTO documents(hash, size, body, sprite_refs) VALUES (?, ?, ?, ?)",
+                try database.run("""
+                    INSERT INTO documents(hash, size, body, sprite_refs) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT(hash) DO UPDATE SET size = ?2, body = ?3, sprite_refs = ?4
+                    WHERE size IS NOT ?2 OR body IS NOT ?3 OR sprite_refs IS NOT ?4
+                    """,
                                  [.blob(hash.bytes), SQLValue(content.size), .blob(content.compressedBody),
                                   content.compressedSpriteRefs.map { .blob($0) } ?? .null])
             }

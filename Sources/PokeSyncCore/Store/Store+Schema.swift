@@ -57,6 +57,11 @@ extension Store {
     }
 
     static func checkSchema(_ database: Database, display: String) throws {
+        guard try database.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == 1 else {
+            let empty = (try? FileManager.default.attributesOfItem(atPath: database.path)[.size] as? Int) == 0
+            throw StoreError.corrupt(display, empty ? "the file is empty (0 bytes); restore it from a backup, or move it away to start a new history"
+                                                    : "no meta table (not a pokesync store?)")
+        }
         guard let version = try database.row("SELECT value FROM meta WHERE key = 'schema_version'", [], { $0.text(0) }),
               let number = Int(version) else {
             throw StoreError.corrupt(display, "no schema version (not a pokesync store?)")

@@ -99,57 +99,81 @@ extension Store {
         return body
     }
 
+    /// True when the document of `hash` is stored and its body matches the hash.
+    public func isDocumentSound(_ hash: SHA256Digest) -> Bool {
+        (try? documentBody(hash)) != nil
+    }
+
     /// Publishes the run as the next version, atomically: the version, its documents
     /// and sprites appear in one commit, and the frontier goes in the same commit.
     /// With `skipIfUnchanged`, a run whose documents and sprites equal its base
-    /// version's publishes nothing.
-    /// - Throws: `StoreError` when jobs are still open (a bug in the caller).
-    public func publish(run: RunRecord, skipIfUnchanged: Bool) throws -> PublishOutcome {
+    /// version's publishes nothing. A run whose lists lost more than 5% of a kind's
+    /// entries since the latest version publishes nothing unless `allowShrink`; those
+    /// kinds are then listed again by the next run.
+    /// - Throws: `RunTakenOver` (75) when `owner` no longer owns the run; `ListsShrank`
+    ///   (65); `StoreError` when jobs are still open or a kind was never listed.
+    public func publish(run: RunRecord, owner: String, skipIfUnchanged: Bool, allowShrink: Bool = false) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
-        defer {
-            // The frontier just deleted can be most of the file (52,286 sprite jobs): give it back.
-            try? read { database in try database.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);") }
-        }
-        return try write { database in
+        let display = layout.display(layout.storeFile)
+        let result: Result<PublishOutcome, ListsShrank> = try write { database in
+            // Checked inside the transaction, so no other writer can slip in between.
+            try Self.checkOwnership(database, run: run, owner: owner, mirror: self.layout.root.path)
             let open = try database.integer(
                 "SELECT COUNT(*) FROM frontier WHERE run = ? AND state IN ('pending', 'failed')", [runID]) ?? 0
             guard open == 0 else {
-                throw StoreError.corrupt(self.layout.display(self.layout.storeFile), "\(open) jobs still open at publish")
+                throw StoreError.corrupt(display, "\(open) jobs still open at publish")
             }
+            try Self.checkListed(database, run: run.id, display: display)
             if skipIfUnchanged, let base = run.baseVersion, try Self.runEqualsVersion(database, run: run.id, version: base) {
                 try Self.deleteRun(database, run: run.id)
-                return .unchanged(base)
+                return .success(.unchanged(base))
             }
-            let number = (try database.integer("SELECT MAX(number) FROM versions") ?? 0) + 1
-            let version = SQLValue(number)
-            try database.run("""
-                INSERT INTO version_documents(version, kind, id, name, hash)
-                SELECT ?, kind, id, name, hash FROM frontier WHERE run = ? AND job = 'document'
-                """, [version, runID])
-            try database.run("""
-                INSERT OR IGNORE INTO version_sprites(version, path, url, hash)
-                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = 'sprite' AND state IN ('done', 'unchanged')
-                """, [version, runID])
-            let documents = try database.integer("SELECT COUNT(*) FROM version_documents WHERE version = ?", [version]) ?? 0
-            let sprites = try database.integer("SELECT COUNT(*) FROM version_sprites WHERE version = ?", [version]) ?? 0
-            let record = VersionRecord(number: number, createdAt: Timestamp.now(), mode: run.plan.mode,
-                                       source: run.plan.source, spriteSource: run.plan.spriteSource,
-                                       spriteSet: run.plan.spriteSet, deployHash: run.deployHash,
-                                       documents: documents, sprites: sprites)
-            try database.run("""
-                INSERT INTO versions(\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [version, .text(record.createdAt), .text(record.mode.rawValue), .text(record.source),
-                      SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
-                      SQLValue(documents), SQLValue(sprites)])
-            try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
-            // What is left to do after this commit (the sprite tree, the diff file) is
-            // recorded with it, so that a crash right after is finished by the next run.
-            if let previous = try database.integer("SELECT MAX(number) FROM versions WHERE number < ?", [version]) {
-                try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('pending_diff', ?)", [.text("\(previous)-\(number)")])
+            let shrinks = try Self.shrunkenLists(database, run: run.id)
+            if !shrinks.isEmpty && !allowShrink {
+                try Self.forgetLists(database, run: run.id, kinds: shrinks.map(\.kind))
+                return .failure(ListsShrank(shrinks: shrinks))
             }
-            try Self.deleteRun(database, run: run.id)
-            return .published(record)
+            return .success(try Self.publishVersion(database, run: run))
         }
+        // The frontier just deleted can be most of the file (52,286 sprite jobs): give it back.
+        if case .success = result {
+            try? read { database in try database.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);") }
+        }
+        return try result.get()
+    }
+
+    /// Turns the run's frontier into the next version and forgets the run.
+    private static func publishVersion(_ database: Database, run: RunRecord) throws -> PublishOutcome {
+        let runID = SQLValue(run.id)
+        let number = (try database.integer("SELECT MAX(number) FROM versions") ?? 0) + 1
+        let version = SQLValue(number)
+        try database.run("""
+            INSERT INTO version_documents(version, kind, id, name, hash)
+            SELECT ?, kind, id, name, hash FROM frontier WHERE run = ? AND job = 'document'
+            """, [version, runID])
+        try database.run("""
+            INSERT OR IGNORE INTO version_sprites(version, path, url, hash)
+            SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = 'sprite' AND state IN ('done', 'unchanged')
+            """, [version, runID])
+        let documents = try database.integer("SELECT COUNT(*) FROM version_documents WHERE version = ?", [version]) ?? 0
+        let sprites = try database.integer("SELECT COUNT(*) FROM version_sprites WHERE version = ?", [version]) ?? 0
+        let record = VersionRecord(number: number, createdAt: Timestamp.now(), mode: run.plan.mode,
+                                   source: run.plan.source, spriteSource: run.plan.spriteSource,
+                                   spriteSet: run.plan.spriteSet, deployHash: run.deployHash,
+                                   documents: documents, sprites: sprites)
+        try database.run("""
+            INSERT INTO versions(\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [version, .text(record.createdAt), .text(record.mode.rawValue), .text(record.source),
+                  SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
+                  SQLValue(documents), SQLValue(sprites)])
+        try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
+        // What is left to do after this commit (the sprite tree, the diff file) is
+        // recorded with it, so that a crash right after is finished by the next run.
+        if let previous = try database.integer("SELECT MAX(number) FROM versions WHERE number < ?", [version]) {
+            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('pending_diff', ?)", [.text("\(previous)-\(number)")])
+        }
+        try Self.deleteRun(database, run: run.id)
+        return .published(record)
     }
 
     static func deleteRun(_ database: Database, run: Int) throws {

@@ -18,7 +18,9 @@ public final class Store: Sendable {
 
     static let schemaVersion = 1
 
-    /// Opens the store of `layout`, creating it when `create` is true.
+    /// Opens the store of `layout`, creating it when `create` is true and there is none.
+    /// A file that is there is a store already: an empty or foreign one is corruption,
+    /// never a fresh start (which would begin the history again beside the old diffs).
     /// - Throws: `StoreError.missing` when there is no store and `create` is false;
     ///   `StoreError.corrupt` (exit 65) when the file is not a pokesync store;
     ///   `DatabaseError` for I/O failures (exit 74).
@@ -27,21 +29,38 @@ public final class Store: Sendable {
         let path = layout.storeFile.path
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && !create { throw StoreError.missing(layout.display(layout.storeFile)) }
+        if !exists { try Self.createStore(layout) }
         let database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
         do {
+            try Self.checkSchema(database, display: layout.display(layout.storeFile))
             if !readOnly {
-                // auto_vacuum only takes effect before the first table: the frontier of a
-                // big run is freed at publish, and its pages are then given back.
                 // WAL: readers never block the writer; NORMAL: a process crash loses
                 // nothing committed, a power cut at most the last commits, never consistency.
-                try database.execute("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
                 try Self.migrate(database)
             }
-            try Self.checkSchema(database, display: layout.display(layout.storeFile))
         } catch let error as DatabaseError where error.isCorruption {
             throw StoreError.corrupt(layout.display(layout.storeFile), error.message)
         }
         self.database = database
+    }
+
+    /// Builds a new store aside and renames it into place, so that a store file that
+    /// exists is always a whole one (a crash part way leaves only a scratch file).
+    static func createStore(_ layout: MirrorLayout) throws {
+        try FileSystem.createDirectory(layout.scratchFolder)
+        let aside = layout.scratchFolder.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+        defer { unlink(aside.path) }
+        do {
+            let database = try Database(path: aside.path, mode: .readWrite)
+            // auto_vacuum only takes effect before the first table: the frontier of a
+            // big run is freed at publish, and its pages are then given back.
+            try database.execute("PRAGMA auto_vacuum=INCREMENTAL;")
+            try migrate(database)
+        }
+        guard rename(aside.path, layout.storeFile.path) == 0 else {
+            throw LocalFileError(path: layout.storeFile.path, errno: errno)
+        }
     }
 
     /// Runs `body` with the connection, outside any transaction.

@@ -9,18 +9,23 @@ public struct MirrorVerification: Sendable {
     public var treeFiles = 0
     /// One line each, naming the document, object or file.
     public var problems: [String] = []
+    /// What is not damage but worth knowing (a sprite tree a run is still bringing up to date).
+    public var notes: [String] = []
     public var isSound: Bool { problems.isEmpty }
 }
 
 /// Reads back everything a mirror folder holds and checks it against what the store
 /// says: the SQLite file itself, every document of every retained version against its
 /// SHA-256, every sprite object against its size and SHA-256, and the sprite tree
-/// against the latest version. Reads only; safe while a sync runs.
+/// against the version it records (`TreeVerifier`). Reads only; safe while a sync runs.
 public enum MirrorVerifier {
     /// - Throws: `StoreError` when there is no store or it cannot be opened at all.
     public static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
         let store = try Store(layout: layout, create: false, readOnly: true)
-        return try store.snapshot { try verify(store, layout: layout) }
+        var result = try store.snapshot { try verify(store, layout: layout) }
+        // The tree has its own snapshots: it changes after the store does (see TreeVerifier).
+        try TreeVerifier(store: store, layout: layout).verify(into: &result)
+        return result
     }
 
     private static func verify(_ store: Store, layout: MirrorLayout) throws -> MirrorVerification {
@@ -33,7 +38,6 @@ public enum MirrorVerifier {
         result.versions = versions.count
         try verifyDocuments(store, into: &result)
         try verifySpriteObjects(store, layout: layout, into: &result)
-        if let latest = versions.last { try verifyTree(store, layout: layout, version: latest.number, into: &result) }
         return result
     }
 
@@ -79,33 +83,6 @@ public enum MirrorVerifier {
             } else if SHA256.hash(data) != hash {
                 result.problems.append("sprite \(path): its object \(layout.display(file)) does not match its SHA-256")
             }
-        }
-    }
-
-    private static func verifyTree(_ store: Store, layout: MirrorLayout, version: Int, into result: inout MirrorVerification) throws {
-        let objects = SpriteObjects(layout: layout)
-        var expected: [String: SHA256Digest] = [:]
-        for sprite in try store.versionSprites(version) { expected[sprite.path] = sprite.hash }
-        let root = layout.spritesFolder
-        var seen = Set<String>()
-        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey])
-        while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
-            let relative = String(url.path.dropFirst(root.path.count + 1))
-            result.treeFiles += 1
-            seen.insert(relative)
-            guard let hash = expected[relative] else {
-                result.problems.append("sprites/\(relative): not a sprite of version \(version)")
-                continue
-            }
-            // A hard link to the (verified) object is the same bytes; anything else is hashed.
-            if !SpriteTree.sameFile(url.path, objects.url(for: hash).path),
-               FileManager.default.contents(atPath: url.path).map({ SHA256.hash($0) }) != hash {
-                result.problems.append("sprites/\(relative): differs from version \(version)'s sprite")
-            }
-        }
-        for path in expected.keys.sorted() where !seen.contains(path) {
-            result.problems.append("sprites/\(path): missing from the sprite tree (version \(version))")
         }
     }
 }

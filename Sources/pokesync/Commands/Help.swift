@@ -40,6 +40,9 @@ enum Help {
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30)
+      --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
+                              entries (without it such a run exits 65 and publishes nothing; the next
+                              run lists those kinds again)
       --mirror DIR            the mirror folder
     """
 
@@ -93,8 +96,9 @@ enum Help {
 
         Reads back everything a mirror folder holds: the SQLite store (quick_check), every
         document of every retained version and every sprite object against its SHA-256, and
-        the sprite tree against the latest version. Exit 0 when all is sound, 65 otherwise,
-        with one line per problem. Bundles and deltas come with the bundle format.
+        the sprite tree against the version it records (a run brings the tree to a new version
+        after publishing it; a tree part way is said in a note, not counted as damage).
+        Exit 0 when all is sound, 65 otherwise, with one line per problem. Bundles and deltas come with the bundle format.
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

@@ -11,7 +11,8 @@ struct RunCommand {
 
     init(mode: RunMode, words: ArraySlice<String>) throws {
         self.mode = mode
-        arguments = try Arguments(words, options: Self.options, flags: mode == .sync ? ["revalidate"] : [])
+        arguments = try Arguments(words, options: Self.options,
+                                  flags: mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"])
         try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
     }
 
@@ -29,6 +30,7 @@ struct RunCommand {
         }
         var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
+        settings.allowShrink = arguments.flags.contains("allow-shrink")
         return settings
     }
 

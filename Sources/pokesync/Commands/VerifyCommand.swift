@@ -23,6 +23,7 @@ struct VerifyCommand {
         let result = try MirrorVerifier.verify(layout)
         for problem in result.problems.prefix(50) { print("problem: \(problem)") }
         if result.problems.count > 50 { print("... and \(result.problems.count - 50) more") }
+        for note in result.notes { print("note: \(note)") }
         let summary = "\(result.versions) versions, \(result.documents) documents, \(result.spriteObjects) sprite objects, \(result.treeFiles) files in the sprite tree"
         guard result.isSound else {
             throw VerifyFailure(message: "verify \(path): \(result.problems.count) problem(s) in \(summary)")

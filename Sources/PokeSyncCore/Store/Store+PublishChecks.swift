@@ -1,0 +1,90 @@
+import Foundation
+import PokeSQLite
+
+/// What `publish` checks inside its transaction before a version may appear: that this
+/// process still owns the run, that every kind was listed, and that no kind's list
+/// shrank past what an upstream outage would look like.
+extension Store {
+    /// Makes this process the owner of `run`. Another process that later resumes or
+    /// discards the run takes it over, and this one can then no longer publish it.
+    public func claimRun(_ run: Int, owner: String) throws {
+        try setMeta("run_owner", "\(run) \(owner)")
+    }
+
+    /// - Throws: `RunTakenOver` when the run is gone or another process claimed it.
+    static func checkOwnership(_ database: Database, run: RunRecord, owner: String, mirror: String) throws {
+        let exists = try database.integer("SELECT COUNT(*) FROM runs WHERE id = ?", [SQLValue(run.id)]) ?? 0
+        let claimed = try database.row("SELECT value FROM meta WHERE key = 'run_owner'", [], { $0.text(0) })
+        guard exists == 1, claimed == "\(run.id) \(owner)" else {
+            throw RunTakenOver(mirror: mirror, mode: run.plan.mode)
+        }
+    }
+
+    /// - Throws: `StoreError.corrupt` when a kind has no list in the run (a run must
+    ///   never publish from a frontier that lacks a kind: it would remove all of it).
+    static func checkListed(_ database: Database, run: Int, display: String) throws {
+        let listed = Set(try database.rows("SELECT key FROM frontier WHERE run = ? AND job = 'list' AND state = 'done'",
+                                           [SQLValue(run)]) { $0.text(0) })
+        let missing = ResourceKind.allCases.filter { !listed.contains($0.apiName) }
+        guard missing.isEmpty else {
+            throw StoreError.corrupt(display, "the run has no list of \(missing.map(\.apiName).joined(separator: ", ")) at publish")
+        }
+    }
+
+    /// The kinds whose lists in `run` lost more than 5% of the entries (or all of them)
+    /// that the latest version holds.
+    static func shrunkenLists(_ database: Database, run: Int) throws -> [ListShrink] {
+        guard let previous = try database.integer("SELECT MAX(number) FROM versions") else { return [] }
+        func counts(_ sql: String, _ key: Int) throws -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: try database.rows(sql, [SQLValue(key)]) { ($0.text(0), $0.int(1)) })
+        }
+        let before = try counts("SELECT kind, COUNT(*) FROM version_documents WHERE version = ? GROUP BY kind", previous)
+        let now = try counts("SELECT kind, COUNT(*) FROM frontier WHERE run = ? AND job = 'document' GROUP BY kind", run)
+        return ResourceKind.allCases.compactMap { kind in
+            let had = before[kind.apiName] ?? 0, has = now[kind.apiName] ?? 0
+            // More than 5% lost: (had - has) / had > 1/20, in integers.
+            guard had > 0, has == 0 || (had - has) * 20 > had else { return nil }
+            return ListShrink(kind: kind, listed: has, previousVersion: previous, previousCount: had)
+        }
+    }
+
+    /// After a refusal: the shrunken kinds are listed again by the next run, so that a
+    /// source that has recovered is seen, and its documents fetched.
+    static func forgetLists(_ database: Database, run: Int, kinds: [ResourceKind]) throws {
+        for kind in kinds {
+            try database.run("DELETE FROM frontier WHERE run = ? AND job = 'list' AND key = ?",
+                             [SQLValue(run), .text(kind.apiName)])
+        }
+    }
+}
+
+/// One kind whose list shrank since the latest version.
+public struct ListShrink: Sendable, Equatable {
+    public var kind: ResourceKind
+    public var listed: Int
+    public var previousVersion: Int
+    public var previousCount: Int
+}
+
+/// A version refused because lists shrank (exit 65): an upstream outage must never
+/// reach phones as a version that deletes their data. Nothing is published; the
+/// next run lists those kinds again, and `--allow-shrink` accepts the loss.
+public struct ListsShrank: PokeSyncFailure {
+    public var shrinks: [ListShrink]
+    public var exitStatus: ExitStatus { .dataError }
+    public var description: String {
+        let kinds = shrinks.map { "\($0.kind.apiName): \($0.listed) listed, \($0.previousCount) in version \($0.previousVersion)" }
+        return kinds.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
+    }
+}
+
+/// Another process resumed or discarded this process's run (two writers on one
+/// mirror, the lock bypassed): publishing its frontier could publish half a version.
+public struct RunTakenOver: PokeSyncFailure {
+    public var mirror: String
+    public var mode: RunMode
+    public var exitStatus: ExitStatus { .locked }
+    public var description: String {
+        "another pokesync took over this \(mode.rawValue) run of \(mirror) while it ran; nothing published by this one"
+    }
+}
