@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeSyncCore
 import Testing
 
 /// Hostile and damaged archives, crafted by Tests/Support/craft_tar.py: each is refused
@@ -160,6 +161,7 @@ struct SafeExtractionTests {
                 try SafeExtractor(limits: Self.limits).extract(archive: path, to: existing.path)
             }
             #expect(TarTestSupport.snapshot(existing) == ["keep.txt 4"])
+            #expect(TarError.io(path: existing.path, operation: "extract into", reason: "it already exists").exitStatus == .ioError)
             let orphan = folder.appendingPathComponent("missing/out").path
             #expect(throws: TarError.io(path: orphan, operation: "create", reason: "No such file or directory")) {
                 try SafeExtractor(limits: Self.limits).extract(archive: path, to: orphan)
@@ -178,6 +180,7 @@ struct SafeExtractionTests {
         let text = error.description
         #expect(text.hasPrefix(path + ": "), "\(text)", sourceLocation: sourceLocation)
         #expect(!text.contains("\n"), sourceLocation: sourceLocation)
+        #expect(error.exitStatus == .dataError, sourceLocation: sourceLocation)
         switch (expected, error) {
         case (.unsafe(let fragment), .unsafeEntry), (.corrupt(let fragment), .corrupt), (.overLimit(let fragment), .overLimit):
             #expect(text.contains(fragment), "\(text)", sourceLocation: sourceLocation)
