@@ -108,6 +108,9 @@ public final class GzipFileReader {
     public let path: String
     /// Decompressed bytes returned so far.
     public var decompressedByteCount: Int { inflater.totalOutputCount }
+    /// Compressed bytes read from the file so far (a cap on them bounds what a growing or
+    /// oversized file can make a reader consume).
+    public private(set) var compressedByteCount = 0
 
     private let inflater: Inflater
     private var file: CompressedFileDescriptor
@@ -171,6 +174,7 @@ public final class GzipFileReader {
     /// Reads the next compressed chunk from the file; false at the end of the file.
     private func refillInput() throws -> Bool {
         let count = try file.readChunk(into: input)
+        compressedByteCount += count
         inputStart = 0
         inputEnd = count
         if count == 0 { reachedEndOfFile = true }
