@@ -52,9 +52,14 @@ public struct BundlesFolder: Sendable {
         return try PublishedFile(existing: target, name: name, new: true)
     }
 
-    /// The facts of a file already in the folder, or nil when it is not there.
+    /// The facts of a file already in the folder (its manifest read back for the unpacked
+    /// size), or nil when it is not there.
+    /// - Throws: `TarError` or `BundleFormatError` (65) when the file is damaged.
     public func existing(_ name: String) throws -> PublishedFile? {
-        FileManager.default.fileExists(atPath: url(name).path) ? try PublishedFile(existing: url(name), name: name, new: false) : nil
+        guard FileManager.default.fileExists(atPath: url(name).path) else { return nil }
+        var file = try PublishedFile(existing: url(name), name: name, new: false)
+        file.unpackedSize = try BundleArchive.readManifest(url(name)).unpackedSize
+        return file
     }
 
     /// The index the folder holds now, or nil when there is none (or it does not decode:
@@ -141,6 +146,8 @@ public struct PublishedFile: Sendable, Equatable {
     public var name: String
     public var size: Int
     public var sha256: String
+    /// What the archive unpacks to (its manifest's `unpacked_size`).
+    public var unpackedSize = 0
     /// False when the file was already there and kept.
     public var isNew: Bool
 

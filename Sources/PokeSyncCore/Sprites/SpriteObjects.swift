@@ -38,21 +38,16 @@ public struct SpriteObjects: Sendable {
         // An object is kept only when it holds exactly these bytes: one of the wrong size
         // (a power cut emptied it) or with a damaged byte is written again, as a new
         // file (a hard link in the sprite tree keeps the old one until it is re-placed).
-        if Self.size(of: target.path) == bytes.count, let existing = FileManager.default.contents(atPath: target.path),
+        if FileSystem.size(of: target) == bytes.count, let existing = FileManager.default.contents(atPath: target.path),
            existing == Data(bytes) { return hash }
         try FileSystem.createDirectory(target.deletingLastPathComponent())
         try FileSystem.writeAtomically(bytes, to: target, scratch: scratch)
         return hash
     }
 
-    static func size(of path: String) -> Int? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : nil
-    }
-
     /// The sprites a run settled whose object file is missing or not the size stored:
     /// what a power cut can do to files written without an fsync each.
     func damaged(store: Store, run: Int) throws -> [SpriteJob] {
-        try store.settledSpriteObjects(run: run).filter { Self.size(of: url(for: $0.hash).path) != $0.size }.map(\.job)
+        try store.settledSpriteObjects(run: run).filter { FileSystem.size(of: url(for: $0.hash)) != $0.size }.map(\.job)
     }
 }

@@ -49,6 +49,12 @@ enum FileSystem {
         close(descriptor)
     }
 
+    /// The size of the file at `url`, or nil when there is none.
+    static func size(of url: URL) -> Int? {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     /// Writes `bytes` to a new file at `target` (which must not exist).
     static func writeFile(_ bytes: [UInt8], to target: URL) throws {
         let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
