@@ -20,6 +20,7 @@ do {
     case "prune": status = try PruneCommand(words: rest).execute()
     case "export": status = try ExportCommand(words: rest).execute()
     case "verify": status = try VerifyCommand(words: rest).execute()
+    case "install": status = try await InstallCommand(words: rest).execute()
     case "show", "search":
         throw UsageError("`pokesync \(command)` needs the bundle format, which this build does not have yet")
     case "help", "--help", "-h": status = Help.print(topic: rest.first)

@@ -16,6 +16,7 @@ enum Help {
       export     write a version out (--format api-data)
       prune      drop old versions, keeping the newest N
       verify     check a mirror folder: the store, every document and sprite against its SHA-256, the sprite tree
+      install    install or update a device folder from an index URL or a bundles folder
 
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
@@ -99,6 +100,16 @@ enum Help {
         the sprite tree against the version it records (a run brings the tree to a new version
         after publishing it; a tree part way is said in a note, not counted as damage).
         Exit 0 when all is sound, 65 otherwise, with one line per problem. Bundles and deltas come with the bundle format.
+        """,
+        "install": """
+        usage: pokesync install DIR --from URL|DIR [--allow-downgrade]
+
+        Installs or updates the device folder DIR from an index.json URL or a bundles folder:
+        the delta from the installed version when the index has one, else the full bundle.
+        Every download is checked (size, SHA-256, manifest, content_digest) before
+        DIR/current switches; killed at any moment, DIR opens at the old version and the next
+        install finishes the job. Exit 65 for a tampered, truncated or wrong-base download, a
+        newer schema or a refused downgrade; 69 source unreachable; 74 I/O; 75 another install.
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

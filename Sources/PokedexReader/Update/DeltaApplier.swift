@@ -1,0 +1,153 @@
+import Foundation
+import PokeSQLite
+
+/// Applies a delta's `changes.sqlite` to a copy of a device database, exactly as DESIGN
+/// says any client may: plain SQL in one transaction, no session extension.
+///
+/// For each entity `removed` names, its rows are deleted from each of its tables (by
+/// the table's first key column); every row of `changes.sqlite`'s schema tables is
+/// inserted; the search tables are rebuilt; `meta` is set from the delta and the
+/// manifest. The copy is kept only when its ``ContentDigest`` equals the manifest's.
+public struct DeltaApplier: Sendable {
+    /// Rebuilds the search tables of a database after its rows changed.
+    public typealias SearchRebuild = @Sendable (Database) throws -> Void
+
+    private let rebuildSearch: SearchRebuild
+
+    /// - Parameter rebuildSearch: rebuilds the builder's search tables inside the apply
+    ///   transaction. The default does nothing: the search tables are not part of
+    ///   `content_digest`, and the device database builder brings its own rebuild.
+    public init(rebuildSearch: @escaping SearchRebuild = { _ in }) {
+        self.rebuildSearch = rebuildSearch
+    }
+
+    /// Copies `current` to `output`, applies `changes` to the copy and checks its digest.
+    ///
+    /// `output` must not exist. When anything fails, `output` is removed: the current
+    /// database is never touched.
+    /// - Parameters:
+    ///   - changes: the delta's `changes.sqlite`.
+    ///   - current: the installed database the delta's base version is.
+    ///   - output: where the new database goes.
+    ///   - manifest: the delta's manifest: meta values and the expected `content_digest`.
+    /// - Throws: ``DeltaApplyError``: `.digestMismatch` when the result is not what the
+    ///   manifest promises, `.invalidChanges` when `changes.sqlite` is not a delta,
+    ///   `.io` when a file cannot be copied or written.
+    public func apply(changes: URL, to current: URL, writingTo output: URL, manifest: BundleManifest) throws {
+        let fileManager = FileManager.default
+        do {
+            try fileManager.copyItem(at: current, to: output)
+        } catch {
+            throw DeltaApplyError.io(path: output.path, reason: "cannot copy \(current.path): \(error.localizedDescription)")
+        }
+        do {
+            try applyInPlace(changes: changes, database: output, manifest: manifest)
+        } catch {
+            try? fileManager.removeItem(at: output)
+            throw error
+        }
+    }
+
+    private func applyInPlace(changes: URL, database path: URL, manifest: BundleManifest) throws {
+        let database: Database
+        do {
+            database = try Database(path: path.path)
+            try database.execute("PRAGMA journal_mode = DELETE")
+        } catch {
+            throw DeltaApplyError.io(path: path.path, reason: "\(error)")
+        }
+        do {
+            try database.run("ATTACH DATABASE ? AS changes", [.text(changes.path)])
+            try checkChanges(database, path: changes.path)
+        } catch let error as DeltaApplyError {
+            throw error
+        } catch {
+            throw DeltaApplyError.invalidChanges(path: changes.path, reason: "\(error)")
+        }
+        do {
+            try database.transaction { database in
+                for entity in DeviceSchema.Entity.allCases {
+                    for table in DeviceSchema.tables(of: entity) {
+                        try database.run("""
+                            DELETE FROM main.\(quoted(table.name)) WHERE \(quoted(table.columns[0])) IN
+                            (SELECT id FROM changes.removed WHERE entity = ?)
+                            """, [.text(entity.rawValue)])
+                    }
+                }
+                for table in DeviceSchema.tables where table.entity != nil {
+                    let columns = table.columns.map(quoted).joined(separator: ", ")
+                    try database.execute("""
+                        INSERT INTO main.\(quoted(table.name)) (\(columns)) SELECT \(columns) FROM changes.\(quoted(table.name))
+                        """)
+                }
+                try rebuildSearch(database)
+                try setMeta(database, manifest: manifest)
+            }
+            try database.execute("DETACH DATABASE changes")
+            try database.execute("VACUUM")
+        } catch {
+            throw DeltaApplyError.invalidChanges(path: changes.path, reason: "applying it failed: \(error)")
+        }
+        let digest: String
+        do {
+            digest = try ContentDigest.compute(database).hex
+        } catch {
+            throw DeltaApplyError.invalidChanges(path: changes.path, reason: "the result cannot be digested: \(error)")
+        }
+        guard digest == manifest.contentDigest.lowercased() else {
+            throw DeltaApplyError.digestMismatch(path: changes.path, expected: manifest.contentDigest, actual: digest)
+        }
+    }
+
+    /// `meta` becomes the delta's meta, then the manifest's values for the keys DESIGN fixes.
+    private func setMeta(_ database: Database, manifest: BundleManifest) throws {
+        if try database.integer("SELECT count(*) FROM changes.sqlite_master WHERE name = 'meta'") ?? 0 > 0 {
+            try database.execute("DELETE FROM main.meta")
+            try database.execute("INSERT INTO main.meta (key, value) SELECT key, value FROM changes.meta")
+        }
+        let values: [(String, String)] = [
+            (DeviceSchema.MetaKey.schemaVersion, String(manifest.schemaVersion)),
+            (DeviceSchema.MetaKey.lineage, manifest.lineage),
+            (DeviceSchema.MetaKey.version, String(manifest.version)),
+            (DeviceSchema.MetaKey.createdAt, manifest.createdAt),
+            (DeviceSchema.MetaKey.source, manifest.source),
+            (DeviceSchema.MetaKey.profile, manifest.profile.json),
+            (DeviceSchema.MetaKey.contentDigest, manifest.contentDigest.lowercased()),
+        ]
+        for (key, value) in values {
+            try database.run("DELETE FROM main.meta WHERE key = ?", [.text(key)])
+            try database.run("INSERT INTO main.meta (key, value) VALUES (?, ?)", [.text(key), .text(value)])
+        }
+    }
+
+    /// Every schema table and `removed` must be in `changes.sqlite`.
+    private func checkChanges(_ database: Database, path: String) throws {
+        let names = Set(try database.rows("SELECT name FROM changes.sqlite_master WHERE type IN ('table', 'view')") {
+            $0.text(0)
+        })
+        for name in ["removed"] + DeviceSchema.tables.filter({ $0.entity != nil }).map(\.name) where !names.contains(name) {
+            throw DeltaApplyError.invalidChanges(path: path, reason: "has no table \(name)")
+        }
+    }
+
+    private func quoted(_ name: String) -> String { "\"\(name)\"" }
+}
+
+/// Why a delta was not applied. The current database is unchanged in every case.
+public enum DeltaApplyError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The applied database's `content_digest` is not the manifest's.
+    case digestMismatch(path: String, expected: String, actual: String)
+    /// `changes.sqlite` is not a delta this reader can apply.
+    case invalidChanges(path: String, reason: String)
+    /// A file could not be copied, opened or written.
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .digestMismatch(path, expected, actual):
+            "delta \(path) gives content_digest \(actual), not the manifest's \(expected); the copy was dropped"
+        case let .invalidChanges(path, reason): "delta \(path) cannot be applied: \(reason)"
+        case let .io(path, reason): "cannot write \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// What an update did.
+public struct UpdateResult: Sendable, Equatable {
+    /// How the installed version arrived.
+    public enum Kind: Sendable, Equatable {
+        /// A delta from the version the device had.
+        case delta
+        /// The full bundle.
+        case full
+        /// Nothing to do: the device already had the index's version.
+        case alreadyCurrent
+    }
+
+    /// The version `current` points at now.
+    public var installedVersion: Int
+    /// The version the device had before, when it had one it could name.
+    public var fromVersion: Int?
+    public var kind: Kind
+    /// Bytes downloaded (or copied from a folder source), the index excluded.
+    public var bytesDownloaded: Int
+    /// Pokemon ids the new version has and the old one did not (all of them on a first install).
+    public var addedPokemon: [Int]
+    /// Pokemon ids the old version had and the new one does not: an app tidies its favorites with them.
+    public var removedPokemon: [Int]
+}
+
+/// Where an update is, for a progress line.
+public enum UpdateProgress: Sendable, Equatable {
+    case readingIndex
+    case downloading(file: String, bytes: Int, total: Int)
+    case extracting(file: String)
+    case building(version: Int)
+    case switching(version: Int)
+}

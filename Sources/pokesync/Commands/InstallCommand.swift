@@ -1,0 +1,66 @@
+import Foundation
+import PokeSyncCore
+import PokedexReader
+
+/// `pokesync install DIR --from URL|DIR [--allow-downgrade]`: installs or updates a
+/// device folder as an app does through the reader library.
+struct InstallCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["from"], flags: ["allow-downgrade"])
+        try arguments.expectPositionals(1...1, usage: "pokesync install DIR --from URL|DIR [--allow-downgrade]")
+        guard arguments.options["from"] != nil else {
+            throw UsageError("install needs --from URL|DIR (an index.json URL or a bundles folder)")
+        }
+    }
+
+    func execute() async throws -> ExitStatus {
+        let folder = URL(fileURLWithPath: arguments.positionals[0])
+        let from = arguments.options["from"]!
+        let source = from.hasPrefix("http://") || from.hasPrefix("https://") ? URL(string: from) : URL(fileURLWithPath: from)
+        guard let source else { throw UsageError("--from \(from) is not a URL") }
+        let onTerminal = isatty(STDERR_FILENO) == 1
+        let result = try await Updater(folder: folder).update(from: source,
+                                                             allowDowngrade: arguments.flags.contains("allow-downgrade")) { step in
+            guard onTerminal else { return }
+            standardError("\r\u{1B}[K" + Self.describe(step))
+        }
+        if onTerminal { standardError("\r\u{1B}[K") }
+        print(Self.summary(result))
+        return .success
+    }
+
+    static func describe(_ step: UpdateProgress) -> String {
+        switch step {
+        case .readingIndex: "reading the index"
+        case let .downloading(file, bytes, total): "downloading \(file): \(byteCount(bytes)) of \(byteCount(total))"
+        case let .extracting(file): "extracting \(file)"
+        case let .building(version): "building version \(version)"
+        case let .switching(version): "switching to version \(version)"
+        }
+    }
+
+    /// `installed version 7 (delta from 6, 18 kB)`, `installed version 7 (full bundle, 3.1 MB)`, `already at version 7`.
+    static func summary(_ result: UpdateResult) -> String {
+        var line: String
+        switch result.kind {
+        case .alreadyCurrent: return "already at version \(result.installedVersion)"
+        case .delta: line = "installed version \(result.installedVersion) (delta from \(result.fromVersion ?? 0), \(byteCount(result.bytesDownloaded)))"
+        case .full: line = "installed version \(result.installedVersion) (full bundle, \(byteCount(result.bytesDownloaded)))"
+        }
+        if !result.addedPokemon.isEmpty, result.fromVersion != nil { line += "; pokemon added: \(ids(result.addedPokemon))" }
+        if !result.removedPokemon.isEmpty { line += "; pokemon removed: \(ids(result.removedPokemon))" }
+        return line
+    }
+
+    private static func ids(_ list: [Int]) -> String {
+        list.count <= 20 ? list.map(String.init).joined(separator: " ") : "\(list.count)"
+    }
+
+    static func byteCount(_ bytes: Int) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        if bytes < 1_000_000 { return "\(bytes / 1000) kB" }
+        return String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+}

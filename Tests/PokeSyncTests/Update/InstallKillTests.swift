@@ -1,0 +1,81 @@
+import Foundation
+import PokedexReader
+import Testing
+
+@Suite("pokesync install: killed at any moment, the device still opens", .serialized)
+struct InstallKillTests {
+    func integrity(_ device: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", device.appendingPathComponent("current/pokedex.sqlite").path,
+                             "PRAGMA integrity_check; SELECT value FROM meta WHERE key = 'version';"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("SIGKILL at random moments of 24 installs, then a clean run: always opens, ends at the new version")
+    func killedInstalls() throws {
+        try withTemporaryDirectory { root in
+            let world = try UpdaterTests.makeWorld(in: root)
+            let cli = PokesyncCLI(mirror: root)
+            var random = SeededRandom(seed: 20_260_808)
+            var killed = 0
+            for round in 0..<24 {
+                let device = root.appendingPathComponent("device-\(round)", isDirectory: true)
+                // Vary the starting point: empty (full bundle), at 1 (delta 1-2), at 2 (delta 2-3).
+                let start = round % 3, target = start == 1 ? 2 : 3
+                if start > 0 {
+                    let setup = try cli.run(["install", device.path, "--from", world.bundles(start).path], addMirror: false)
+                    #expect(setup.status == 0, "\(setup.stderr)")
+                }
+                let child = cli.start(["install", device.path, "--from", world.bundles(target).path], addMirror: false)
+                try child.process.run()
+                usleep(UInt32(random.next() % 400_000))
+                if child.process.isRunning {
+                    kill(child.process.processIdentifier, SIGKILL)
+                    killed += 1
+                }
+                child.process.waitUntilExit()
+                let current = device.appendingPathComponent("current")
+                if FileManager.default.fileExists(atPath: current.path) {
+                    let check = try integrity(device)
+                    #expect(check.hasPrefix("ok\n"), "round \(round): \(check)")
+                } else {
+                    // A first install killed before its switch leaves no current at all.
+                    #expect(!FileManager.default.fileExists(atPath: current.appendingPathComponent("pokedex.sqlite").path))
+                }
+                let again = try cli.run(["install", device.path, "--from", world.bundles(target).path], addMirror: false)
+                #expect(again.status == 0, "round \(round): \(again.stderr)")
+                #expect(try integrity(device) == "ok\n\(target)", "round \(round)")
+                #expect(again.stdout.hasPrefix("installed version \(target)") || again.stdout.hasPrefix("already at version \(target)"),
+                        "round \(round): \(again.stdout)")
+            }
+            #expect(killed >= 12, "only \(killed) of 24 installs were still running when killed")
+        }
+    }
+
+    @Test("the CLI prints one summary line and maps refusals to exit codes")
+    func cliSummaryAndExitCodes() throws {
+        try withTemporaryDirectory { root in
+            let world = try UpdaterTests.makeWorld(in: root)
+            let cli = PokesyncCLI(mirror: root)
+            let device = root.appendingPathComponent("device").path
+            let first = try cli.run(["install", device, "--from", world.bundles(1).path], addMirror: false)
+            #expect(first.status == 0 && first.stdout.hasPrefix("installed version 1 (full bundle, "))
+            let second = try cli.run(["install", device, "--from", world.bundles(2).path], addMirror: false)
+            #expect(second.status == 0 && second.stdout.hasPrefix("installed version 2 (delta from 1, "), "\(second.stdout)")
+            let same = try cli.run(["install", device, "--from", world.bundles(2).path], addMirror: false)
+            #expect(same.stdout == "already at version 2\n")
+            let down = try cli.run(["install", device, "--from", world.bundles(1).path], addMirror: false)
+            #expect(down.status == 65 && down.stderr.contains("older than the installed 2"))
+            let missing = try cli.run(["install", device, "--from", root.appendingPathComponent("nowhere").path], addMirror: false)
+            #expect(missing.status == 69)
+            let usage = try cli.run(["install", device], addMirror: false)
+            #expect(usage.status == 64)
+        }
+    }
+}
