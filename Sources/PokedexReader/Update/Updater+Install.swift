@@ -7,6 +7,10 @@ import PokeSQLite
 // `.tmp` leftovers, which the next run removes.
 
 extension Updater {
+    /// The most entries a bundle may hold: every sprite of `--sprites all` (about 52,000)
+    /// with room to grow.
+    static let maxEntries = 500_000
+
     /// Downloads, checks and extracts `entry`; returns the extraction folder and the manifest.
     func fetchAndExtract(_ entry: BundleIndex.Entry, index: BundleIndex, device: DeviceFolder, source: UpdateSource,
                          downloaded: inout Int, progress: @escaping @Sendable (UpdateProgress) -> Void)
@@ -17,10 +21,18 @@ extension Updater {
         progress(.extracting(file: entry.file))
         let folder = device.tmp.appendingPathComponent("extract-\(entry.to)", isDirectory: true)
         try? FileManager.default.removeItem(at: folder)
-        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            throw UpdateError.io(path: folder.path, reason: error.localizedDescription)
+        // Caps from the index: the download's size, what it unpacks to, and one entry per
+        // byte-pair at most (a million tiny files stop long before they are written).
+        let limits = TarLimits(maxUnpackedBytes: entry.unpackedSize, maxEntryCount: Self.maxEntries,
+                               maxCompressedBytes: entry.size)
+        let written: [String]
+        do {
+            written = try SafeExtractor(limits: limits).extract(archive: archive.path, to: folder.path)
+                .filter { $0.kind == .file }.map(\.name)
+        } catch let error as TarError {
+            if case .io(let path, let operation, let reason) = error { throw UpdateError.io(path: path, reason: "\(operation): \(reason)") }
+            throw UpdateError.badBundle(path: entry.file, reason: error.description)
         }
-        let written = try BundleExtractor(archive: archive, unpackedSizeCap: entry.unpackedSize).extract(into: folder)
         try? FileManager.default.removeItem(at: archive)
         let manifest = try checkManifest(in: folder, entry: entry, index: index, written: written)
         return (folder, manifest)

@@ -1,0 +1,83 @@
+import Foundation
+import PokeArchive
+import PokedexReader
+
+/// Writes a bundle or delta archive: a deterministic `.tar.gz` (entries sorted by name,
+/// fixed metadata, gzip -9 with no name or time) holding `manifest.json` and the given
+/// files, published into a ``BundlesFolder`` under its final name.
+enum BundleArchive {
+    /// One file of the archive, read from disk.
+    struct Entry {
+        /// The name in the archive: `pokedex.sqlite`, `sprites/pokemon/25.png`.
+        var path: String
+        var file: URL
+    }
+
+    /// The caps for reading back an archive pokesync wrote itself.
+    static let ownLimits = TarLimits(maxUnpackedBytes: 1 << 40, maxEntryCount: 2_000_000, maxCompressedBytes: 1 << 40)
+    /// A manifest is small; a larger one is not ours.
+    static let maxManifestBytes = 16 << 20
+
+    /// Writes the archive aside and publishes it as `name`, unless a file of that name is
+    /// there (it is kept), or the archive comes out at least `sizeCap` bytes (a delta no
+    /// smaller than the full bundle: nothing is published, nil is returned).
+    /// - Parameter manifest: makes the manifest from the files' facts and the unpacked size.
+    static func publish(entries: [Entry], in folder: BundlesFolder, as name: String, unlessAtLeast sizeCap: Int? = nil,
+                        manifest: ([BundleManifest.File], Int) throws -> BundleManifest) throws -> PublishedFile? {
+        if let existing = try folder.existing(name) { return existing }
+        var files: [BundleManifest.File] = []
+        for entry in entries {
+            var hasher = SHA256()
+            let size = try FileSystem.forEachChunk(of: entry.file) { hasher.update($0) }
+            files.append(BundleManifest.File(path: entry.path, size: size, sha256: hasher.finalize().hex))
+        }
+        // unpacked_size counts the manifest too, whose size depends on the number written in
+        // it: a few rounds reach the fixed point.
+        let contentBytes = files.reduce(0) { $0 + $1.size }
+        var unpackedSize = contentBytes
+        var manifestBytes: [UInt8] = []
+        for _ in 0..<4 {
+            manifestBytes = try BundleJSON.encode(try manifest(files, unpackedSize))
+            if contentBytes + manifestBytes.count == unpackedSize { break }
+            unpackedSize = contentBytes + manifestBytes.count
+        }
+
+        let scratch = folder.scratchFile(for: name)
+        defer { unlink(scratch.path) }
+        do {
+            let writer = try TarWriter(path: scratch.path, level: 9)
+            var sources: [(name: [UInt8], entry: Entry?)] = entries.map { (Array($0.path.utf8), $0) }
+            sources.append((Array("manifest.json".utf8), nil))
+            sources.sort { $0.name.lexicographicallyPrecedes($1.name) }
+            for source in sources {
+                if let entry = source.entry {
+                    try writer.addFile(entry.path, contentsOfFile: entry.file.path)
+                } else {
+                    try writer.addFile("manifest.json", contents: manifestBytes)
+                }
+            }
+            try writer.finish()
+        }
+        if let sizeCap, FileSystem.size(of: scratch) ?? 0 >= sizeCap { return nil }
+        var published = try folder.publish(scratch, as: name)
+        published.unpackedSize = published.isNew ? unpackedSize : try readManifest(folder.url(name)).unpackedSize
+        return published
+    }
+
+    /// The manifest of an archive in the folder (the whole archive is read and checked).
+    /// - Throws: `TarError` for a damaged archive; `BundleFormatError` for a bad manifest.
+    static func readManifest(_ url: URL) throws -> BundleManifest {
+        let bytes = try TarArchive(path: url.path, limits: ownLimits).contents(of: "manifest.json", maxBytes: maxManifestBytes)
+        do { return try JSONDecoder().decode(BundleManifest.self, from: Data(bytes)) } catch {
+            throw BundleFormatError(file: url.path, reason: "manifest.json does not decode: \(error)")
+        }
+    }
+}
+
+/// A bundle whose manifest or contents are not what the format says: exit 65.
+public struct BundleFormatError: PokeSyncFailure {
+    public var file: String
+    public var reason: String
+    public var exitStatus: ExitStatus { .dataError }
+    public var description: String { "\(file): \(reason)" }
+}
