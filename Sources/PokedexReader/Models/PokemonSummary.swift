@@ -1,0 +1,35 @@
+/// One row of the list: what a list or grid cell shows.
+public struct PokemonSummary: Sendable, Hashable, Codable, Identifiable {
+    /// The pokemon's id (1-1025, then 10001 upward for forms).
+    public let id: Int
+    /// The API's name (`charizard-mega-x`).
+    public let name: String
+    /// Type slugs in slot order (`["fire", "flying"]`).
+    public let types: [String]
+    /// The first bundled of `front_default`, `other/official-artwork/front_default`,
+    /// `other/home/front_default`, as a path relative to the database's folder
+    /// (``Pokedex/fileURL(forSpritePath:)`` makes it a file URL); nil when none is bundled.
+    public let thumbnail: String?
+
+    public init(id: Int, name: String, types: [String], thumbnail: String?) {
+        self.id = id
+        self.name = name
+        self.types = types
+        self.thumbnail = thumbnail
+    }
+}
+
+/// How ``Pokedex/list(offset:limit:sortedBy:)`` orders the pokemon.
+public enum PokemonSortOrder: String, Sendable, CaseIterable, Codable {
+    /// By id (national dex order, forms after).
+    case id
+    /// By name, then id.
+    case name
+    /// By first type (slot order), then id, as a "sort by type" screen groups them.
+    case type
+}
+
+/// The sprite keys a thumbnail is taken from, best first.
+enum Thumbnail {
+    static let keys = ["front_default", "other/official-artwork/front_default", "other/home/front_default"]
+}
