@@ -16,12 +16,14 @@ extension Pokedex {
         // The first type by slot; a pokemon without types sorts first rather than vanishing.
         case .type: "(SELECT t.type FROM pokemon_type t WHERE t.pokemon_id = p.id ORDER BY t.slot LIMIT 1), p.id"
         }
-        let sql = "SELECT p.id, p.name FROM pokemon p ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        let sql = "SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p ORDER BY \(orderBy) LIMIT ? OFFSET ?"
         return try read { database in
             let rows = try database.rows(sql, [.integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) {
-                ($0.int(0), $0.text(1))
+                ($0.int(0), $0.text(1), $0.optionalText(2))
             }
-            return try rows.map { try Self.summary(id: $0.0, name: $0.1, in: database) }
+            return try rows.map { row in
+                PokemonSummary(id: row.0, name: row.1, types: try Self.types(of: row.0, in: database), thumbnail: row.2)
+            }
         }
     }
 
@@ -35,24 +37,17 @@ extension Pokedex {
         }
     }
 
-    /// Builds a summary: types in slot order and the thumbnail, each one cached statement.
+    /// Builds a summary: types in slot order and the thumbnail.
     static func summary(id: Int, name: String, in database: Database) throws -> PokemonSummary {
-        let key = SQLValue.integer(Int64(id))
-        let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
-            $0.text(0)
-        }
-        return PokemonSummary(id: id, name: name, types: types, thumbnail: try thumbnail(of: id, in: database))
+        let thumbnail = try database.row("SELECT \(Thumbnail.sqlExpression) FROM pokemon p WHERE p.id = ?",
+                                         [.integer(Int64(id))]) { $0.optionalText(0) } ?? nil
+        return PokemonSummary(id: id, name: name, types: try types(of: id, in: database), thumbnail: thumbnail)
     }
 
-    /// The first bundled sprite among ``Thumbnail/keys``: three primary-key lookups.
-    static func thumbnail(of id: Int, in database: Database) throws -> String? {
-        let keys = Thumbnail.keys
-        let sql = """
-            SELECT path FROM pokemon_sprite
-            WHERE pokemon_id = ? AND key IN (?, ?, ?) AND path IS NOT NULL
-            ORDER BY CASE key WHEN ? THEN 0 WHEN ? THEN 1 ELSE 2 END LIMIT 1
-            """
-        let arguments: [SQLValue] = [.integer(Int64(id))] + (keys + keys.prefix(2)).map { .text($0) }
-        return try database.row(sql, arguments) { $0.text(0) }
+    /// A pokemon's type slugs in slot order.
+    static func types(of id: Int, in database: Database) throws -> [String] {
+        try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [.integer(Int64(id))]) {
+            $0.text(0)
+        }
     }
 }

@@ -32,4 +32,11 @@ public enum PokemonSortOrder: String, Sendable, CaseIterable, Codable {
 /// The sprite keys a thumbnail is taken from, best first.
 enum Thumbnail {
     static let keys = ["front_default", "other/official-artwork/front_default", "other/home/front_default"]
+
+    /// An SQL expression giving the thumbnail path of the pokemon `p.id`: one primary-key
+    /// lookup per key, in SQLite, so a page or the whole list costs one statement.
+    /// (The keys are constants without quotes, safe to inline.)
+    static let sqlExpression: String = "COALESCE(" + keys.map {
+        "(SELECT path FROM pokemon_sprite WHERE pokemon_id = p.id AND key = '\($0)' AND path IS NOT NULL)"
+    }.joined(separator: ", ") + ")"
 }

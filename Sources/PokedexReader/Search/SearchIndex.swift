@@ -32,12 +32,34 @@ final class SearchIndex: Sendable {
     /// that shape (already folded). Otherwise (the search tables are the builder's choice)
     /// they are made here from the logical tables with ``SearchFolding``.
     static func load(from database: Database) throws -> SearchIndex {
-        var strings: [Int: [String]] = [:]
+        var bytes: [UInt8] = []
+        var starts: [Int] = [0]
+        // Per pokemon id, its strings' index range in `starts`.
+        var ranges: [Int: Range<Int>] = [:]
+        func close(_ id: Int, from first: Int) {
+            if starts.count - 1 > first { ranges[id] = first ..< starts.count - 1 }
+        }
         if try hasPlainSearchTable(database) {
-            for (id, text) in try database.rows("SELECT pokemon_id, text FROM pokemon_search", [], { ($0.int(0), $0.text(1)) }) {
-                strings[id, default: []].append(text)
+            // Rows in pokemon_id order; bytes copied straight from SQLite, no String per row.
+            var current: Int?
+            var first = 0
+            let statement = try database.statement("SELECT pokemon_id, text FROM pokemon_search ORDER BY pokemon_id")
+            try statement.bind([])
+            defer { statement.reset() }
+            while try statement.step() {
+                let row = Row(statement: statement)
+                let id = row.int(0)
+                if id != current {
+                    if let current { close(current, from: first) }
+                    current = id
+                    first = starts.count - 1
+                }
+                row.withUTF8(1) { text in bytes.append(contentsOf: text) }
+                if bytes.count > starts[starts.count - 1] { starts.append(bytes.count) }
             }
+            if let current { close(current, from: first) }
         } else {
+            var strings: [Int: [String]] = [:]
             let sources = [
                 "SELECT id, name FROM pokemon",
                 "SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL",
@@ -48,24 +70,26 @@ final class SearchIndex: Sendable {
                     strings[id, default: []].append(SearchFolding.fold(text))
                 }
             }
+            for (id, texts) in strings {
+                let first = starts.count - 1
+                for text in Set(texts) where !text.isEmpty {
+                    bytes.append(contentsOf: text.utf8)
+                    starts.append(bytes.count)
+                }
+                close(id, from: first)
+            }
         }
         var types: [Int: [String]] = [:]
         for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type ORDER BY pokemon_id, slot", [],
                                             { ($0.int(0), $0.text(1)) }) {
             types[id, default: []].append(type)
         }
-        var bytes: [UInt8] = []
-        var starts: [Int] = [0]
-        var entries: [Entry] = []
-        for (id, name) in try database.rows("SELECT id, name FROM pokemon ORDER BY id", [], { ($0.int(0), $0.text(1)) }) {
-            let first = starts.count - 1
-            for text in Set(strings[id] ?? []).sorted() where !text.isEmpty {
-                bytes.append(contentsOf: text.utf8)
-                starts.append(bytes.count)
-            }
-            let summary = PokemonSummary(id: id, name: name, types: types[id] ?? [],
-                                         thumbnail: try Pokedex.thumbnail(of: id, in: database))
-            entries.append(Entry(summary: summary, strings: first ..< starts.count - 1))
+        let rows = try database.rows("SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p ORDER BY p.id", []) {
+            ($0.int(0), $0.text(1), $0.optionalText(2))
+        }
+        let entries = rows.map { id, name, thumbnail in
+            Entry(summary: PokemonSummary(id: id, name: name, types: types[id] ?? [], thumbnail: thumbnail),
+                  strings: ranges[id] ?? 0 ..< 0)
         }
         return SearchIndex(bytes: bytes, stringStarts: starts, entries: entries)
     }
@@ -81,48 +105,57 @@ final class SearchIndex: Sendable {
         guard !terms.isEmpty else { return [] }
         let needles = terms.map { Array($0.utf8) }
         var buckets: [[SearchHit]] = [[], [], []]
-        bytes.withUnsafeBufferPointer { buffer in
-            for entry in entries {
-                var worst = SearchRank.exact
-                var matched = true
-                for needle in needles {
-                    guard let rank = bestRank(of: needle, in: entry.strings, buffer) else { matched = false; break }
-                    worst = max(worst, rank)
+        bytes.withUnsafeBufferPointer { text in
+            stringStarts.withUnsafeBufferPointer { starts in
+                for entry in entries {
+                    var worst = SearchRank.exact
+                    var matched = true
+                    for needle in needles {
+                        let rank = needle.withUnsafeBufferPointer { Self.bestRank(of: $0, in: entry.strings, starts, text) }
+                        guard let rank else { matched = false; break }
+                        worst = max(worst, rank)
+                    }
+                    if matched { buckets[worst.rawValue].append(SearchHit(pokemon: entry.summary, rank: worst)) }
                 }
-                if matched { buckets[worst.rawValue].append(SearchHit(pokemon: entry.summary, rank: worst)) }
             }
         }
         // Entries are in id order, so each bucket already is.
-        return buckets.flatMap { $0 }
+        return buckets[0] + buckets[1] + buckets[2]
     }
 
     /// The best way `needle` matches one of the strings, or nil.
-    private func bestRank(of needle: [UInt8], in strings: Range<Int>, _ buffer: UnsafeBufferPointer<UInt8>) -> SearchRank? {
+    private static func bestRank(of needle: UnsafeBufferPointer<UInt8>, in strings: Range<Int>,
+                                 _ starts: UnsafeBufferPointer<Int>, _ text: UnsafeBufferPointer<UInt8>) -> SearchRank? {
         var best: SearchRank?
+        let count = needle.count
         for index in strings {
-            let start = stringStarts[index], end = stringStarts[index + 1]
-            let length = end - start
-            guard length >= needle.count else { continue }
-            if Self.matches(needle, buffer, at: start) {
-                if length == needle.count { return .exact }
+            let start = starts[index], end = starts[index + 1]
+            guard end - start >= count else { continue }
+            if matches(needle, text, at: start) {
+                if end - start == count { return .exact }
                 best = .prefix
-            } else if best == nil, Self.contains(needle, buffer, from: start + 1, to: end) {
+            } else if best == nil, contains(needle, text, from: start + 1, to: end) {
                 best = .substring
             }
         }
         return best
     }
 
-    private static func matches(_ needle: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        for offset in 0 ..< needle.count where buffer[start + offset] != needle[offset] { return false }
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        var offset = 0
+        while offset < needle.count {
+            if text[start + offset] != needle[offset] { return false }
+            offset += 1
+        }
         return true
     }
 
-    private static func contains(_ needle: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
-        guard let first = needle.first else { return true }
+    private static func contains(_ needle: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>,
+                                 from start: Int, to end: Int) -> Bool {
+        let first = needle[0]
         var position = start
         while position + needle.count <= end {
-            if buffer[position] == first && matches(needle, buffer, at: position) { return true }
+            if text[position] == first && matches(needle, text, at: position) { return true }
             position += 1
         }
         return false
