@@ -26,6 +26,7 @@ public enum PokedexError: Error, CustomStringConvertible, Equatable {
         }
     }
 
+    /// One line naming the file and the cause.
     public var description: String {
         switch self {
         case .missingDatabase(let path):

@@ -76,7 +76,7 @@ def clean_flavor(text):
         text = text.replace(brk, " ")
     while "  " in text:
         text = text.replace("  ", " ")
-    return text.strip()
+    return text
 
 
 def url_id(url):

@@ -9,6 +9,7 @@ public struct EvolutionNode: Sendable, Hashable, Codable, Identifiable {
     /// The species' default pokemon: where tapping the node leads
     /// (``Pokedex/pokemon(id:languages:)``). Nil when the database has none.
     public let defaultPokemonID: Int?
+    /// The default pokemon's name.
     public let defaultPokemonName: String?
     /// How it evolves from its parent (`level-up`, `use-item`, `trade`); nil at the root.
     public let trigger: String?

@@ -1,5 +1,6 @@
 /// Everything a detail page shows about one pokemon.
 public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
+    /// The id.
     public let id: Int
     /// The API's name (`giratina-altered`).
     public let name: String
@@ -9,6 +10,7 @@ public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
     public let height: Int
     /// Weight in hectograms, as the API gives it.
     public let weight: Int
+    /// The experience a defeated pokemon gives, when the API states it.
     public let baseExperience: Int?
     /// Whether this is its species' default form.
     public let isDefault: Bool
@@ -49,6 +51,7 @@ public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
 
 /// One ability of a pokemon.
 public struct PokemonAbility: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(name: String, slot: Int, isHidden: Bool) {
         self.name = name
         self.slot = slot
@@ -58,6 +61,7 @@ public struct PokemonAbility: Sendable, Hashable, Codable {
 
     /// The ability's slug (`lightning-rod`).
     public let name: String
+    /// The slot (1-3; 3 is the hidden ability's).
     public let slot: Int
     /// A hidden ability (obtained only in special ways).
     public let isHidden: Bool
@@ -65,6 +69,7 @@ public struct PokemonAbility: Sendable, Hashable, Codable {
 
 /// One base stat of a pokemon.
 public struct PokemonStat: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(name: String, baseStat: Int, effort: Int) {
         self.name = name
         self.baseStat = baseStat
@@ -74,6 +79,7 @@ public struct PokemonStat: Sendable, Hashable, Codable {
 
     /// The stat's slug (`special-attack`).
     public let name: String
+    /// The base value.
     public let baseStat: Int
     /// The effort values a defeated pokemon gives in this stat.
     public let effort: Int
@@ -81,6 +87,7 @@ public struct PokemonStat: Sendable, Hashable, Codable {
 
 /// The species part of a detail page, in the chosen language.
 public struct SpeciesDetail: Sendable, Hashable, Codable {
+    /// The id.
     public let id: Int
     /// The species' slug (`giratina`).
     public let name: String
@@ -91,14 +98,21 @@ public struct SpeciesDetail: Sendable, Hashable, Codable {
     /// The Pokedex entries in the chosen language, newest game first; the first is the one
     /// to show.
     public let flavorTexts: [FlavorText]
+    /// The generation that introduced it (`generation-i`).
     public let generation: String?
+    /// The Pokedex color (`yellow`).
     public let color: String?
+    /// The habitat (`forest`), when the API gives one.
     public let habitat: String?
+    /// A baby pokemon (`pichu`).
     public let isBaby: Bool
+    /// A legendary pokemon.
     public let isLegendary: Bool
+    /// A mythical pokemon.
     public let isMythical: Bool
     /// Female chance in eighths, -1 for genderless.
     public let genderRate: Int?
+    /// The capture rate (0-255).
     public let captureRate: Int?
     /// The evolution chain as a tree from its root species; nil when the species has none
     /// in the database.
@@ -110,18 +124,22 @@ public struct SpeciesDetail: Sendable, Hashable, Codable {
 
 /// A text and the language code it is in (the API's code, as stored: `zh-hant`).
 public struct LocalizedText: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(text: String, language: String) {
         self.text = text
         self.language = language
     }
 
 
+    /// The text.
     public let text: String
+    /// The API language code, as stored (`zh-hant`).
     public let language: String
 }
 
 /// One Pokedex entry of a species: a game's text.
 public struct FlavorText: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(text: String, language: String, version: String, entryIndex: Int) {
         self.text = text
         self.language = language
@@ -130,7 +148,9 @@ public struct FlavorText: Sendable, Hashable, Codable {
     }
 
 
+    /// The text.
     public let text: String
+    /// The API language code, as stored (`zh-hant`).
     public let language: String
     /// The game (`shield`).
     public let version: String

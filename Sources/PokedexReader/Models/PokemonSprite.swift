@@ -8,6 +8,7 @@ public struct PokemonSprite: Sendable, Hashable, Codable {
     /// nil when this sprite is not bundled.
     public let path: String?
 
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(key: String, url: String, path: String?) {
         self.key = key
         self.url = url
@@ -20,6 +21,7 @@ public struct PokemonSprite: Sendable, Hashable, Codable {
 
 /// A sprite and its female variant, where the pokemon looks different as a female.
 public struct SpritePair: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(`default`: PokemonSprite, female: PokemonSprite?) {
         self.default = `default`
         self.female = female

@@ -11,6 +11,7 @@ public struct PokemonSummary: Sendable, Hashable, Codable, Identifiable {
     /// (``Pokedex/fileURL(forSpritePath:)`` makes it a file URL); nil when none is bundled.
     public let thumbnail: String?
 
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(id: Int, name: String, types: [String], thumbnail: String?) {
         self.id = id
         self.name = name

@@ -1,11 +1,13 @@
 /// One search result: the pokemon and how well it matched.
 public struct SearchHit: Sendable, Hashable, Codable {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
     public init(pokemon: PokemonSummary, rank: SearchRank) {
         self.pokemon = pokemon
         self.rank = rank
     }
 
 
+    /// The pokemon, as the list shows it.
     public let pokemon: PokemonSummary
     /// The worst of its terms' best matches.
     public let rank: SearchRank
