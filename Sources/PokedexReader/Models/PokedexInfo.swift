@@ -1,0 +1,27 @@
+/// A pokedex (a region's, a game's) for a pokedex picker.
+public struct PokedexInfo: Sendable, Hashable, Codable, Identifiable {
+    /// The id.
+    public let id: Int
+    /// The slug (`original-melemele`).
+    public let name: String
+    /// The region (`alola`), when it has one.
+    public let region: String?
+    /// Whether it belongs to the main game series.
+    public let isMainSeries: Bool
+    /// `pokedex_description` in the first preferred language that has one, else English.
+    public let description: LocalizedText?
+    /// How many entries it lists.
+    public let entryCount: Int
+}
+
+/// One entry of a pokedex, in entry order.
+public struct PokedexEntry: Sendable, Hashable, Codable {
+    /// The number in this pokedex.
+    public let entryNumber: Int
+    /// The species id.
+    public let speciesID: Int
+    /// The species' slug, nil when the database lacks the species.
+    public let speciesName: String?
+    /// The species' default pokemon, for the list cell; nil when the database has none.
+    public let pokemon: PokemonSummary?
+}

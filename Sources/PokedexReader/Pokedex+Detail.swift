@@ -1,0 +1,115 @@
+import Foundation
+import PokeSQLite
+
+extension Pokedex {
+    /// The detail page of the pokemon with `id`; nil when there is none.
+    ///
+    /// Localized texts (species name, genus, flavor text, evolution node names) are in the
+    /// first of `languages` the data has, else English. Codes are the API's (`zh-hant`,
+    /// `ja-hrkt`), compared case-insensitively; ``PreferredLanguages`` maps locales to them.
+    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
+    public func pokemon(id: Int, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
+        try read { database in try Self.detail(id: id, languages: languages, in: database) }
+    }
+
+    /// The detail page for a name: a pokemon's name first (`giratina-altered`), then a
+    /// species' name, which gives its default pokemon (`giratina`). Case and surrounding
+    /// spaces are ignored. Nil when neither matches.
+    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
+    public func pokemon(named name: String, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
+        let slug = SQLValue.text(name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        return try read { database in
+            let id = try database.integer("SELECT id FROM pokemon WHERE name = ?", [slug])
+                ?? database.integer("""
+                    SELECT p.id FROM species s JOIN pokemon p ON p.species_id = s.id AND p.is_default = 1
+                    WHERE s.name = ? ORDER BY p.id LIMIT 1
+                    """, [slug])
+            guard let id else { return nil }
+            return try Self.detail(id: id, languages: languages, in: database)
+        }
+    }
+
+    /// ``pokemon(id:languages:)`` for an all-digit argument, else ``pokemon(named:languages:)``:
+    /// what `pokesync show NAME|ID` takes.
+    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
+    public func pokemon(nameOrID: String, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
+        let trimmed = nameOrID.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let id = Int(trimmed), trimmed.allSatisfy(\.isASCII) {
+            return try pokemon(id: id, languages: languages)
+        }
+        return try pokemon(named: trimmed, languages: languages)
+    }
+
+    static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {
+        let key = SQLValue.integer(Int64(id))
+        let base = try database.row("""
+            SELECT name, species_id, height, weight, base_experience, is_default FROM pokemon WHERE id = ?
+            """, [key]) { ($0.text(0), $0.optionalInt(1), $0.int(2), $0.int(3), $0.optionalInt(4), $0.int(5) != 0) }
+        guard let base else { return nil }
+        let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
+            $0.text(0)
+        }
+        let abilities = try database.rows(
+            "SELECT ability, slot, is_hidden FROM pokemon_ability WHERE pokemon_id = ? ORDER BY slot", [key]) {
+            PokemonAbility(name: $0.text(0), slot: $0.int(1), isHidden: $0.int(2) != 0)
+        }
+        let moves = try database.rows("SELECT move FROM pokemon_move WHERE pokemon_id = ? ORDER BY move", [key]) {
+            $0.text(0)
+        }
+        let stats = try database.rows("SELECT stat, base_stat, effort FROM pokemon_stat WHERE pokemon_id = ?", [key]) {
+            PokemonStat(name: $0.text(0), baseStat: $0.int(1), effort: $0.int(2))
+        }
+        let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) {
+            PokemonSprite(key: $0.text(0), url: $0.text(1), path: $0.optionalText(2))
+        }
+        let species = try base.1.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
+        return PokemonDetail(id: id, name: base.0, types: types, height: base.2, weight: base.3, baseExperience: base.4,
+                             isDefault: base.5, abilities: abilities, moves: moves, stats: stats.sorted(by: statOrder),
+                             sprites: sprites, species: species)
+    }
+
+    /// Game order for the six stats; any other stat after them, by name.
+    private static func statOrder(_ lhs: PokemonStat, _ rhs: PokemonStat) -> Bool {
+        let order = ["hp", "attack", "defense", "special-attack", "special-defense", "speed"]
+        let left = order.firstIndex(of: lhs.name) ?? order.count
+        let right = order.firstIndex(of: rhs.name) ?? order.count
+        return left != right ? left < right : lhs.name < rhs.name
+    }
+
+    static func speciesDetail(id: Int, languages: [String], in database: Database) throws -> SpeciesDetail? {
+        let key = SQLValue.integer(Int64(id))
+        let row = try database.row("""
+            SELECT name, generation, evolution_chain_id, is_baby, is_legendary, is_mythical, color, habitat,
+                   gender_rate, capture_rate
+            FROM species WHERE id = ?
+            """, [key]) {
+            ($0.text(0), $0.optionalText(1), $0.optionalInt(2), $0.int(3) != 0, $0.int(4) != 0, $0.int(5) != 0,
+             $0.optionalText(6), $0.optionalText(7), $0.optionalInt(8), $0.optionalInt(9))
+        }
+        guard let row else { return nil }
+        let names = try database.rows("SELECT language, name, genus FROM species_name WHERE species_id = ?", [key]) {
+            (language: $0.text(0), name: $0.optionalText(1), genus: $0.optionalText(2))
+        }
+        let localizedName = choose(names.compactMap { row in row.name.map { LocalizedText(text: $0, language: row.language) } },
+                                   languages)
+        let genus = choose(names.compactMap { row in row.genus.map { LocalizedText(text: $0, language: row.language) } },
+                           languages)
+        // Newest game first: entry_index is the position in the API's list, which runs in game order.
+        let texts = try database.rows("""
+            SELECT language, version, entry_index, text FROM species_flavor_text
+            WHERE species_id = ? ORDER BY entry_index DESC, version
+            """, [key]) { FlavorText(text: $0.text(3), language: $0.text(0), version: $0.text(1), entryIndex: $0.int(2)) }
+        let language = PreferredLanguages.choose(from: Array(Set(texts.map(\.language))).sorted(), preferred: languages)
+        let chain = try row.2.flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
+        return SpeciesDetail(id: id, name: row.0, localizedName: localizedName, genus: genus,
+                             flavorTexts: texts.filter { $0.language == language }, generation: row.1, color: row.6,
+                             habitat: row.7, isBaby: row.3, isLegendary: row.4, isMythical: row.5, genderRate: row.8,
+                             captureRate: row.9, evolutionChain: chain)
+    }
+
+    /// The text in the first preferred language present, else English, else nil.
+    static func choose(_ texts: [LocalizedText], _ languages: [String]) -> LocalizedText? {
+        let language = PreferredLanguages.choose(from: texts.map(\.language), preferred: languages)
+        return texts.first { $0.language == language }
+    }
+}

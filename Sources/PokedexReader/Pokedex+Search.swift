@@ -1,0 +1,31 @@
+extension Pokedex {
+    /// Search as you type, by DESIGN's rule.
+    ///
+    /// `query` is split on whitespace into terms, each folded (``SearchFolding``: accents
+    /// and case ignored, `ß` as `ss`, `’` as `'`). A pokemon matches when every term is
+    /// inside one of its strings: its name (`charizard-mega-x`), its species' name in each
+    /// language of the bundle (`Glurak`, `リザードン`), its types (`fire`). A term's rank is
+    /// the best of exact (equals a whole string), prefix, substring; the pokemon's is the
+    /// worst of its terms'. Results come by rank, then id. One letter is a query too; an
+    /// empty or blank query gives no results.
+    ///
+    /// The first search loads every pokemon's strings into memory (about 1 MB for the
+    /// full data); later ones only scan them.
+    /// - Parameter limit: at most this many hits (the best), or all when nil.
+    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when loading the strings fails.
+    public func search(_ query: String, limit: Int? = nil) throws -> [SearchHit] {
+        let terms = SearchFolding.terms(query)
+        guard !terms.isEmpty else { return [] }
+        // The index is immutable once built: match outside the lock, so searches run in parallel.
+        let hits = try loadedSearchIndex().search(terms: terms)
+        if let limit { return Array(hits.prefix(max(limit, 0))) }
+        return hits
+    }
+
+    /// Loads the search strings now (at launch, off the main thread, say) so that the first
+    /// keystroke does not pay for it.
+    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when loading the strings fails.
+    public func prepareSearch() throws {
+        _ = try loadedSearchIndex()
+    }
+}

@@ -1,0 +1,163 @@
+import PokeSQLite
+
+/// Every pokemon's folded search strings in one byte buffer, matched in memory.
+///
+/// DESIGN's rule has no index-friendly shape (any term may be a substring of any
+/// string), and the whole set is small (about 12,000 strings, 200 KB for 1,351 pokemon),
+/// so a scan over UTF-8 bytes answers in well under a millisecond where SQL `LIKE` with
+/// per-row folding would not. Byte matching equals code-point matching because both
+/// sides are folded the same way and UTF-8 never matches inside a scalar.
+final class SearchIndex: Sendable {
+    /// The folded strings, back to back.
+    let bytes: [UInt8]
+    /// `stringStarts[i] ..< stringStarts[i + 1]` is string `i` in `bytes`.
+    let stringStarts: [Int]
+    /// Per pokemon, in id order: its summary and its strings' range in `stringStarts`.
+    let entries: [Entry]
+
+    struct Entry: Sendable {
+        let summary: PokemonSummary
+        let strings: Range<Int>
+    }
+
+    init(bytes: [UInt8], stringStarts: [Int], entries: [Entry]) {
+        self.bytes = bytes
+        self.stringStarts = stringStarts
+        self.entries = entries
+    }
+
+    /// Reads the search strings and list rows of every pokemon.
+    ///
+    /// The strings come from the builder's `pokemon_search(pokemon_id, text)` when it has
+    /// that shape (already folded). Otherwise (the search tables are the builder's choice)
+    /// they are made here from the logical tables with ``SearchFolding``.
+    static func load(from database: Database) throws -> SearchIndex {
+        var bytes: [UInt8] = []
+        var starts: [Int] = [0]
+        // Per pokemon id, its strings' index range in `starts`.
+        var ranges: [Int: Range<Int>] = [:]
+        func close(_ id: Int, from first: Int) {
+            if starts.count - 1 > first { ranges[id] = first ..< starts.count - 1 }
+        }
+        if try hasPlainSearchTable(database) {
+            // Rows in pokemon_id order; bytes copied straight from SQLite, no String per row.
+            var current: Int?
+            var first = 0
+            let statement = try database.statement("SELECT pokemon_id, text FROM pokemon_search ORDER BY pokemon_id")
+            try statement.bind([])
+            defer { statement.reset() }
+            while try statement.step() {
+                let row = Row(statement: statement)
+                let id = row.int(0)
+                if id != current {
+                    if let current { close(current, from: first) }
+                    current = id
+                    first = starts.count - 1
+                }
+                row.withUTF8(1) { text in bytes.append(contentsOf: text) }
+                if bytes.count > starts[starts.count - 1] { starts.append(bytes.count) }
+            }
+            if let current { close(current, from: first) }
+        } else {
+            var strings: [Int: [String]] = [:]
+            let sources = [
+                "SELECT id, name FROM pokemon",
+                "SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL",
+                "SELECT pokemon_id, type FROM pokemon_type",
+            ]
+            for sql in sources {
+                for (id, text) in try database.rows(sql, [], { ($0.int(0), $0.text(1)) }) {
+                    strings[id, default: []].append(SearchFolding.fold(text))
+                }
+            }
+            for (id, texts) in strings {
+                let first = starts.count - 1
+                for text in Set(texts) where !text.isEmpty {
+                    bytes.append(contentsOf: text.utf8)
+                    starts.append(bytes.count)
+                }
+                close(id, from: first)
+            }
+        }
+        var types: [Int: [String]] = [:]
+        for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type ORDER BY pokemon_id, slot", [],
+                                            { ($0.int(0), $0.text(1)) }) {
+            types[id, default: []].append(type)
+        }
+        let rows = try database.rows("SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p ORDER BY p.id", []) {
+            ($0.int(0), $0.text(1), $0.optionalText(2))
+        }
+        let entries = rows.map { id, name, thumbnail in
+            Entry(summary: PokemonSummary(id: id, name: name, types: types[id] ?? [], thumbnail: thumbnail),
+                  strings: ranges[id] ?? 0 ..< 0)
+        }
+        return SearchIndex(bytes: bytes, stringStarts: starts, entries: entries)
+    }
+
+    /// Whether `pokemon_search` exists with `pokemon_id` and `text` columns.
+    private static func hasPlainSearchTable(_ database: Database) throws -> Bool {
+        let columns = try database.rows("SELECT name FROM pragma_table_info('pokemon_search')", []) { $0.text(0) }
+        return columns.contains("pokemon_id") && columns.contains("text")
+    }
+
+    /// The pokemon every term matches, best rank first, then by id.
+    func search(terms: [String]) -> [SearchHit] {
+        guard !terms.isEmpty else { return [] }
+        let needles = terms.map { Array($0.utf8) }
+        var buckets: [[SearchHit]] = [[], [], []]
+        bytes.withUnsafeBufferPointer { text in
+            stringStarts.withUnsafeBufferPointer { starts in
+                for entry in entries {
+                    var worst = SearchRank.exact
+                    var matched = true
+                    for needle in needles {
+                        let rank = needle.withUnsafeBufferPointer { Self.bestRank(of: $0, in: entry.strings, starts, text) }
+                        guard let rank else { matched = false; break }
+                        worst = max(worst, rank)
+                    }
+                    if matched { buckets[worst.rawValue].append(SearchHit(pokemon: entry.summary, rank: worst)) }
+                }
+            }
+        }
+        // Entries are in id order, so each bucket already is.
+        return buckets[0] + buckets[1] + buckets[2]
+    }
+
+    /// The best way `needle` matches one of the strings, or nil.
+    private static func bestRank(of needle: UnsafeBufferPointer<UInt8>, in strings: Range<Int>,
+                                 _ starts: UnsafeBufferPointer<Int>, _ text: UnsafeBufferPointer<UInt8>) -> SearchRank? {
+        var best: SearchRank?
+        let count = needle.count
+        for index in strings {
+            let start = starts[index], end = starts[index + 1]
+            guard end - start >= count else { continue }
+            if matches(needle, text, at: start) {
+                if end - start == count { return .exact }
+                best = .prefix
+            } else if best == nil, contains(needle, text, from: start + 1, to: end) {
+                best = .substring
+            }
+        }
+        return best
+    }
+
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        var offset = 0
+        while offset < needle.count {
+            if text[start + offset] != needle[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    private static func contains(_ needle: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>,
+                                 from start: Int, to end: Int) -> Bool {
+        let first = needle[0]
+        var position = start
+        while position + needle.count <= end {
+            if text[position] == first && matches(needle, text, at: position) { return true }
+            position += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PokedexReader
+import Testing
+
+/// The reader on the whole 2026-08-08 snapshot (1,351 pokemon), which holds DESIGN's own
+/// examples the small sample lacks. Runs where `../shared/fixtures` is beside the package
+/// (development machines and CI); about a minute, most of it Python building the database.
+@Suite("PokedexReader: the full 2026-08-08 snapshot", .enabled(if: FullSnapshot.tarball != nil))
+struct FullSnapshotReaderTests {
+    @Test("DESIGN's examples, the species-name lookup, the oracle, and timings on the full data")
+    func fullSnapshot() throws {
+        let tarball = try #require(FullSnapshot.tarball)
+        try FullSnapshot.withScratchFolder { folder in
+            let tar = Process()
+            tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            tar.arguments = ["tar", "xzf", tarball.path, "-C", folder.path]
+            try tar.run()
+            tar.waitUntilExit()
+            #expect(tar.terminationStatus == 0)
+            let apiData = folder.appendingPathComponent("api-data")
+            try ReaderDatabases.makeDeviceFolder(folder.appendingPathComponent("device"), source: apiData)
+
+            let clock = ContinuousClock()
+            let openStart = clock.now
+            let pokedex = try Pokedex(folder: folder.appendingPathComponent("device"))
+            let firstPage = try pokedex.list(offset: 0, limit: 20)
+            let openTime = clock.now - openStart
+            #expect(firstPage.count == 20)
+            #expect(try pokedex.pokemonCount() == 1351)
+            #expect(firstPage[5] == PokemonSummary(id: 6, name: "charizard", types: ["fire", "flying"],
+                                                   thumbnail: "sprites/pokemon/6.png"))
+
+            // DESIGN's examples.
+            #expect(try pokedex.search("fire dragon").map(\.pokemon.name)
+                    == ["reshiram", "turtonator", "gouging-fire", "charizard-mega-x"])
+            #expect(try pokedex.search("flabébé").map(\.pokemon.name) == ["flabebe"])
+            #expect(try pokedex.search("flabebe").map(\.pokemon.name) == ["flabebe"])
+            #expect(try pokedex.search("farfetch’d").map(\.pokemon.name) == ["farfetchd", "farfetchd-galar"])
+            #expect(try pokedex.search("FARFETCH'D").map(\.pokemon.name) == ["farfetchd", "farfetchd-galar"])
+            #expect(try pokedex.search("레시라무").map(\.pokemon.name) == ["reshiram"])
+            #expect(try pokedex.search("Glurak").map(\.pokemon.id) == [6, 10034, 10035, 10196])
+            #expect(try pokedex.search("ß").count == 261)  // "ss": grass, glass, ...
+
+            // A species' name gives its default pokemon.
+            #expect(try pokedex.pokemon(named: "giratina", languages: ["en"])?.name == "giratina-altered")
+            #expect(try pokedex.pokemon(named: "giratina-origin", languages: ["en"])?.id == 10007)
+            let eevee = try #require(try pokedex.pokemon(named: "eevee", languages: ["en"])?.species?.evolutionChain)
+            #expect(eevee.children.count == 8)
+            #expect(eevee.children.map(\.speciesID) == [134, 135, 136, 196, 197, 470, 471, 700])
+            #expect(eevee.children.allSatisfy { $0.defaultPokemonID == $0.speciesID })
+
+            // The independent oracle, on every 40th generated query plus DESIGN's examples.
+            let answers = try ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d"],
+                                                     generate: true, every: 40)
+            #expect(answers.count > 900)
+            var searchTimes: [Duration] = []
+            for answer in answers {
+                let start = clock.now
+                let hits = try pokedex.search(answer.query)
+                searchTimes.append(clock.now - start)
+                #expect(hits.map { [$0.pokemon.id, $0.rank.rawValue] } == answer.hits, "query \"\(answer.query)\"")
+            }
+            let detailStart = clock.now
+            for id in [6, 25, 133, 487, 10034] { _ = try pokedex.pokemon(id: id, languages: ["ja", "en"]) }
+            let detailTime = (clock.now - detailStart) / 5
+            searchTimes.sort()
+            let p95 = searchTimes[searchTimes.count * 95 / 100]
+            // Debug builds are many times slower than release: the bounds here only catch a
+            // regression of kind (SQL per keystroke, eager loading); `make bench` holds the targets.
+            #expect(openTime < .milliseconds(500))
+            #expect(p95 < .milliseconds(50))
+            print("full snapshot: open + first page \(openTime), detail \(detailTime), search p95 \(p95) "
+                  + "over \(searchTimes.count) queries, max \(searchTimes.last!), rss \(FullSnapshot.residentMegabytes()) MB")
+        }
+    }
+}
+
+enum FullSnapshot {
+    /// `../shared/fixtures/pokeapi-2026-08-08.tar.gz` beside the package, when present.
+    static let tarball: URL? = {
+        let url = TestPaths.packageRoot.deletingLastPathComponent()
+            .appendingPathComponent("shared/fixtures/pokeapi-2026-08-08.tar.gz")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }()
+
+    /// A temporary folder in memory (`/dev/shm`) when there is one: 377 MB of JSON unpack there.
+    static func withScratchFolder(_ body: (URL) throws -> Void) throws {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm")
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let folder = base.appendingPathComponent("pokesync-reader-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try body(folder)
+    }
+
+    /// This process's resident set size, from /proc (Linux); 0 elsewhere.
+    static func residentMegabytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = Int(statm.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return pages * 4096 / 1_048_576
+    }
+}

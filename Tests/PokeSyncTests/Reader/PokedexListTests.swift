@@ -1,0 +1,97 @@
+import Foundation
+import PokedexReader
+import Testing
+
+@Suite("PokedexReader: the list and the pokedexes")
+struct PokedexListTests {
+    @Test("a page of 20 by id: names, types in slot order, thumbnails of bundled sprites")
+    func firstPageByID() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            #expect(try pokedex.pokemonCount() == 11)
+            let page = try pokedex.list(offset: 0, limit: 20)
+            #expect(page.map(\.id) == [25, 789, 790, 808, 824, 840, 999, 10158, 10199, 10213, 10312])
+            #expect(page[0] == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
+                                              thumbnail: "sprites/pokemon/25.png"))
+            #expect(page[5] == PokemonSummary(id: 840, name: "applin", types: ["grass", "dragon"],
+                                              thumbnail: "sprites/pokemon/840.png"))
+            #expect(page[9].types == ["bug", "psychic"])
+            // pikachu-starter has no front_default, and the default profile bundles nothing else.
+            #expect(page[7].name == "pikachu-starter")
+            #expect(page[7].thumbnail == nil)
+            #expect(try pokedex.summary(id: 10158) == page[7])
+            #expect(try pokedex.summary(id: 1) == nil)
+        }
+    }
+
+    @Test("paging: offset and limit cut the same order")
+    func paging() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let all = try pokedex.list(offset: 0, limit: 100)
+            #expect(try pokedex.list(offset: 2, limit: 4) == Array(all[2..<6]))
+            #expect(try pokedex.list(offset: 10, limit: 20).map(\.id) == [10312])
+            #expect(try pokedex.list(offset: 11, limit: 20).isEmpty)
+        }
+    }
+
+    @Test("the thumbnail falls back to official artwork, then home, when front_default is not bundled")
+    func thumbnailFallback() throws {
+        try ReaderDatabases.withSamplePokedex(sprites: "other/official-artwork/front_default,other/home/front_default") {
+            (pokedex: Pokedex) throws in
+            let page = try pokedex.list(limit: 20)
+            #expect(page.first { $0.id == 25 }?.thumbnail == "sprites/pokemon/other/official-artwork/25.png")
+            #expect(page.first { $0.id == 10158 }?.thumbnail == "sprites/pokemon/other/official-artwork/10158.png")
+        }
+        try ReaderDatabases.withSamplePokedex(sprites: "other/home/front_default") { (pokedex: Pokedex) throws in
+            #expect(try pokedex.summary(id: 25)?.thumbnail == "sprites/pokemon/other/home/25.png")
+            // pikachu-starter has no home sprite either.
+            #expect(try pokedex.summary(id: 10158)?.thumbnail == nil)
+        }
+        try ReaderDatabases.withSamplePokedex(sprites: "none") { (pokedex: Pokedex) throws in
+            #expect(try pokedex.list(limit: 20).allSatisfy { $0.thumbnail == nil })
+        }
+    }
+
+    @Test("sort by type: by first type, then id; sort by name")
+    func sortByTypeAndName() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let byType = try pokedex.list(limit: 20, sortedBy: .type)
+            #expect(byType.map(\.id) == [824, 10213, 10312, 25, 10158, 10199, 999, 840, 789, 790, 808])
+            #expect(byType.map { $0.types[0] } == ["bug", "bug", "dark", "electric", "electric", "electric", "ghost",
+                                                   "grass", "psychic", "psychic", "steel"])
+            #expect(try pokedex.list(offset: 3, limit: 3, sortedBy: .type).map(\.id) == [25, 10158, 10199])
+            let byName = try pokedex.list(limit: 20, sortedBy: .name).map(\.name)
+            #expect(byName == byName.sorted())
+            #expect(byName.first == "applin")
+        }
+    }
+
+    @Test("pokedexes with descriptions in the preferred language, else English; entries in entry order")
+    func pokedexes() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let french = try pokedex.pokedexes(languages: ["fr"])
+            #expect(french.map(\.id) == [17, 20, 35])
+            #expect(french.map(\.entryCount) == [120, 100, 132])
+            #expect(french[0].name == "original-melemele")
+            #expect(french[0].region == "alola")
+            #expect(french[0].description == LocalizedText(text: "Pokédex de Mele-Mele dans Soleil/Lune", language: "fr"))
+            // The sample's pokedex 17 has no zh-hant description: English it is.
+            let fallback = try pokedex.pokedexes(languages: ["zh-hant"])
+            #expect(fallback[0].description == LocalizedText(text: "Sun/Moon Melemele dex", language: "en"))
+            #expect(try pokedex.pokedexes(languages: ["ES-419"])[0].description?.language == "es-419")
+
+            #expect(try pokedex.entryCount(ofPokedex: 17) == 120)
+            let first = try pokedex.entries(ofPokedex: 17, offset: 0, limit: 3)
+            #expect(first.map(\.entryNumber) == [1, 2, 3])
+            #expect(first.map(\.speciesID) == [722, 723, 724])
+            #expect(first.allSatisfy { $0.pokemon == nil })  // the sample lacks rowlet's line
+            let pikachu = try pokedex.entries(ofPokedex: 17, offset: 24, limit: 1)
+            #expect(pikachu.first?.entryNumber == 25)
+            #expect(pikachu.first?.speciesName == "pikachu")
+            #expect(pikachu.first?.pokemon?.id == 25)
+            #expect(pikachu.first?.pokemon?.thumbnail == "sprites/pokemon/25.png")
+            let hyperspace = try pokedex.entries(ofPokedex: 35, offset: 0, limit: 200).filter { $0.pokemon != nil }
+            #expect(hyperspace.map(\.entryNumber) == [35, 123])
+            #expect(hyperspace.map { $0.pokemon?.name } == ["gimmighoul", "meltan"])
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import PokedexReader
+import Testing
+
+@Suite("PokedexReader: search as you type")
+struct PokedexSearchTests {
+    private func ids(_ hits: [SearchHit]) -> [Int] { hits.map(\.pokemon.id) }
+
+    @Test("terms over names in every language and types; ranked exact, prefix, substring, then by id")
+    func namesTypesAndRanks() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            // None of reshiram, turtonator, gouging-fire, charizard-mega-x is in the sample
+            // (the full snapshot test checks them); applin is its one grass and dragon.
+            #expect(try pokedex.search("fire dragon").isEmpty)
+            #expect(ids(try pokedex.search("grass dragon")) == [840])
+            #expect(ids(try pokedex.search("dragon grass")) == [840])
+            // Korean, Japanese kana, German names.
+            #expect(ids(try pokedex.search("코스모그")) == [789])
+            #expect(ids(try pokedex.search("피카")) == [25, 10158, 10199])
+            #expect(ids(try pokedex.search("コスモ")) == [789, 790])
+            #expect(ids(try pokedex.search("Knapfel")) == [840])
+            // Accents and case ignored both ways.
+            #expect(ids(try pokedex.search("KNÄPFEL")) == [840])
+            #expect(ids(try pokedex.search("mÉltan")) == [808])
+            // ß is ss: "graß" is the type grass, exactly.
+            let grass = try pokedex.search("graß")
+            #expect(ids(grass) == [840])
+            #expect(grass.first?.rank == .exact)
+
+            // One term, three ranks: "pikachu" equals pikachu's names, starts pikachu-starter's.
+            let pikachu = try pokedex.search("Pikachu")
+            #expect(pikachu.map(\.rank) == [.exact, .exact, .exact])  // the species name Pikachu is theirs too
+            let starter = try pokedex.search("pikachu-s")
+            #expect(ids(starter) == [10158])
+            #expect(starter.first?.rank == .prefix)
+            let tar = try pokedex.search("tar")
+            #expect(ids(tar) == [10158])
+            #expect(tar.first?.rank == .substring)
+            // The pokemon's rank is its worst term's: "electric" exact, "gmax" substring.
+            let gmax = try pokedex.search("electric gmax")
+            #expect(ids(gmax) == [10199])
+            #expect(gmax.first?.rank == .substring)
+            #expect(ids(try pokedex.search("bug")) == [824, 10213])
+            #expect(try pokedex.search("bug").allSatisfy { $0.rank == .exact })
+        }
+    }
+
+    @Test("one letter answers, ordered by rank then id; blank and unmatched queries give nothing")
+    func oneLetterAndEmpty() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let hits = try pokedex.search("e")
+            #expect(ids(hits) == [25, 10158, 10199, 10213, 790, 808, 824, 840, 999, 10312])
+            #expect(hits.map(\.rank) == [.prefix, .prefix, .prefix, .prefix, .substring, .substring, .substring,
+                                         .substring, .substring, .substring])
+            #expect(hits[0].pokemon == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
+                                                      thumbnail: "sprites/pokemon/25.png"))
+            #expect(ids(try pokedex.search("e", limit: 3)) == [25, 10158, 10199])
+            #expect(try pokedex.search("").isEmpty)
+            #expect(try pokedex.search(" \t ").isEmpty)
+            #expect(try pokedex.search("zzz").isEmpty)
+            #expect(try pokedex.search("pikachu zzz").isEmpty)
+            // Japanese voicing marks stay: ピ (pi) finds ピカチュウ, ビ and ヒ do not.
+            #expect(ids(try pokedex.search("ピ")) == [25, 10158, 10199])
+            #expect(try pokedex.search("ビ").isEmpty)
+        }
+    }
+
+    @Test("the same results and order as a brute-force oracle over the sample's JSON, for 500+ queries")
+    func agreesWithOracle() throws {
+        let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
+        #expect(answers.count > 400)
+        #expect(answers.filter { !$0.hits.isEmpty }.count > 300)
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            for answer in answers {
+                let hits = try pokedex.search(answer.query).map { [$0.pokemon.id, $0.rank.rawValue] }
+                #expect(hits == answer.hits, "query \"\(answer.query)\"")
+            }
+        }
+    }
+
+    @Test("searching from many threads at once gives the same answers")
+    func concurrentSearches() async throws {
+        try await withTemporaryDirectory { folder in
+            try ReaderDatabases.makeDeviceFolder(folder)
+            let pokedex = try Pokedex(folder: folder)
+            let expected = try pokedex.search("e").map(\.pokemon.id)
+            let results = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        if index % 2 == 0 { _ = try pokedex.pokemon(id: 25, languages: ["en"]) }
+                        return try pokedex.search("e").map(\.pokemon.id)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 16)
+            #expect(results.allSatisfy { $0 == expected })
+        }
+    }
+
+    @Test("without the builder's plain pokemon_search table the reader folds the logical tables itself")
+    func foldsWhenSearchTableDiffers() throws {
+        try withTemporaryDirectory { folder in
+            let database = try ReaderDatabases.makeDeviceFolder(folder)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["sqlite3", database.path,
+                                 "DROP TABLE pokemon_search; CREATE VIRTUAL TABLE pokemon_search USING fts5(body);"]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let pokedex = try Pokedex(folder: folder)
+            let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
+            for answer in answers {
+                let hits = try pokedex.search(answer.query).map { [$0.pokemon.id, $0.rank.rawValue] }
+                #expect(hits == answer.hits, "query \"\(answer.query)\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PokedexReader
+import Testing
+
+/// Device databases for the reader tests, made by `Tests/Support/make_device_db.py` from
+/// an api-data folder (until the real bundle builder's output replaces it).
+enum ReaderDatabases {
+    struct ToolFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs a Python tool of `Tests/Support` and returns its standard output.
+    /// - Throws: ``ToolFailure`` naming the tool and its standard error when it exits non-zero.
+    static func runPython(_ tool: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestPaths.support.appendingPathComponent(tool).path] + arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read stdout before waiting: a large answer would otherwise fill the pipe and block.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ToolFailure(description: "\(tool) exited \(process.terminationStatus): "
+                              + String(decoding: message, as: UTF8.self))
+        }
+        return data
+    }
+
+    /// Builds `folder/current/pokedex.sqlite` (a device folder's layout) from `source`.
+    @discardableResult
+    static func makeDeviceFolder(_ folder: URL, source: URL = TestPaths.sample2026, sprites: String = "default",
+                                 schemaVersion: String = "1") throws -> URL {
+        let current = folder.appendingPathComponent("current", isDirectory: true)
+        try FileManager.default.createDirectory(at: current, withIntermediateDirectories: true)
+        let database = current.appendingPathComponent("pokedex.sqlite")
+        _ = try runPython("make_device_db.py", ["--source", source.path, "--out", database.path, "--sprites", sprites,
+                                               "--schema-version", schemaVersion])
+        return database
+    }
+
+    /// Runs `body` with a Pokedex opened on a fresh device folder built from the 2026 sample.
+    static func withSamplePokedex(sprites: String = "default", _ body: (Pokedex) throws -> Void) throws {
+        try withTemporaryDirectory { folder in
+            try makeDeviceFolder(folder, sprites: sprites)
+            try body(try Pokedex(folder: folder))
+        }
+    }
+
+    /// One answer of `search_oracle.py`.
+    struct OracleAnswer: Decodable {
+        let query: String
+        /// `[id, rank]` pairs in result order.
+        let hits: [[Int]]
+    }
+
+    /// The oracle's answers for `queries` (and its generated queries when `generate`).
+    static func oracle(sources: [URL], queries: [String] = [], generate: Bool = false,
+                       every: Int = 1) throws -> [OracleAnswer] {
+        var arguments = sources.flatMap { ["--source", $0.path] } + queries.flatMap { ["--query", $0] }
+        if generate { arguments += ["--generate", "--every", String(every)] }
+        let data = try runPython("search_oracle.py", arguments)
+        return try JSONDecoder().decode([OracleAnswer].self, from: data)
+    }
+}
