@@ -21,8 +21,8 @@ do {
     case "export": status = try ExportCommand(words: rest).execute()
     case "verify": status = try VerifyCommand(words: rest).execute()
     case "install": status = try await InstallCommand(words: rest).execute()
-    case "show", "search":
-        throw UsageError("`pokesync \(command)` needs the bundle format, which this build does not have yet")
+    case "show": status = try ShowCommand(words: rest).execute()
+    case "search": status = try SearchCommand(words: rest).execute()
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
     case "--version": print("pokesync \(PokeSync.version)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")

@@ -78,6 +78,10 @@ enum BundleArchive {
 public struct BundleFormatError: PokeSyncFailure {
     public var file: String
     public var reason: String
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
     public var exitStatus: ExitStatus { .dataError }
     public var description: String { "\(file): \(reason)" }
 }

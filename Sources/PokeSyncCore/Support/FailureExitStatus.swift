@@ -1,6 +1,7 @@
 import CSQLite
 import PokeArchive
 import PokeSQLite
+import PokedexReader
 
 // The shared layers (PokeSQLite, PokeArchive) know nothing of the command line: the
 // mapping of their errors to sysexits codes lives here, at the edge, with the rest.
@@ -22,6 +23,16 @@ extension CompressionError: PokeSyncFailure {
         switch self {
         case .corruptData, .truncated, .outputTooLarge: .dataError
         case .zlib, .fileAccess: .ioError
+        }
+    }
+}
+
+extension PokedexError: PokeSyncFailure {
+    public var exitStatus: ExitStatus {
+        switch self {
+        // A path with no database is a wrong argument; anything else is a damaged one.
+        case .missingDatabase: .usage
+        default: .dataError
         }
     }
 }

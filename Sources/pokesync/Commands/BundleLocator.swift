@@ -1,0 +1,77 @@
+import Foundation
+import PokeArchive
+import PokeSyncCore
+import PokedexReader
+
+/// What `show` and `search` read (`--bundle PATH`): an installed device folder, a
+/// `.tar.gz` full bundle (read through a temporary extract, removed afterwards), or a
+/// bundles folder (its index's full bundle). The default is the full bundle that the
+/// mirror's `bundles/index.json` names.
+struct OpenedPokedex {
+    let pokedex: Pokedex
+    /// The temporary extract to remove, if any.
+    private let scratch: URL?
+
+    /// The most a bundle may unpack to when read for `show`: a full `--sprites all` bundle is
+    /// a few hundred MB.
+    static let limits = TarLimits(maxUnpackedBytes: 8 << 30, maxEntryCount: 500_000, maxCompressedBytes: 8 << 30)
+
+    /// - Throws: `UsageError` (64) for a path that is none of these; `TarError` or
+    ///   `PokedexError` (65) for a damaged bundle or database.
+    init(bundle option: String?, mirror: String?) throws {
+        let path: URL
+        if let option {
+            path = URL(fileURLWithPath: option)
+        } else {
+            path = MirrorLayout.resolve(option: mirror).bundlesFolder
+            guard FileManager.default.fileExists(atPath: path.appendingPathComponent(BundlesFolder.indexName).path) else {
+                throw UsageError("no bundle to read: \(path.path) has no index.json (run `pokesync export`, or pass --bundle PATH)")
+            }
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder) else {
+            throw UsageError("--bundle \(path.path): no such file or folder")
+        }
+        if isFolder.boolValue {
+            if FileManager.default.fileExists(atPath: path.appendingPathComponent("current").path) {
+                self.init(pokedex: try Pokedex(folder: path), scratch: nil)
+                return
+            }
+            let indexFile = path.appendingPathComponent(BundlesFolder.indexName)
+            guard let data = FileManager.default.contents(atPath: indexFile.path) else {
+                throw UsageError("--bundle \(path.path): neither an installed folder (current/) nor a bundles folder (index.json)")
+            }
+            let index: BundleIndex
+            do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
+                throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
+            }
+            try self.init(archive: path.appendingPathComponent(index.full.file))
+        } else {
+            guard path.lastPathComponent.hasSuffix(".tar.gz") else {
+                throw UsageError("--bundle \(path.path): not a .tar.gz bundle, a bundles folder or an installed folder")
+            }
+            try self.init(archive: path)
+        }
+    }
+
+    private init(pokedex: Pokedex, scratch: URL?) {
+        self.pokedex = pokedex
+        self.scratch = scratch
+    }
+
+    private init(archive: URL) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-show-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try SafeExtractor(limits: Self.limits, synchronizes: false).extract(archive: archive.path, to: scratch.path)
+            self.init(pokedex: try Pokedex(databaseAt: scratch.appendingPathComponent("pokedex.sqlite")), scratch: scratch)
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            throw error
+        }
+    }
+
+    /// Removes the temporary extract; call when done.
+    func close() {
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+}

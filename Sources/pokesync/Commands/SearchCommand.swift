@@ -1,0 +1,33 @@
+import Foundation
+import PokeSyncCore
+import PokedexReader
+
+/// `pokesync search TERM... [--bundle PATH] [--json]`: what an app's search field finds,
+/// in rank order (exact, then prefix, then substring; then id).
+struct SearchCommand {
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: ["bundle", "mirror", "limit"], flags: ["json"])
+        guard !arguments.positionals.isEmpty else { throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--json]") }
+    }
+
+    func execute() throws -> ExitStatus {
+        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"])
+        defer { opened.close() }
+        let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
+                                             limit: try arguments.integer("limit", minimum: 1))
+        if arguments.flags.contains("json") {
+            let rows = hits.map { ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types] as [String: Any] }
+            let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+            return .success
+        }
+        if hits.isEmpty { print("no pokemon matches \"\(arguments.positionals.joined(separator: " "))\"") }
+        for hit in hits {
+            print(String(format: "%5d  ", hit.pokemon.id) + hit.pokemon.name.padding(toLength: 28, withPad: " ", startingAt: 0)
+                  + hit.pokemon.types.joined(separator: "/"))
+        }
+        return .success
+    }
+}
