@@ -1,0 +1,42 @@
+import Foundation
+import PokeArchive
+import PokeSQLite
+
+/// Which of a document's sprite URLs get a bundle path: those the profile's sprite set
+/// selects (by key) and the version holds (by URL).
+struct SpriteSelection: Sendable {
+    let set: SpriteSet
+    /// The version's sprites: URL → (tree path below `sprites/`, object hash).
+    let held: [String: (path: String, hash: SHA256Digest)]
+
+    init(set: SpriteSet, held: [String: (String, SHA256Digest)]) {
+        self.set = set
+        self.held = held.mapValues { (path: $0.0, hash: $0.1) }
+    }
+
+    /// `sprites/pokemon/25.png` for a sprite that goes in the bundle, else nil.
+    func path(of sprite: SpriteReference) -> String? {
+        guard set.selects(sprite.key), let object = held[sprite.url] else { return nil }
+        return "sprites/" + object.path
+    }
+
+    /// The files the bundle must carry: each distinct path of `pokemon_sprite`, sorted.
+    func bundled(_ rows: DeviceRows) -> [BundledSprite] {
+        var files = Set<BundledSprite>()
+        for row in rows.rows("pokemon_sprite") {
+            guard row[3] != .null, let url = row[2].textValue, let object = held[url] else { continue }
+            files.insert(BundledSprite(path: "sprites/" + object.path, hash: object.hash))
+        }
+        return files.sorted()
+    }
+
+    /// Selected sprite URLs the version does not hold, sorted, each once.
+    func unheld(_ rows: DeviceRows) -> [String] {
+        var urls = Set<String>()
+        for row in rows.rows("pokemon_sprite") {
+            guard let key = row[1].textValue, let url = row[2].textValue, set.selects(key), held[url] == nil else { continue }
+            urls.insert(url)
+        }
+        return urls.sorted()
+    }
+}
