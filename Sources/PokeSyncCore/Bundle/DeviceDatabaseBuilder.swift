@@ -79,11 +79,10 @@ public struct DeviceDatabaseBuilder: Sendable {
 
     static func rows(of document: VersionDocument, store: Store, decoder: JSONDecoder,
                      sprites: SpriteSelection) throws -> DeviceRows {
-        let body = try store.documentBody(document.hash)
+        let (body, references) = try store.deviceDocument(document.hash, withSprites: document.kind == .pokemon)
         do {
             switch document.kind {
             case .pokemon:
-                let references = try store.spriteReferences(documentHash: document.hash)
                 return DeviceRows.pokemon(try decoder.decode(PokemonDocument.self, from: Data(body)),
                                           sprites: references, spritePath: sprites.path(of:))
             case .pokemonSpecies:

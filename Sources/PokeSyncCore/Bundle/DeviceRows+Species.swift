@@ -46,27 +46,29 @@ extension DeviceRows {
     /// its line break (the word was split by the game's text box), form feeds and line
     /// breaks become spaces, runs of spaces one space, and the ends are trimmed.
     static func cleanFlavorText(_ text: String) -> String {
-        var output = String.UnicodeScalarView()
-        let scalars = Array(text.unicodeScalars)
-        var index = 0
-        func isLineBreak(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
-        while index < scalars.count {
-            var scalar = scalars[index]
-            if scalar == "\u{00AD}", index + 1 < scalars.count, isLineBreak(scalars[index + 1]) {
-                index += 2
-                // A CRLF after the hyphen goes as one line break.
-                if scalars[index - 1] == "\r", index < scalars.count, scalars[index] == "\n" { index += 1 }
-                continue
-            }
-            if isLineBreak(scalar) || scalar == "\u{0C}" { scalar = " " }
-            if scalar == " ", output.last == " " || output.isEmpty {
+        // On UTF-8 bytes: every character involved is ASCII but the soft hyphen (C2 AD),
+        // and a build cleans 68,000 texts.
+        var text = text
+        return text.withUTF8 { bytes in
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            let space = UInt8(ascii: " ")
+            func isLineBreak(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D }
+            var index = 0
+            while index < bytes.count {
+                var byte = bytes[index]
+                if byte == 0xC2, index + 2 < bytes.count, bytes[index + 1] == 0xAD, isLineBreak(bytes[index + 2]) {
+                    // A CRLF after the hyphen goes as one line break.
+                    index += bytes[index + 2] == 0x0D && index + 3 < bytes.count && bytes[index + 3] == 0x0A ? 4 : 3
+                    continue
+                }
+                if isLineBreak(byte) || byte == 0x0C { byte = space }
                 index += 1
-                continue
+                if byte == space, output.last == space || output.isEmpty { continue }
+                output.append(byte)
             }
-            output.append(scalar)
-            index += 1
+            if output.last == space { output.removeLast() }
+            return String(decoding: output, as: UTF8.self)
         }
-        if output.last == " " { output.removeLast() }
-        return String(output)
     }
 }

@@ -141,6 +141,12 @@ struct DeviceDatabaseTests {
         }
     }
 
+    @Test func flavorTextCleaning() {
+        #expect(DeviceRows.cleanFlavorText(" Pika\u{00AD}\nchu\u{0C}is  here\r\nnow\n") == "Pikachu is here now")
+        #expect(DeviceRows.cleanFlavorText("soft\u{00AD}\r\nhyphen, ポケモン\u{00AD}") == "softhyphen, ポケモン\u{00AD}")
+        #expect(DeviceRows.cleanFlavorText("\n\u{0C}") == "")
+    }
+
     /// DESIGN's cleaning, written independently: soft hyphen + line break dropped, form
     /// feeds and line breaks as spaces, runs of spaces as one, trimmed.
     static func clean(_ text: String) -> String {
