@@ -1,52 +1,42 @@
 import Foundation
 import PokeArchive
+import PokeSQLite
 
-/// The sprites a bundle carries: the version's sprites whose key (JSON path under
-/// `sprites`) the profile's sprite set selects, with their paths in the bundle.
-public struct SpriteSelection: Sendable {
-    /// One sprite file of the bundle.
-    public struct File: Sendable, Hashable {
-        /// `sprites/pokemon/25.png`: the upstream path below the sprites repository.
-        public var bundlePath: String
-        public var url: String
-        public var hash: SHA256Digest
+/// Which of a document's sprite URLs get a bundle path: those the profile's sprite set
+/// selects (by key) and the version holds (by URL).
+struct SpriteSelection: Sendable {
+    let set: SpriteSet
+    /// The version's sprites: URL → (tree path below `sprites/`, object hash).
+    let held: [String: (path: String, hash: SHA256Digest)]
+
+    init(set: SpriteSet, held: [String: (String, SHA256Digest)]) {
+        self.set = set
+        self.held = held.mapValues { (path: $0.0, hash: $0.1) }
     }
 
-    /// Sorted by `bundlePath`.
-    public var files: [File]
-    /// Upstream URL to bundle path, for `pokemon_sprite.path` (NULL when not bundled).
-    public var pathsByURL: [String: String]
+    /// `sprites/pokemon/25.png` for a sprite that goes in the bundle, else nil.
+    func path(of sprite: SpriteReference) -> String? {
+        guard set.selects(sprite.key), let object = held[sprite.url] else { return nil }
+        return "sprites/" + object.path
+    }
 
-    /// Resolves `set` against what version `version` holds.
-    /// - Throws: `UsageError` naming the sprite keys the set asks for and the version does
-    ///   not hold (it was mirrored with a smaller `--sprites`): a usage error, since a
-    ///   smaller set or a mirror with those sprites fixes it.
-    public static func resolve(store: Store, version: Int, set: SpriteSet) throws -> SpriteSelection {
-        var held: [String: (path: String, hash: SHA256Digest)] = [:]
-        for sprite in try store.versionSprites(version) { held[sprite.url] = (sprite.path, sprite.hash) }
-        // Sprites upstream lacked (404) or that pokesync refused are not the version's fault.
-        let skipped = Set(try store.spriteReports(version: version).map(\.url))
+    /// The files the bundle must carry: each distinct path of `pokemon_sprite`, sorted.
+    func bundled(_ rows: DeviceRows) -> [BundledSprite] {
+        var files = Set<BundledSprite>()
+        for row in rows.rows("pokemon_sprite") {
+            guard row[3] != .null, let url = row[2].textValue, let object = held[url] else { continue }
+            files.insert(BundledSprite(path: "sprites/" + object.path, hash: object.hash))
+        }
+        return files.sorted()
+    }
 
-        var pathsByURL: [String: String] = [:]
-        var files: [String: File] = [:]
-        var lacking: [String: Int] = [:]
-        for document in try store.documents(version: version) where document.kind == .pokemon {
-            for reference in try store.spriteReferences(documentHash: document.hash) where set.selects(reference.key) {
-                if let sprite = held[reference.url] {
-                    let bundlePath = "sprites/" + sprite.path
-                    pathsByURL[reference.url] = bundlePath
-                    files[bundlePath] = File(bundlePath: bundlePath, url: reference.url, hash: sprite.hash)
-                } else if !skipped.contains(reference.url) {
-                    lacking[reference.key, default: 0] += 1
-                }
-            }
+    /// Selected sprite URLs the version does not hold, sorted, each once.
+    func unheld(_ rows: DeviceRows) -> [String] {
+        var urls = Set<String>()
+        for row in rows.rows("pokemon_sprite") {
+            guard let key = row[1].textValue, let url = row[2].textValue, set.selects(key), held[url] == nil else { continue }
+            urls.insert(url)
         }
-        if !lacking.isEmpty {
-            let keys = lacking.keys.sorted().prefix(5).map { "\($0) (\(lacking[$0]!))" }.joined(separator: ", ")
-            let more = lacking.count > 5 ? " and \(lacking.count - 5) more keys" : ""
-            throw UsageError("version \(version) does not hold the sprites --sprites \(set) asks for: \(keys)\(more); "
-                             + "export a smaller set or mirror them with `pokesync sync --sprites \(set)`")
-        }
-        return SpriteSelection(files: files.values.sorted { $0.bundlePath < $1.bundlePath }, pathsByURL: pathsByURL)
+        return urls.sorted()
     }
 }

@@ -9,10 +9,11 @@ public struct BundleProfile: Codable, Sendable, Hashable, CustomStringConvertibl
     /// Sorted lowercase language codes, or nil for every language of the version.
     public var languages: [String]?
 
-    /// - Parameter languages: any case and order; stored sorted, lowercased and unique.
+    /// - Parameter languages: any case and order; stored sorted, lowercased and unique,
+    ///   with `en` added (it is always kept, as the fallback).
     public init(sprites: String = "default", languages: [String]? = nil) {
         self.sprites = sprites
-        self.languages = languages.map { Array(Set($0.map { $0.lowercased() })).sorted() }
+        self.languages = languages.map { Array(Set($0.map { $0.lowercased() } + ["en"])).sorted() }
     }
 
     enum CodingKeys: String, CodingKey { case sprites, languages }
@@ -37,17 +38,28 @@ public struct BundleProfile: Codable, Sendable, Hashable, CustomStringConvertibl
         if let languages { try values.encode(languages, forKey: .languages) } else { try values.encode("all", forKey: .languages) }
     }
 
-    /// Whether a row in `language` belongs in the bundle (`en` always does: it is the fallback).
+    /// Whether a row in `language` (an API code, any case) belongs in the bundle.
     public func keeps(language: String) -> Bool {
         guard let languages else { return true }
-        let code = language.lowercased()
-        return code == "en" || languages.contains(code)
+        return languages.contains(language.lowercased())
     }
 
     /// The compact JSON stored in `meta.profile`: `{"languages":"all","sprites":"default"}`.
     public var json: String {
-        let languagesJSON = languages.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ",") + "]" } ?? "\"all\""
-        return "{\"languages\":\(languagesJSON),\"sprites\":\"\(sprites)\"}"
+        let languagesJSON = languages.map { "[" + $0.map(Self.quoted).joined(separator: ",") + "]" } ?? "\"all\""
+        return "{\"languages\":\(languagesJSON),\"sprites\":\(Self.quoted(sprites))}"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
     }
 
     public var description: String { json }

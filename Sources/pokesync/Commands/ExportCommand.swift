@@ -1,25 +1,25 @@
 import Foundation
 import PokeSyncCore
 
-/// `pokesync export [--version N] [--since M] [--format bundle|api-data] [--out PATH]`.
+/// `pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH]`.
 struct ExportCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror", "version", "since", "format", "out"], flags: [])
-        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--since M] [--format bundle|api-data] [--out PATH]")
+        arguments = try Arguments(words, options: ["mirror", "version", "format", "out", "sprites", "languages"], flags: [])
+        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH]")
     }
 
     func execute() throws -> ExitStatus {
         let format = arguments.options["format"] ?? "bundle"
         guard format == "api-data" else {
-            if format == "bundle" {
-                throw UsageError("bundle export is not in this build yet; use --format api-data --out DIR")
-            }
-            throw UsageError("--format takes bundle or api-data (got \"\(format)\")")
+            guard format == "bundle" else { throw UsageError("--format takes bundle or api-data (got \"\(format)\")") }
+            return try exportBundles()
         }
         guard let out = arguments.options["out"] else { throw UsageError("--format api-data needs --out DIR") }
-        guard arguments.options["since"] == nil else { throw UsageError("--since goes with bundle deltas, not api-data") }
+        for option in ["sprites", "languages"] where arguments.options[option] != nil {
+            throw UsageError("--\(option) goes with bundles; an api-data export holds every document as served")
+        }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
         let (version, count) = try store.snapshot {

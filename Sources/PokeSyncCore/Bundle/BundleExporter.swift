@@ -1,0 +1,135 @@
+import Foundation
+import PokeArchive
+import PokedexReader
+
+/// `pokesync export --format bundle`: one version as the full bundle `pokedex-N.tar.gz`,
+/// a delta from every older retained version when it is the newest, and `index.json`.
+///
+/// Databases are built in the mirror's scratch folder; archives are written aside in
+/// the bundles folder and linked into place (``BundlesFolder``), so an interrupted or
+/// failed export leaves no half-written bundle or index behind.
+public struct BundleExporter {
+    public let store: Store
+    public let folder: BundlesFolder
+
+    public init(store: Store, folder: BundlesFolder) {
+        self.store = store
+        self.folder = folder
+    }
+
+    /// What one export did.
+    public struct Result: Sendable {
+        public var version: Int
+        public var full: PublishedFile
+        public var deltas: [PublishedFile] = []
+        /// Deltas not written because they were not smaller than the full bundle.
+        public var skippedDeltas: [Int] = []
+        /// False when the version is not the newest: the index is left as it is.
+        public var indexWritten = false
+        public var removed: [String] = []
+        /// The database built; nil when the bundle and its deltas were already there.
+        public var database: DeviceDatabaseInfo?
+    }
+
+    /// Exports `version` (the newest when nil) with `profile`.
+    /// - Throws: `UsageError` (64) for an unknown version, a language the version lacks,
+    ///   sprites it does not hold; `BundleReferenceError` (65) for a dangling reference;
+    ///   `LocalFileError` (74) when the folder cannot be written.
+    public func export(version asked: Int?, profile: BundleProfile, graceHours: Double,
+                       log: (String) -> Void = { _ in }) throws -> Result {
+        let versions = try store.versions()
+        guard let newest = versions.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
+        let number = asked ?? newest.number
+        guard let record = versions.first(where: { $0.number == number }) else {
+            throw UsageError("there is no version \(number) (retained: \(versions.map { String($0.number) }.joined(separator: ", ")))")
+        }
+        let lineage = try store.lineage()
+        _ = try profile.spriteSet()
+        try folder.prepare()
+
+        let isNewest = number == newest.number
+        let bases = isNewest ? versions.filter { $0.number < number } : []
+        let fullName = BundlesFolder.fullName(version: number)
+        let missingDeltas = try bases.filter { try folder.existing(BundlesFolder.deltaName(from: $0.number, to: number)) == nil }
+
+        let scratch = store.layout.scratchFolder.appendingPathComponent("export-\(getpid())")
+        try? FileManager.default.removeItem(at: scratch)
+        try FileSystem.createDirectory(scratch)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        // The newest version's bundle and deltas already there (the nightly case): nothing
+        // to build. A re-export would give the same bytes, and published files never change.
+        var built: BuiltDatabase?
+        if try folder.existing(fullName) == nil || !missingDeltas.isEmpty {
+            built = try buildDatabase(record, profile: profile, lineage: lineage, in: scratch)
+            log("built the database of version \(number)")
+        }
+        let full = try built.map { try writeFull($0, record: record, profile: profile, lineage: lineage) }
+            ?? folder.existing(fullName)!
+        var result = Result(version: number, full: full, database: built?.info)
+
+        guard isNewest else { return result }
+        var deltaEntries: [BundleIndex.Entry] = []
+        for base in bases {
+            let name = BundlesFolder.deltaName(from: base.number, to: number)
+            var delta = try folder.existing(name)
+            if delta == nil, let built {
+                let old = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
+                delta = try writeDelta(from: old, to: built, record: record, profile: profile, lineage: lineage,
+                                       fullSize: full.size, scratch: scratch)
+                try? FileManager.default.removeItem(at: old.file)
+            }
+            guard let delta else { result.skippedDeltas.append(base.number); continue }
+            result.deltas.append(delta)
+            deltaEntries.append(BundleIndex.Entry(from: base.number, to: number, file: delta.name, size: delta.size,
+                                                  unpackedSize: delta.unpackedSize, sha256: delta.sha256))
+        }
+        let index = BundleIndex(lineage: lineage, profile: profile,
+                                full: BundleIndex.Entry(to: number, file: full.name, size: full.size,
+                                                        unpackedSize: full.unpackedSize, sha256: full.sha256),
+                                deltas: deltaEntries)
+        try folder.writeIndex(index)
+        result.indexWritten = true
+        result.removed = try folder.sweep(keeping: Set(index.files), graceHours: graceHours)
+        return result
+    }
+
+    /// A device database built for one version.
+    struct BuiltDatabase {
+        var file: URL
+        var info: DeviceDatabaseInfo
+    }
+
+    /// Builds version `record`'s database in `scratch`.
+    /// - Throws: `UsageError` when the profile asks for sprites the version does not hold
+    ///   (beyond those upstream lacked or pokesync refused, which are reported at crawl time).
+    private func buildDatabase(_ record: VersionRecord, profile: BundleProfile, lineage: String,
+                               in scratch: URL) throws -> BuiltDatabase {
+        let file = scratch.appendingPathComponent("pokedex-\(record.number).sqlite")
+        try? FileManager.default.removeItem(at: file)
+        let info = try DeviceDatabaseBuilder(store: store).build(version: record.number, lineage: lineage,
+                                                                 profile: profile, into: file)
+        let skipped = Set(try store.spriteReports(version: record.number).map(\.url))
+        let lacking = info.unheldSprites.filter { !skipped.contains($0) }
+        if !lacking.isEmpty {
+            try? FileManager.default.removeItem(at: file)
+            throw UsageError("version \(record.number) does not hold \(lacking.count) sprite(s) --sprites \(profile.sprites) asks for "
+                             + "(e.g. \(lacking[0])); export a smaller set, or mirror them with `pokesync sync --sprites \(profile.sprites)`")
+        }
+        return BuiltDatabase(file: file, info: info)
+    }
+
+    private func writeFull(_ built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
+                           lineage: String) throws -> PublishedFile {
+        let name = BundlesFolder.fullName(version: record.number)
+        if let existing = try folder.existing(name) { return existing }
+        var entries = [BundleArchive.Entry(path: "pokedex.sqlite", file: built.file)]
+        let objects = SpriteObjects(layout: store.layout)
+        entries += built.info.bundledSprites.map { BundleArchive.Entry(path: $0.path, file: objects.url(for: $0.hash)) }
+        return try BundleArchive.publish(entries: entries, in: folder, as: name) { files, unpackedSize in
+            BundleManifest(format: BundleManifest.fullFormat, lineage: lineage, version: record.number,
+                           createdAt: record.createdAt, source: record.source, profile: profile,
+                           contentDigest: built.info.contentDigest.hex, unpackedSize: unpackedSize, files: files)
+        }!
+    }
+}

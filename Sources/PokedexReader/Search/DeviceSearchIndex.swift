@@ -1,0 +1,56 @@
+import PokeSQLite
+
+/// `pokemon_search`: for each pokemon, the folded strings DESIGN's search matches terms
+/// against: its own name, its species' name in every language of the database, and its
+/// types, each folded with ``SearchFolding/fold(_:)``.
+///
+/// A plain `(pokemon_id, text)` table rather than FTS5: search matches substrings
+/// anywhere in a string (`"zard"` finds charizard), which FTS5's token index does not
+/// answer, and a full scan of ~20,000 short rows takes a few milliseconds. The table
+/// belongs to no entity: it is derived from the others and rebuilt whole, by the
+/// builder and by the updater after it applies a delta.
+public enum DeviceSearchIndex {
+    /// The search table's DDL (part of ``DeviceSchema/ddl``).
+    public static let ddl = """
+    CREATE TABLE pokemon_search(
+        pokemon_id INTEGER NOT NULL, text TEXT NOT NULL,
+        PRIMARY KEY(pokemon_id, text)) WITHOUT ROWID;
+    """
+
+    /// The strings each pokemon is found by, before folding: plain SQL over the schema's
+    /// tables, so any client can rebuild the index the same way.
+    public static let sourceQuery = """
+    SELECT id, name FROM pokemon
+    UNION ALL
+    SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL
+    UNION ALL
+    SELECT pokemon_id, type FROM pokemon_type
+    """
+
+    /// Replaces the content of `pokemon_search` with what the other tables give. Call it
+    /// inside the transaction that changed them.
+    /// - Throws: `DatabaseError` when a table is missing or the database cannot be written.
+    public static func rebuild(_ database: Database) throws {
+        var entries = Set<Entry>()
+        for (id, text) in try database.rows(sourceQuery, [], { ($0.int(0), $0.text(1)) }) {
+            let folded = SearchFolding.fold(text)
+            if !folded.isEmpty { entries.insert(Entry(pokemonID: id, text: folded)) }
+        }
+        try database.execute("DELETE FROM pokemon_search")
+        let insert = try database.statement("INSERT INTO pokemon_search(pokemon_id, text) VALUES (?, ?)")
+        // Key order: the b-tree is filled from left to right, and the file does not
+        // depend on hashing order.
+        for entry in entries.sorted() {
+            try insert.run([.integer(Int64(entry.pokemonID)), .text(entry.text)])
+        }
+    }
+
+    private struct Entry: Hashable, Comparable {
+        var pokemonID: Int
+        var text: String
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.pokemonID != rhs.pokemonID ? lhs.pokemonID < rhs.pokemonID : lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PokeSyncCore
+import PokedexReader
+
+extension ExportCommand {
+    /// `pokesync export [--format bundle] [--version N] [--sprites SET] [--languages LIST] [--out DIR]`.
+    func exportBundles() throws -> ExitStatus {
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let config = try MirrorConfig.load(layout)
+        let languages = try arguments.options["languages"].flatMap(BundleProfile.parseLanguages)
+        let profile = BundleProfile(sprites: arguments.options["sprites"] ?? "default", languages: languages)
+        let folder = BundlesFolder(root: arguments.options["out"].map { URL(fileURLWithPath: $0) } ?? layout.bundlesFolder)
+        // The lock: prune drops versions and their bundles, and two exports must not
+        // race on one index.
+        let lock = try MirrorLock(layout: layout)
+        defer { withExtendedLifetime(lock) {} }
+        let store = try Store(layout: layout, create: false)
+        let result = try store.snapshot {
+            try BundleExporter(store: store, folder: folder)
+                .export(version: try arguments.integer("version", minimum: 1), profile: profile,
+                        graceHours: config.bundles.graceHours)
+        }
+        print(Self.describe(result, folder: folder))
+        return .success
+    }
+
+    static func describe(_ result: BundleExporter.Result, folder: BundlesFolder) -> String {
+        func size(_ bytes: Int) -> String { bytes >= 1_000_000 ? String(format: "%.1f MB", Double(bytes) / 1e6) : "\(max(1, bytes / 1000)) kB" }
+        var lines = ["\(result.full.isNew ? "wrote" : "kept") \(folder.url(result.full.name).path) (\(size(result.full.size)))"]
+        for delta in result.deltas {
+            lines.append("\(delta.isNew ? "wrote" : "kept") \(delta.name) (\(size(delta.size)))")
+        }
+        if !result.skippedDeltas.isEmpty {
+            lines.append("no delta from version(s) \(result.skippedDeltas.map(String.init).joined(separator: ", ")): not smaller than the full bundle")
+        }
+        if result.indexWritten {
+            lines.append("index.json names version \(result.version) and \(result.deltas.count) delta(s)")
+        } else {
+            lines.append("index.json left as it is: version \(result.version) is not the newest")
+        }
+        if !result.removed.isEmpty { lines.append("removed after the grace period: " + result.removed.joined(separator: ", ")) }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import PokeSQLite
+import PokedexReader
+import Testing
+@testable import PokeSyncCore
+
+/// The device database as a file and as a contract: references, languages, search,
+/// determinism, journal mode and content_digest.
+@Suite("Device database file")
+struct DeviceDatabaseFileTests {
+    @Test func danglingReferencesAreRefused() throws {
+        try withTemporaryDirectory { scratch in
+            // The plain sample is refused: its pokedexes name species it leaves out.
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let error = try #require(throws: DeviceDataError.self) { try fixture.build(references: .refuse) }
+            #expect(error.description.hasPrefix("pokedex 17 (original-melemele) entry 1 names species 722, which version 1 does not hold"))
+            #expect(error.description.contains("more dangling references"))
+            #expect(error.exitStatus == .dataError)
+            #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("pokedex.sqlite").path))
+
+            // A pokemon whose species is missing from the version is named first.
+            let source = scratch.appendingPathComponent("source")
+            try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
+            try FileManager.default.removeItem(at: source.appendingPathComponent("api/v2/pokemon-species/491"))
+            try Self.dropFromList(source.appendingPathComponent("api/v2/pokemon-species/index.json"), id: 491)
+            let broken = try DeviceDatabaseFixture(scratch: scratch.appendingPathComponent("broken"), source: source)
+            let refused = try #require(throws: DeviceDataError.self) { try broken.build(references: .refuse) }
+            #expect(refused.description.hasPrefix("pokemon 10312 (darkrai-mega) names species 491, which version 1 does not hold"))
+        }
+    }
+
+    @Test func languagesKeepOnlyThoseAsked() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let profile = BundleProfile(languages: try BundleProfile.parseLanguages("KO"))
+            let (file, info) = try fixture.build(profile: profile)
+            #expect(info.languages == ["en", "ko"])
+            let database = try Database(path: file.path, mode: .readOnly)
+            let languages = try database.rows("""
+                SELECT language FROM species_name UNION SELECT language FROM species_flavor_text
+                UNION SELECT language FROM pokedex_description
+                """) { $0.text(0) }
+            #expect(Set(languages) == ["en", "ko"])
+            #expect(try database.row("SELECT value FROM meta WHERE key = 'profile'", []) { $0.text(0) }
+                    == #"{"languages":["en","ko"],"sprites":"default"}"#)
+            // Case-insensitive, stored as the API spells it.
+            let (kana, _) = try fixture.build("kana.sqlite", profile: BundleProfile(languages: ["JA-HRKT"]))
+            let kanaLanguages = try Database(path: kana.path, mode: .readOnly).rows("SELECT DISTINCT language FROM species_name ORDER BY 1") { $0.text(0) }
+            #expect(kanaLanguages == ["en", "ja-hrkt"])
+
+            let error = try #require(throws: UsageError.self) { try fixture.build("x.sqlite", profile: BundleProfile(languages: ["en", "xx"])) }
+            #expect(error.description.contains("xx") && error.description.contains("ja-hrkt, ja-roma, ko"))
+            #expect(throws: UsageError.self) { try BundleProfile.parseLanguages("en,,ko") }
+            #expect(try BundleProfile.parseLanguages("all") == nil)
+        }
+    }
+
+    @Test func searchIndexHoldsFoldedNamesAndTypes() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let (file, _) = try fixture.build()
+            let database = try Database(path: file.path)
+            let texts = Set(try database.rows("SELECT text FROM pokemon_search WHERE pokemon_id = 25") { $0.text(0) })
+            #expect(texts.isSuperset(of: ["pikachu", "electric", "피카츄", SearchFolding.fold("ピカチュウ")]))
+            // Forms are found by their species' names too.
+            #expect(try database.integer("SELECT COUNT(*) FROM pokemon_search WHERE pokemon_id = 10199 AND text = 'pikachu'") == 1)
+            // Rebuilt from the other tables alone, it is the same.
+            let before = try database.rows("SELECT pokemon_id, text FROM pokemon_search") { "\($0.int(0)) \($0.text(1))" }
+            try database.execute("DELETE FROM pokemon_search")
+            try DeviceSearchIndex.rebuild(database)
+            #expect(try database.rows("SELECT pokemon_id, text FROM pokemon_search") { "\($0.int(0)) \($0.text(1))" } == before)
+        }
+    }
+
+    @Test func fileIsDeterministicSoundAndDigested() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let (first, info) = try fixture.build("first.sqlite")
+            let (second, again) = try fixture.build("second.sqlite")
+            #expect(info == again)
+            _ = try runTool("/usr/bin/cmp", [first.path, second.path])
+            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA integrity_check;"]) == "ok")
+            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA journal_mode;"]) == "delete")
+            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA page_size;"]) == "4096")
+            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA freelist_count;"]) == "0")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+
+            let python = try runPython("content_digest.py", [first.path])
+            let database = try Database(path: first.path, mode: .immutable)
+            let meta = Dictionary(uniqueKeysWithValues: try database.rows("SELECT key, value FROM meta") { ($0.text(0), $0.text(1)) })
+            #expect(python == info.contentDigest.hex)
+            #expect(try ContentDigest.compute(database).hex == python)
+            #expect(meta["content_digest"] == python)
+            let version = try #require(try fixture.store.version(1))
+            #expect(meta["schema_version"] == "1" && meta["version"] == "1" && meta["lineage"] == "test-lineage")
+            #expect(meta["created_at"] == version.createdAt && meta["source"] == version.source)
+            #expect(meta["profile"] == #"{"languages":"all","sprites":"default"}"#)
+            #expect(info.rowCounts["pokemon"] == 11 && info.rowCounts["species"] == 9 && info.rowCounts["evolution_chain"] == 7)
+
+            // Another profile gives another database, and another digest.
+            let (_, english) = try fixture.build("en.sqlite", profile: BundleProfile(languages: ["en"]))
+            #expect(english.contentDigest != info.contentDigest && english.size < info.size)
+        }
+    }
+
+    /// Removes one entry from an api-data list, keeping `count` right.
+    static func dropFromList(_ list: URL, id: Int) throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: list)) as? [String: Any])
+        let results = (object["results"] as! [[String: Any]]).filter { ListedResource.id(fromURL: $0["url"] as! String) != id }
+        object["results"] = results
+        object["count"] = results.count
+        try JSONSerialization.data(withJSONObject: object).write(to: list)
+    }
+}

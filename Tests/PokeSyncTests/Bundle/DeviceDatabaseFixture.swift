@@ -1,0 +1,71 @@
+import Foundation
+import PokedexReader
+import PokeSQLite
+import Testing
+@testable import PokeSyncCore
+
+/// A mirror of an api-data sample (crawled by the real binary) and helpers to read what
+/// the device database builder made of it.
+struct DeviceDatabaseFixture {
+    let scratch: URL
+    let cli: PokesyncCLI
+    let store: Store
+
+    /// Crawls `source` (default: the 2026 sample) with `front_default` sprites from a
+    /// clone folder of tiny PNGs, so that bundled sprites get paths.
+    init(scratch: URL, source: URL = TestPaths.sample2026) throws {
+        self.scratch = scratch
+        let clone = scratch.appendingPathComponent("clone/sprites/pokemon")
+        try FileManager.default.createDirectory(at: clone, withIntermediateDirectories: true)
+        let png = ImageCheck.pngSignature + [0, 0, 0, 0] + Array("IDAT".utf8) + [0, 0, 0, 0] + ImageCheck.pngEnd
+        for id in try FileManager.default.contentsOfDirectory(atPath: source.appendingPathComponent("api/v2/pokemon").path)
+        where Int(id) != nil {
+            try Data(png + Array(id.utf8)).write(to: clone.appendingPathComponent("\(id).png"))
+        }
+        cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+        let full = try cli.run(["full", "--source", source.path, "--sprite-source",
+                                scratch.appendingPathComponent("clone").path, "--sprites", "default"])
+        try #require(full.status == 0, "\(full.stderr)")
+        store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
+    }
+
+    /// Builds version 1 into `name` in the scratch folder; cut samples have dangling
+    /// pokedex entries and chain links by design, so they are kept unless told otherwise.
+    func build(_ name: String = "pokedex.sqlite", profile: BundleProfile = BundleProfile(),
+               references: ReferenceCheck.Policy = .keep) throws -> (URL, DeviceDatabaseInfo) {
+        let file = scratch.appendingPathComponent(name)
+        let info = try DeviceDatabaseBuilder(store: store).build(version: 1, lineage: "test-lineage", profile: profile,
+                                                                 into: file, references: references)
+        return (file, info)
+    }
+
+    /// A sample document as JSON.
+    static func json(_ kind: String, _ id: Int, in sample: URL = TestPaths.sample2026) throws -> [String: Any] {
+        let data = try Data(contentsOf: TestPaths.document(in: sample, kind: kind, id: id))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+}
+
+/// Runs a program to the end and returns its standard output (trimmed); fails the test
+/// on a non-zero exit.
+func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(executable) \(arguments): \(String(decoding: errorData, as: UTF8.self))")
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Runs a Python tool of `Tests/Support` with the real interpreter and returns its output.
+func runPython(_ script: String, _ arguments: [String]) throws -> String {
+    let python = try PythonInterpreter.path.get()
+    return try runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments)
+}
