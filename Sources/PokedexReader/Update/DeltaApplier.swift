@@ -14,10 +14,10 @@ public struct DeltaApplier: Sendable {
 
     private let rebuildSearch: SearchRebuild
 
-    /// - Parameter rebuildSearch: rebuilds the builder's search tables inside the apply
-    ///   transaction. The default does nothing: the search tables are not part of
-    ///   `content_digest`, and the device database builder brings its own rebuild.
-    public init(rebuildSearch: @escaping SearchRebuild = { _ in }) {
+    /// - Parameter rebuildSearch: rebuilds the search tables inside the apply transaction
+    ///   (DESIGN: they are rebuilt on apply, not shipped in the delta). The default is
+    ///   ``DeviceSearchIndex/rebuild(_:)``, the builder's own.
+    public init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuild) {
         self.rebuildSearch = rebuildSearch
     }
 

@@ -1,13 +1,13 @@
 import Foundation
 import PokeSyncCore
 
-/// `pokesync verify PATH`: a mirror folder (bundles come with the bundle format).
+/// `pokesync verify PATH`: a mirror folder, a bundles folder, a full bundle or a delta.
 struct VerifyCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: [], flags: [])
-        try arguments.expectPositionals(1...1, usage: "pokesync verify PATH (a mirror folder)")
+        try arguments.expectPositionals(1...1, usage: "pokesync verify PATH (a mirror folder, a bundles folder, a bundle or a delta)")
     }
 
     func execute() throws -> ExitStatus {
@@ -16,8 +16,19 @@ struct VerifyCommand {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw UsageError("verify \(path): no such file or folder")
         }
-        guard isFolder.boolValue else {
-            throw UsageError("verify \(path): bundles and deltas need the bundle format, which this build does not have yet")
+        let url = URL(fileURLWithPath: path)
+        let isBundles = isFolder.boolValue && FileManager.default.fileExists(atPath: url.appendingPathComponent(BundlesFolder.indexName).path)
+        if !isFolder.boolValue || isBundles {
+            guard isBundles || path.hasSuffix(".tar.gz") else {
+                throw UsageError("verify \(path): not a mirror folder, a bundles folder or a .tar.gz bundle")
+            }
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-verify-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var verifier = BundleVerifier(scratch: scratch)
+            if isBundles { try verifier.verifyFolder(url) } else { try verifier.verifyArchive(url, expected: nil, index: nil) }
+            for line in verifier.checked { print("ok: \(line)") }
+            print("verified \(path): all sound")
+            return .success
         }
         let layout = MirrorLayout(root: URL(fileURLWithPath: path))
         let result = try MirrorVerifier.verify(layout)

@@ -1,0 +1,163 @@
+import Foundation
+import PokeArchive
+import PokeSQLite
+import PokedexReader
+
+/// `pokesync verify` on what devices download: a full bundle, a delta, or a bundles
+/// folder (its index and every file it names). Checks gzip and tar integrity (through
+/// the same safe extraction a device uses), every manifest size and hash, the database's
+/// `PRAGMA integrity_check`, its `meta`, and `content_digest` recomputed; a delta is
+/// applied to its base's database when the folder still holds that full bundle.
+///
+/// The first bad file is named in the error (exit 65).
+public struct BundleVerifier {
+    public let scratch: URL
+
+    /// - Parameter scratch: a folder for temporary extracts (removed as it goes).
+    public init(scratch: URL) { self.scratch = scratch }
+
+    /// What was checked, one line each.
+    public private(set) var checked: [String] = []
+
+    /// Verifies a bundles folder: `index.json`, the full bundle, every delta.
+    /// - Throws: `BundleFormatError`, `TarError` (65) naming the first bad file.
+    public mutating func verifyFolder(_ folder: URL) throws {
+        let indexFile = folder.appendingPathComponent(BundlesFolder.indexName)
+        guard let data = FileManager.default.contents(atPath: indexFile.path) else {
+            throw BundleFormatError(file: indexFile.path, reason: "missing: not a bundles folder")
+        }
+        let index: BundleIndex
+        do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
+            throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
+        }
+        guard index.format == BundleIndex.format, index.schemaVersion <= DeviceSchema.version else {
+            throw BundleFormatError(file: indexFile.path, reason: "format \(index.format), schema \(index.schemaVersion): not one this build reads")
+        }
+        let full = try verifyArchive(folder.appendingPathComponent(index.full.file), expected: index.full, index: index)
+        defer { try? FileManager.default.removeItem(at: full.folder) }
+        for delta in index.deltas {
+            let base = folder.appendingPathComponent(BundlesFolder.fullName(version: delta.from ?? -1))
+            var baseExtract: Extract?
+            if FileManager.default.fileExists(atPath: base.path) {
+                baseExtract = try verifyArchive(base, expected: nil, index: nil)
+            }
+            defer { if let baseExtract { try? FileManager.default.removeItem(at: baseExtract.folder) } }
+            let extract = try verifyArchive(folder.appendingPathComponent(delta.file), expected: delta, index: index,
+                                            base: baseExtract.map { $0.folder.appendingPathComponent("pokedex.sqlite") })
+            try? FileManager.default.removeItem(at: extract.folder)
+        }
+        checked.append("\(indexFile.path): version \(index.latest), \(index.deltas.count) delta(s), lineage \(index.lineage)")
+    }
+
+    /// An extracted, checked archive.
+    public struct Extract {
+        public var folder: URL
+        public var manifest: BundleManifest
+    }
+
+    /// Verifies one archive; `expected` and `index` are what an index says of it.
+    /// - Parameter base: the base version's database, to apply a delta to.
+    /// - Returns: the extract (the caller removes it).
+    @discardableResult
+    public mutating func verifyArchive(_ file: URL, expected: BundleIndex.Entry?, index: BundleIndex?,
+                                base: URL? = nil) throws -> Extract {
+        guard let size = FileSystem.size(of: file) else { throw BundleFormatError(file: file.path, reason: "missing") }
+        if let expected {
+            var hasher = SHA256()
+            _ = try FileSystem.forEachChunk(of: file) { hasher.update($0) }
+            guard size == expected.size, hasher.finalize().hex == expected.sha256.lowercased() else {
+                throw BundleFormatError(file: file.path, reason: "its size or SHA-256 is not what index.json says")
+            }
+        }
+        let limits = TarLimits(maxUnpackedBytes: expected?.unpackedSize ?? (8 << 30), maxEntryCount: 2_000_000,
+                               maxCompressedBytes: size)
+        let folder = scratch.appendingPathComponent("verify-\(UUID().uuidString.prefix(8))")
+        try FileSystem.createDirectory(scratch)
+        let entries = try SafeExtractor(limits: limits, synchronizes: false).extract(archive: file.path, to: folder.path)
+        do {
+            let manifest = try checkManifest(file, folder: folder, entries: entries.filter { $0.kind == .file }, index: index,
+                                             expected: expected)
+            if manifest.isDelta {
+                try checkDelta(file, folder: folder, manifest: manifest, base: base)
+            } else {
+                try checkDatabase(file, database: folder.appendingPathComponent("pokedex.sqlite"), manifest: manifest)
+            }
+            checked.append("\(file.path): \(manifest.isDelta ? "delta \(manifest.baseVersion ?? 0) → " : "version ")\(manifest.version), "
+                           + "\(manifest.files.count) files, digest \(manifest.contentDigest.prefix(12))")
+            return Extract(folder: folder, manifest: manifest)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+
+    private func checkManifest(_ file: URL, folder: URL, entries: [TarEntry], index: BundleIndex?,
+                               expected: BundleIndex.Entry?) throws -> BundleManifest {
+        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: reason) }
+        let manifest: BundleManifest
+        do {
+            manifest = try JSONDecoder().decode(BundleManifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+        } catch { throw bad("manifest.json is missing or does not decode: \(error)") }
+        guard [BundleManifest.fullFormat, BundleManifest.deltaFormat].contains(manifest.format),
+              manifest.schemaVersion <= DeviceSchema.version else {
+            throw bad("manifest format \(manifest.format), schema \(manifest.schemaVersion): not one this build reads")
+        }
+        let listed = Set(manifest.files.map(\.path))
+        let present = Set(entries.map(\.name)).subtracting(["manifest.json"])
+        guard listed == present else {
+            let odd = present.symmetricDifference(listed).sorted().prefix(3).joined(separator: ", ")
+            throw bad("its files and its manifest's list differ (\(odd))")
+        }
+        for entry in manifest.files {
+            let url = folder.appendingPathComponent(entry.path)
+            var hasher = SHA256()
+            let size = try FileSystem.forEachChunk(of: url) { hasher.update($0) }
+            guard size == entry.size, hasher.finalize().hex == entry.sha256 else {
+                throw bad("\(entry.path) is not the file its manifest lists (size or SHA-256)")
+            }
+        }
+        guard entries.reduce(0, { $0 + $1.size }) == manifest.unpackedSize else { throw bad("unpacked_size is not what it unpacks to") }
+        if let index, let expected {
+            guard manifest.lineage == index.lineage, manifest.profile == index.profile, manifest.version == expected.to,
+                  manifest.baseVersion == expected.from, manifest.unpackedSize == expected.unpackedSize else {
+                throw bad("its manifest does not match index.json (lineage, profile, versions or unpacked size)")
+            }
+        }
+        return manifest
+    }
+
+    private func checkDatabase(_ file: URL, database url: URL, manifest: BundleManifest) throws {
+        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: "pokedex.sqlite: \(reason)") }
+        let database = try Database(path: url.path, mode: .immutable)
+        let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
+        guard integrity == ["ok"] else { throw bad("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
+        guard try database.row("PRAGMA journal_mode", [], { $0.text(0) }) != "wal" else { throw bad("in WAL mode") }
+        let meta = Dictionary(try database.rows("SELECT key, value FROM meta", []) { ($0.text(0), $0.text(1)) },
+                              uniquingKeysWith: { first, _ in first })
+        typealias Key = DeviceSchema.MetaKey
+        guard meta[Key.lineage] == manifest.lineage, meta[Key.version] == String(manifest.version),
+              meta[Key.profile] == manifest.profile.json, meta[Key.schemaVersion] == String(manifest.schemaVersion) else {
+            throw bad("meta (lineage, version, profile, schema) does not match the manifest")
+        }
+        let digest = try ContentDigest.compute(database).hex
+        guard digest == manifest.contentDigest, meta[Key.contentDigest] == digest else {
+            throw bad("content_digest recomputed is \(digest.prefix(12)), the manifest says \(manifest.contentDigest.prefix(12))")
+        }
+    }
+
+    private func checkDelta(_ file: URL, folder: URL, manifest: BundleManifest, base: URL?) throws {
+        let changes = folder.appendingPathComponent("changes.sqlite")
+        let database = try Database(path: changes.path, mode: .immutable)
+        let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
+        guard integrity == ["ok"] else {
+            throw BundleFormatError(file: file.path, reason: "changes.sqlite: integrity_check: \(integrity.prefix(3).joined(separator: "; "))")
+        }
+        guard let base else { return }
+        let applied = folder.appendingPathComponent("applied.sqlite")
+        do {
+            try DeltaApplier().apply(changes: changes, to: base, writingTo: applied, manifest: manifest)
+        } catch {
+            throw BundleFormatError(file: file.path, reason: "applied to version \(manifest.baseVersion ?? 0): \(error)")
+        }
+    }
+}
