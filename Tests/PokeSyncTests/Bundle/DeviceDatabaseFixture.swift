@@ -46,26 +46,3 @@ struct DeviceDatabaseFixture {
     }
 }
 
-/// Runs a program to the end and returns its standard output (trimmed); fails the test
-/// on a non-zero exit.
-func runTool(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(executable) \(arguments): \(String(decoding: errorData, as: UTF8.self))")
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-/// Runs a Python tool of `Tests/Support` with the real interpreter and returns its output.
-func runPython(_ script: String, _ arguments: [String]) throws -> String {
-    let python = try PythonInterpreter.path.get()
-    return try runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments)
-}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// What a finished external program gave back.
+struct ProgramResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    /// Standard output as text, trimmed of surrounding white space.
+    var text: String { String(decoding: stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+/// Runs a real program (`tar`, `sqlite3`, `gzip`, `cmp`...), found on PATH unless `name`
+/// is a path, to the end. Output goes through files, so a chatty program cannot block on a
+/// full pipe. Expecting success is the caller's business (see `runTool`).
+@discardableResult
+func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil) throws -> ProgramResult {
+    let process = Process()
+    if name.hasPrefix("/") {
+        process.executableURL = URL(fileURLWithPath: name)
+        process.arguments = arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [name] + arguments
+    }
+    if let directory { process.currentDirectoryURL = directory }
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-program-\(UUID().uuidString)")
+    let outFile = scratch.appendingPathExtension("out"), errFile = scratch.appendingPathExtension("err")
+    FileManager.default.createFile(atPath: outFile.path, contents: nil)
+    FileManager.default.createFile(atPath: errFile.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: outFile)
+        try? FileManager.default.removeItem(at: errFile)
+    }
+    process.standardOutput = try FileHandle(forWritingTo: outFile)
+    process.standardError = try FileHandle(forWritingTo: errFile)
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return ProgramResult(status: process.terminationStatus, stdout: (try? Data(contentsOf: outFile)) ?? Data(),
+                         stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+}
+
+/// Runs a program that must succeed (an issue is recorded otherwise) and returns its
+/// trimmed standard output.
+@discardableResult
+func runTool(_ name: String, _ arguments: [String], in directory: URL? = nil,
+             sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    let result = try runProgram(name, arguments, in: directory)
+    #expect(result.status == 0, "\(name) \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+    return result.text
+}
+
+/// Runs a Python tool of `Tests/Support` with the real interpreter and returns its output.
+func runPython(_ script: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    let python = try PythonInterpreter.path.get()
+    return try runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments,
+                       sourceLocation: sourceLocation)
+}
