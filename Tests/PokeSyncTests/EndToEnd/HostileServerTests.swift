@@ -85,4 +85,36 @@ struct HostileServerTests {
             }
         }
     }
+
+    @Test("waiting on a silent server costs little CPU")
+    func silentServer() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withHostileServer(.silent) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let child = cli.start(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                try child.process.run()
+                let pid = child.process.processIdentifier
+                defer {
+                    kill(pid, SIGKILL)
+                    child.process.waitUntilExit()
+                }
+                try await Task.sleep(for: .seconds(1))  // the four list requests are sent and waiting
+                let before = ChildUsage.cpuSeconds(pid) ?? 0
+                let start = ContinuousClock.now
+                try await Task.sleep(for: .seconds(3))
+                let used = (ChildUsage.cpuSeconds(pid) ?? 0) - before
+                let elapsed = ContinuousClock.now - start
+                let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                #expect(child.process.isRunning, "\(child.result().stderr)")
+                // FoundationNetworking's _MultiHandle.register adds a read source when libcurl
+                // moves a fresh socket from POLL_OUT (connecting) to POLL_IN, but never cancels
+                // the write source: the socket is always writable, so it fires without end
+                // (epoll EPOLLIN|EPOLLOUT, then libcurl's poll(POLLIN, 0), about 5,000 a second
+                // a socket) until the first response. pokesync's own code is idle meanwhile.
+                withKnownIssue("FoundationNetworking spins on a stale write source until a fresh connection's first response") {
+                    #expect(used < 0.2 * wall, "\(used) s of CPU in \(wall) s")
+                }
+            }
+        }
+    }
 }
