@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import PokeSyncCore
 
 /// `full` against `Tests/Support/hostile_server.py`: the real binary, measured from /proc while it runs.
 @Suite("Hostile server, end to end", .serialized)
@@ -115,6 +116,28 @@ struct HostileServerTests {
                     #expect(used < 0.2 * wall, "\(used) s of CPU in \(wall) s")
                 }
             }
+        }
+    }
+
+    @Test("an attempt ends at its deadline while bytes keep trickling in, as a retryable timeout")
+    func attemptDeadline() async throws {
+        try await withHostileServer(.trickle) { server in
+            // The 3 s inactivity timeout never fires (a byte a second); the 2 s deadline does.
+            let client = HTTPClient(configuration: HTTPClientConfiguration(
+                timeout: 3, deadline: 2, retry: RetryPolicy(maxAttempts: 1)))
+            defer { client.invalidate() }
+            let url = server.baseURL.appendingPathComponent("pokemon/1/")
+            let start = ContinuousClock.now
+            let error = await #expect(throws: HTTPError.self) { try await client.send(url) }
+            #expect(ContinuousClock.now - start < .seconds(10))
+            guard case .transport(let failed, let code, let message, _) = error else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
+            #expect(failed == url)
+            #expect(code == URLError.timedOut.rawValue)
+            #expect(message == "no complete answer within 2 s")
+            #expect(error?.isRetryable == true)
         }
     }
 }
