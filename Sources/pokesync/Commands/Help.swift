@@ -40,7 +40,8 @@ enum Help {
       --concurrency N         requests in flight at most (default 8)
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
-      --timeout S             seconds of silence before a request is retried (default 30)
+      --timeout S             seconds of silence before a request is retried (default 30);
+                              one attempt ends after 4 x S whatever the server sends
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
                               entries (without it such a run exits 65 and publishes nothing; the next
                               run lists those kinds again)

@@ -5,17 +5,22 @@ import FoundationNetworking
 import Synchronization
 
 /// The URLSession delegate behind ``HTTPClient``: accumulates each task's body,
-/// stops a body at the size cap, vets redirects, and completes each awaiting
-/// continuation exactly once.
+/// stops a body at the size cap, stops a task at its deadline, vets redirects, and
+/// completes each awaiting continuation exactly once.
 ///
 /// Per-task state lives in a dictionary keyed by task identifier behind a `Mutex`:
 /// tasks are registered from the caller's thread and driven from the session's
-/// delegate queue. A transfer is removed from the dictionary before its
-/// continuation is resumed, so a second completion finds nothing to resume.
+/// delegate queue (a ``BackpressureQueue``). A transfer is removed from the dictionary
+/// before its continuation is resumed, so a second completion finds nothing to resume.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private struct Transfer {
+    // @unchecked: the task and the timer are thread-safe objects (cancel from any thread)
+    // that are not marked Sendable; the rest is read and written under the Mutex only.
+    private struct Transfer: @unchecked Sendable {
         let url: URL
+        let task: URLSessionTask
         let continuation: CheckedContinuation<HTTPResponse, any Error>
+        /// Fires at the attempt's deadline; cancelled when the task completes.
+        let deadline: DispatchSourceTimer
         var response: HTTPURLResponse?
         var body = Data()
         var redirects = 0
@@ -36,16 +41,39 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Starts `task`; its outcome resumes `continuation` once.
-    func start(_ task: URLSessionDataTask, url: URL,
+    /// - Parameter deadline: seconds the whole attempt may take, headers and body: the
+    ///   session's timeout only notices silence, and a server trickling a byte a second
+    ///   would hold the task for ever. Then the task fails as a retryable timeout.
+    func start(_ task: URLSessionDataTask, url: URL, deadline: Int,
                continuation: CheckedContinuation<HTTPResponse, any Error>) {
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, continuation: continuation) }
+        let id = task.taskIdentifier
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .seconds(deadline))
+        timer.setEventHandler { [weak self] in
+            self?.expire(id, url: url, after: deadline)
+        }
+        transfers.withLock {
+            $0[id] = Transfer(url: url, task: task, continuation: continuation, deadline: timer)
+        }
+        timer.resume()
         task.resume()
     }
 
-    /// Records why the task is being stopped, then cancels it.
+    private func expire(_ id: Int, url: URL, after seconds: Int) {
+        guard let task = transfers.withLock({ $0[id]?.task }) else { return }
+        stop(task, because: .transport(url: url, code: URLError.timedOut.rawValue,
+                                       message: "no complete answer within \(seconds) s"))
+    }
+
+    /// Records why the task is being stopped (the first reason wins), then cancels it.
     private func stop(_ task: URLSessionTask, because failure: HTTPError) {
-        transfers.withLock { $0[task.taskIdentifier]?.failure = failure }
-        task.cancel()
+        transfers.withLock { transfers in
+            if transfers[task.taskIdentifier]?.failure == nil { transfers[task.taskIdentifier]?.failure = failure }
+        }
+        // Never on the delegate queue: cancel() waits for libcurl's work queue, which may
+        // itself be waiting for the delegate queue (BackpressureQueue).
+        nonisolated(unsafe) let task = task
+        DispatchQueue.global().async { task.cancel() }
     }
 
     // MARK: URLSessionDataDelegate
@@ -62,7 +90,8 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // uncompressed length says for sure the decoded body is over the cap.
         let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
         if let url, encoding == "identity", response.expectedContentLength > Int64(maxBodyBytes) {
-            transfers.withLock { $0[dataTask.taskIdentifier]?.failure = .bodyTooLarge(url: url, limit: maxBodyBytes) }
+            // FoundationNetworking ignores the `.cancel` disposition: stop the task for real.
+            stop(dataTask, because: .bodyTooLarge(url: url, limit: maxBodyBytes))
             completionHandler(.cancel)
             return
         }
@@ -132,6 +161,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.deadline.cancel()
         transfer.continuation.resume(with: Self.outcome(of: transfer, error: error))
     }
 

@@ -45,6 +45,10 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxConnectionsPerHost: Int
     /// Seconds without progress before a request fails (whole seconds; an inactivity timer, not a deadline).
     public var timeout: Int
+    /// Seconds one attempt may take in all, from sending the request to the body's last
+    /// byte; nil means ``deadlineFactor`` × `timeout`. An attempt past it fails as a
+    /// retryable timeout, so a server trickling one byte a second cannot hold a run for ever.
+    public var deadline: Int?
     /// Largest accepted (decoded) body; a larger one is stopped while streaming.
     public var maxBodyBytes: Int
     /// `--rate`: requests per second across all requests of the client; nil means unlimited.
@@ -59,13 +63,22 @@ public struct HTTPClientConfiguration: Sendable {
 
     public static let defaultUserAgent = "pokesync/0.1 (+https://github.com/pokesync/pokesync)"
 
+    /// The default deadline of an attempt, in multiples of `timeout` (`--timeout 30`: 2 minutes).
+    public static let deadlineFactor = 4
+
+    /// The deadline in force: `deadline`, else ``deadlineFactor`` × `timeout`.
+    public var attemptDeadline: Int {
+        max(1, deadline ?? timeout * Self.deadlineFactor)
+    }
+
     public init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
-                timeout: Int = 30, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
+                timeout: Int = 30, deadline: Int? = nil, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
                 retry: RetryPolicy = RetryPolicy(),
                 allowRedirect: @escaping @Sendable (URL) -> Bool = { _ in false }) {
         self.userAgent = userAgent
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.timeout = timeout
+        self.deadline = deadline
         self.maxBodyBytes = maxBodyBytes
         self.requestsPerSecond = requestsPerSecond
         self.retry = retry
@@ -119,7 +132,8 @@ public final class HTTPClient: Sendable {
         ]
         delegate = HTTPSessionDelegate(maxBodyBytes: configuration.maxBodyBytes,
                                        allowRedirect: configuration.allowRedirect)
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate,
+                             delegateQueue: BackpressureQueue())
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
 
@@ -233,7 +247,7 @@ public final class HTTPClient: Sendable {
                     let task = session.dataTask(with: request)
                     // Resumed under the lock: the cancellation handler then only ever
                     // meets a running task (cancelling a suspended one may never complete).
-                    delegate.start(task, url: url, continuation: continuation)
+                    delegate.start(task, url: url, deadline: configuration.attemptDeadline, continuation: continuation)
                     state = .running(task)
                     return true
                 }
@@ -247,7 +261,13 @@ public final class HTTPClient: Sendable {
                 if case .running(let task) = state { return task }
                 return nil
             }
-            running?.cancel()
+            // Not here: this handler runs under the Swift task's status lock, and cancel()
+            // waits for libcurl's work queue, which may be resuming this very task from a
+            // delegate callback (BackpressureQueue runs them there) and waiting for that lock.
+            if let running {
+                nonisolated(unsafe) let task = running
+                DispatchQueue.global().async { task.cancel() }
+            }
         }
     }
 }

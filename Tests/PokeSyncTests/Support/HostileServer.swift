@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+
+/// What `Tests/Support/hostile_server.py` does to its one hostile resource (`--mode`).
+enum HostileMode: String, Sendable {
+    /// pokemon/1 is gzip: about 1 KB on the wire per MiB decoded.
+    case gzipBomb = "gzip-bomb"
+    /// pokemon/1 is a 200 without Content-Length that streams on.
+    case noLength = "no-length"
+    /// pokemon/1 names a sprite served without Content-Length, 100 MB by default.
+    case hugeSprite = "huge-sprite"
+    /// pokemon/1 announces a big Content-Length, then sends one byte a second.
+    case trickle
+    /// Accepts every connection and never answers.
+    case silent
+}
+
+/// The hostile stand-in running as a child process on 127.0.0.1, started the way
+/// ``StandInServer`` starts `pokeapi_server.py`: the real interpreter, with a port file
+/// and a pid file it writes once listening.
+final class HostileServer: Sendable {
+    let port: Int
+    /// The server's own pid (not a pyenv shim's).
+    let pid: pid_t
+    /// `http://127.0.0.1:PORT/api/v2`, the `--source` for pokesync.
+    let baseURL: URL
+    /// `http://127.0.0.1:PORT/PokeAPI/sprites/master/`, the `--sprite-source` for pokesync.
+    let spriteBaseURL: URL
+
+    private let process: Mutex<Process?>
+    private let folder: URL
+
+    private init(process: sending Process, port: Int, pid: pid_t, folder: URL) {
+        self.process = Mutex(process)
+        self.port = port
+        self.pid = pid
+        self.folder = folder
+        baseURL = URL(string: "http://127.0.0.1:\(port)/api/v2")!
+        spriteBaseURL = URL(string: "http://127.0.0.1:\(port)/PokeAPI/sprites/master/")!
+    }
+
+    /// Starts the server and waits until it listens.
+    /// - Parameter size: `--size`, the hostile body's size (decoded, for a gzip bomb).
+    /// - Throws: `StandInServerError` when Python cannot be found, the server exits early,
+    ///   or it does not listen within 10 s.
+    static func start(_ mode: HostileMode, size: Int? = nil) async throws -> HostileServer {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pokesync-hostile-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let portFile = folder.appendingPathComponent("port")
+        let pidFile = folder.appendingPathComponent("pid")
+        let process = Process()
+        process.executableURL = try PythonInterpreter.path.get()
+        process.arguments = [TestPaths.support.appendingPathComponent("hostile_server.py").path,
+                             "--mode", mode.rawValue, "--quiet", "--port-file", portFile.path, "--pid-file", pidFile.path]
+            + (size.map { ["--size", String($0)] } ?? [])
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw StandInServerError(description: "cannot start the hostile server: \(error)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            if let port = readInteger(portFile), let pid = readInteger(pidFile) {
+                return HostileServer(process: process, port: port, pid: pid_t(pid), folder: folder)
+            }
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { process.terminate() }
+                process.waitUntilExit()
+                try? FileManager.default.removeItem(at: folder)
+                throw StandInServerError(description: "the hostile server did not listen (status \(process.terminationStatus))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Stops the server (SIGTERM to its own pid, SIGKILL after 10 s). Calling it again does nothing.
+    func stop() {
+        guard let process = process.withLock({ stored -> Process? in
+            defer { stored = nil }
+            return stored
+        }) else { return }
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit {
+        stop()
+    }
+
+    private static func readInteger(_ file: URL) -> Int? {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// Starts the hostile server, runs `body` with it, and stops it afterwards, also when `body` throws.
+func withHostileServer<Result>(
+    _ mode: HostileMode, size: Int? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (HostileServer) async throws -> Result
+) async throws -> Result {
+    let server = try await HostileServer.start(mode, size: size)
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// What a child process cost, read from `/proc/PID` while it runs.
+struct ChildUsage {
+    /// Peak resident memory (`VmHWM`), in bytes.
+    var peakResidentBytes = 0
+    /// User plus system CPU time, in seconds.
+    var cpuSeconds = 0.0
+    /// Wall time from the first sample to the last.
+    var wallSeconds = 0.0
+
+    /// Samples `pid` every 50 ms until it exits or `limit` passes; the last sample before
+    /// the exit stands (`VmHWM` only grows).
+    static func watch(_ pid: pid_t, for limit: Duration, isRunning: () -> Bool) async -> ChildUsage {
+        var usage = ChildUsage()
+        let start = ContinuousClock.now
+        while isRunning(), ContinuousClock.now - start < limit {
+            if let peak = peakResident(pid) { usage.peakResidentBytes = max(usage.peakResidentBytes, peak) }
+            if let cpu = cpuSeconds(pid) { usage.cpuSeconds = cpu }
+            usage.wallSeconds = Double((ContinuousClock.now - start).components.seconds)
+                + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return usage
+    }
+
+    /// `VmHWM` of `/proc/PID/status`, in bytes.
+    static func peakResident(_ pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// utime + stime of `/proc/PID/stat`, in seconds.
+    static func cpuSeconds(_ pid: pid_t) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // Fields after "(comm)": state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
