@@ -3,7 +3,7 @@ import PokeSyncCore
 /// `pokesync help [COMMAND]` and `--help`: the truth about what this build does.
 enum Help {
     static let overview = """
-    pokesync \(PokeSync.version): an offline mirror of the PokeAPI (REST v2).
+    pokesync \(PokeSync.version): an offline mirror of the PokeAPI (REST v2), and the bundles Pokedex apps read offline.
 
     usage: pokesync COMMAND [options]
 
@@ -13,18 +13,21 @@ enum Help {
       status     the latest version, and the run in progress with its progress
       versions   every retained version
       diff       what changed between two versions
-      export     write a version out (--format api-data)
-      prune      drop old versions, keeping the newest N
-      verify     check a mirror folder: the store, every document and sprite against its SHA-256, the sprite tree
+      export     write a version out: bundles for devices (default), or an api-data tree
+      prune      drop old versions, keeping the newest N (their deltas leave the bundles index)
+      verify     check a mirror folder, a bundles folder, a bundle or a delta against its hashes
       install    install or update a device folder from an index URL or a bundles folder
+      show       a pokemon's detail from a bundle or a device folder
+      search     search as an app's search field does, from a bundle or a device folder
 
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
 
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 64 usage (an option, a mirror.json key, an export --out
-      that is not an earlier export), 65 bad data or corrupt store, 69 source unavailable,
-      74 I/O error, 75 mirror locked, 130 interrupted (run the same command again to resume)
+      that is not an earlier export), 65 bad data (corrupt store, shrunken lists, a dangling
+      reference, a damaged or tampered bundle), 69 source unavailable, 74 I/O error,
+      75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.
     """
@@ -84,23 +87,40 @@ enum Help {
         with the JSON paths that differ. A change of formatting or serving host is not a change.
         """,
         "export": """
-        usage: pokesync export --format api-data --out DIR [--version N] [--mirror DIR]
+        usage: pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST]
+                               [--out PATH] [--mirror DIR]
 
-        Writes a version (default: the latest) as a PokeAPI/api-data tree that can be served
-        statically or crawled back with --source DIR. DIR must not exist, or be an earlier
-        export of pokesync's own (exactly .pokesync-export and api/): the export is built beside
-        it and renamed into place, and nothing else is ever removed or replaced (any other DIR,
-        even an empty folder or one of dot-files, is refused with exit 64).
-        The bundle format is not in this build yet.
+        bundle (the default) writes into the mirror's bundles/ folder (or --out DIR): the full
+        bundle pokedex-N.tar.gz of the version (default: the newest), a delta
+        pokedex-M-N.delta.tar.gz from every older retained version when N is the newest (none
+        when it would not be smaller than the full bundle), then index.json, atomically. Files
+        already published are kept as they are; files the index stops naming go after
+        bundles.grace_hours (mirror.json, default 48). A version with a dangling reference is
+        refused (65).
+          --sprites SET      the version's sprites to bundle (default: default); sprites the
+                             version does not hold are a usage error
+          --languages LIST   keep only these language codes (any case; en is always kept);
+                             default all; an unknown code is a usage error listing the version's
+
+        api-data writes the version as a PokeAPI/api-data tree that can be served statically or
+        crawled back with --source DIR. --out DIR must not exist, or be an earlier export of
+        pokesync's own (exactly .pokesync-export and api/): the export is built beside it and
+        renamed into place, and nothing else is ever removed or replaced (any other DIR, even an
+        empty folder or one of dot-files, is refused with exit 64).
         """,
         "verify": """
-        usage: pokesync verify MIRROR
+        usage: pokesync verify PATH
 
-        Reads back everything a mirror folder holds: the SQLite store (quick_check), every
-        document of every retained version and every sprite object against its SHA-256, and
-        the sprite tree against the version it records (a run brings the tree to a new version
-        after publishing it; a tree part way is said in a note, not counted as damage).
-        Exit 0 when all is sound, 65 otherwise, with one line per problem. Bundles and deltas come with the bundle format.
+        A mirror folder: the SQLite store (quick_check), every document of every retained
+        version and every sprite object against its SHA-256, and the sprite tree against the
+        version it records (a run brings the tree to a new version after publishing it; a tree
+        part way is said in a note, not counted as damage).
+        A bundles folder (index.json), a bundle (.tar.gz) or a delta: the archive's gzip and tar
+        integrity through the same safe extraction a device uses, every file against the
+        manifest's size and SHA-256 (and the index's), PRAGMA integrity_check, the database's
+        meta, content_digest recomputed; in a bundles folder a delta is also applied to its
+        base's database when that full bundle is still there.
+        Exit 0 when all is sound, 65 naming the first bad file otherwise.
         """,
         "install": """
         usage: pokesync install DIR --from URL|DIR [--allow-downgrade]
@@ -111,6 +131,25 @@ enum Help {
         DIR/current switches; killed at any moment, DIR opens at the old version and the next
         install finishes the job. Exit 65 for a tampered, truncated or wrong-base download, a
         newer schema or a refused downgrade; 69 source unreachable; 74 I/O; 75 another install.
+        """,
+        "show": """
+        usage: pokesync show NAME|ID [--bundle PATH] [--language L] [--json]
+
+        The detail an app shows: types, size, base stats as bars, abilities, moves, sprites,
+        genus and flavor text (in L, else English), and the evolution chain as a tree. NAME is a
+        pokemon's name, or a species' name (its default pokemon). PATH is an installed device
+        folder, a .tar.gz bundle or a bundles folder; the default is the full bundle the
+        mirror's bundles/index.json names. --json prints one object (id, name, types, height,
+        weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain).
+        Exit 64 when nothing has that name or id.
+        """,
+        "search": """
+        usage: pokesync search TERM... [--bundle PATH] [--limit N] [--json]
+
+        What an app's search field finds: every term must be part of the pokemon's name, its
+        species' name in a language of the bundle, or its types; accents and case are ignored.
+        Exact matches first, then prefixes, then the rest, each by id. --json prints
+        [{"id": 6, "name": "charizard", "types": ["fire", "flying"]}, ...] in that order.
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

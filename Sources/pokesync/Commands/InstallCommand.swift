@@ -18,7 +18,18 @@ struct InstallCommand {
     func execute() async throws -> ExitStatus {
         let folder = URL(fileURLWithPath: arguments.positionals[0])
         let from = arguments.options["from"]!
-        let source = from.hasPrefix("http://") || from.hasPrefix("https://") ? URL(string: from) : URL(fileURLWithPath: from)
+        let isURL = from.hasPrefix("http://") || from.hasPrefix("https://")
+        var source = isURL ? URL(string: from) : URL(fileURLWithPath: from)
+        guard let url = source else { throw UsageError("--from \(from) is not a URL") }
+        var isFolder: ObjCBool = false
+        if !isURL, FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+            // A local index.json stands for its folder; a single bundle is not an index.
+            guard url.lastPathComponent == BundlesFolder.indexName else {
+                throw UsageError("--from \(from): a bundles folder or an index.json URL, not a single file "
+                                 + "(`pokesync show --bundle FILE` reads one bundle)")
+            }
+            source = url.deletingLastPathComponent()
+        }
         guard let source else { throw UsageError("--from \(from) is not a URL") }
         let onTerminal = isatty(STDERR_FILENO) == 1
         let result = try await Updater(folder: folder).update(from: source,
