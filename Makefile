@@ -18,9 +18,11 @@ test:
 demo: build
 	bash Tests/Support/demo.sh $(RELEASE_BIN)
 
-# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py.
+# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py
+# (the crawl) and Tests/Support/bench_bundles.py (export, deltas, installs, the reader).
 bench: build
 	python3 Tests/Support/bench.py $(RELEASE_BIN)
+	python3 Tests/Support/bench_bundles.py $(RELEASE_BIN) .build/release/pokedex-bench
 
 install: build
 	install -d $(PREFIX)/bin

@@ -13,6 +13,7 @@ import PackageDescription
 //                       the updater. Depends on nothing but the three above and Foundation.
 //   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer
 //   pokesync            the command line
+//   pokedex-bench       `make bench`'s measure of the reader (not a product)
 let package = Package(
     name: "pokesync",
     // PokedexReader's floor: the seed apps' minimum. The crawler (PokeSyncCore, pokesync)
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
         .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore"]),
+        // Benchmark tooling for `make bench`: the reader as an app uses it.
+        .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader"]),
         .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,97 @@
+import Foundation
+import PokedexReader
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// pokedex-bench DIR: what an app feels of PokedexReader on an installed folder, for
+// `make bench` (Tests/Support/bench_bundles.py). Prints one JSON object:
+//   cold_ms            open + the first page of 20, in this fresh process
+//   warm_ms            the same again, median of 50 (a new Pokedex each time)
+//   detail_ms          detail of the pokemon with the longest move list, median of 200
+//   search_*_ms        p50, p95, max over queries typed letter by letter from names in several languages
+//   rss_mb             peak resident memory of the process
+// Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
+
+func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: pokedex-bench DEVICE_DIR [QUERIES_FILE]\n".utf8))
+    exit(64)
+}
+let folder = URL(fileURLWithPath: arguments[1])
+do {
+    var pokedex: Pokedex!
+    var page: [PokemonSummary] = []
+    let cold = try milliseconds {
+        pokedex = try Pokedex(folder: folder)
+        page = try pokedex.list(offset: 0, limit: 20)
+    }
+    precondition(page.count == 20, "the first page holds 20 pokemon")
+    var warm: [Double] = []
+    for _ in 0..<50 {
+        warm.append(try milliseconds { _ = try Pokedex(folder: folder).list(offset: 0, limit: 20) })
+    }
+
+    // The pokemon with the longest move list: the heaviest detail page.
+    var heaviest = (id: 1, moves: 0)
+    for offset in stride(from: 0, to: try pokedex.pokemonCount(), by: 100) {
+        for summary in try pokedex.list(offset: offset, limit: 100) {
+            let moves = try pokedex.pokemon(id: summary.id, languages: ["en"])?.moves.count ?? 0
+            if moves > heaviest.moves { heaviest = (summary.id, moves) }
+        }
+    }
+    var detail: [Double] = []
+    for _ in 0..<200 {
+        detail.append(try milliseconds { _ = try pokedex.pokemon(id: heaviest.id, languages: ["ja", "en"]) })
+    }
+
+    // Queries: given, or every prefix of a spread of names (one per line).
+    let names: [String]
+    if arguments.count >= 3 {
+        names = try String(contentsOfFile: arguments[2], encoding: .utf8).split(separator: "\n").map(String.init)
+    } else {
+        names = try pokedex.list(offset: 0, limit: 2000).map(\.name)
+    }
+    var queries: [String] = []
+    for name in names where queries.count < 1000 {
+        var prefix = ""
+        for character in name where queries.count < 1000 {
+            prefix.append(character)
+            queries.append(prefix)
+        }
+    }
+    let firstSearch = try milliseconds { _ = try pokedex.search("a") }
+    var searches: [Double] = []
+    for query in queries { searches.append(try milliseconds { _ = try pokedex.search(query) }) }
+
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    let report: [String: Any] = [
+        "cold_ms": cold, "warm_ms": percentile(warm, 0.5),
+        "detail_ms": percentile(detail, 0.5), "detail_pokemon": heaviest.id, "detail_moves": heaviest.moves,
+        "first_search_ms": firstSearch, "queries": queries.count,
+        "search_p50_ms": percentile(searches, 0.5), "search_p95_ms": percentile(searches, 0.95),
+        "search_max_ms": searches.max() ?? 0,
+        "rss_mb": Double(usage.ru_maxrss) / 1024,
+    ]
+    let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+} catch {
+    FileHandle.standardError.write(Data("pokedex-bench: \(error)\n".utf8))
+    exit(65)
+}
