@@ -31,15 +31,19 @@ public struct RunSettings: Sendable {
         contact = config.contact
     }
 
-    public var userAgent: String {
-        var agent = "pokesync/\(PokeSync.version) (+https://github.com/pokesync/pokesync; offline PokeAPI mirror"
-        if let contact { agent += "; \(contact)" }
-        return agent + ")"
-    }
+    public var userAgent: String { PokeSync.userAgent(contact: contact) }
 }
 
 public enum PokeSync {
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
+
+    /// The one User-Agent pokesync sends: the API's fair-use policy asks clients to say who
+    /// they are; `contact` (mirror.json) lets its operators reach the mirror's owner.
+    public static func userAgent(contact: String?) -> String {
+        var agent = "pokesync/\(version) (+https://github.com/pokesync/pokesync; offline PokeAPI mirror"
+        if let contact { agent += "; \(contact)" }
+        return agent + ")"
+    }
 }
 
 /// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a

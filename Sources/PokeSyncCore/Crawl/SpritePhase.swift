@@ -36,10 +36,10 @@ struct SpritePhase {
                 try settle(job, .unchanged, hash: job.knownHash!, size: nil, validators: nil, report: nil)
             case .missing(let reason):
                 try settle(job, .missing, hash: nil, size: nil, validators: nil,
-                           report: SpriteReport(url: job.url, document: job.document, outcome: "missing", reason: reason))
+                           report: SpriteReport(url: job.url, document: job.document, outcome: .missing, reason: reason))
             case .refused(let reason):
                 try settle(job, .refused, hash: nil, size: nil, validators: nil,
-                           report: SpriteReport(url: job.url, document: job.document, outcome: "refused", reason: reason))
+                           report: SpriteReport(url: job.url, document: job.document, outcome: .refused, reason: reason))
                 crawler.log("refused sprite \(job.url) named by \(job.document): \(reason)")
             }
         } catch where !isFatalToRun(error) {

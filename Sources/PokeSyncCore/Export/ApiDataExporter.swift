@@ -77,7 +77,7 @@ public struct ApiDataExporter {
         return folder
     }
 
-    /// `{"format":"api-data","pokesync":"0.1.0","version":N}` plus a newline.
+    /// `{"format":"api-data","pokesync":"<version>","version":N}` plus a newline.
     static func marker(version: Int) -> [UInt8] {
         Array("{\"format\":\"api-data\",\"pokesync\":\"\(PokeSync.version)\",\"version\":\(version)}\n".utf8)
     }

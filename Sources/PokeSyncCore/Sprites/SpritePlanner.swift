@@ -20,7 +20,7 @@ public struct SpritePlanner: Sendable {
             case .success(let resolved):
                 jobs.append(SpriteJob(url: reference.url, path: resolved.path, document: document))
             case .failure(let refusal):
-                reports.append(SpriteReport(url: reference.url, document: document, outcome: "refused", reason: refusal.reason))
+                reports.append(SpriteReport(url: reference.url, document: document, outcome: .refused, reason: refusal.reason))
             }
         }
         return (jobs, reports)

@@ -130,13 +130,20 @@ public struct SpriteJob: Sendable, Hashable {
 
 /// A sprite URL that was skipped, with the document that named it.
 public struct SpriteReport: Sendable, Hashable, Codable {
+    /// Why a sprite is not in the tree; stored as its raw value.
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The upstream does not have it (404): a normal outcome, recorded.
+        case missing
+        /// A sprite URL or body that was refused (foreign host, path escape, wrong type).
+        case refused
+    }
+
     public var url: String
     public var document: String
-    /// `refused` or `missing`.
-    public var outcome: String
+    public var outcome: Outcome
     public var reason: String
 
-    public init(url: String, document: String, outcome: String, reason: String) {
+    public init(url: String, document: String, outcome: Outcome, reason: String) {
         self.url = url
         self.document = document
         self.outcome = outcome

@@ -128,7 +128,7 @@ extension Store {
             INSERT OR IGNORE INTO sprite_reports(run, url, document, outcome, reason) VALUES (?, ?, ?, ?, ?)
             """)
         for item in reports {
-            try report.run([SQLValue(run), .text(item.url), .text(item.document), .text(item.outcome), .text(item.reason)])
+            try report.run([SQLValue(run), .text(item.url), .text(item.document), .text(item.outcome.rawValue), .text(item.reason)])
         }
     }
 

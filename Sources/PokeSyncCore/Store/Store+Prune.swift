@@ -65,7 +65,7 @@ extension Store {
         // holds the file, the disk lacks room for the copy VACUUM makes).
         var compactingError: String?
         do {
-            try read { database in
+            try outsideTransaction { database in
                 try database.execute("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
             }
         } catch {

@@ -98,7 +98,7 @@ extension Store {
             let (condition, argument): (String, SQLValue) = version.map { ("version = ?", SQLValue($0)) }
                 ?? ("run = ? AND version IS NULL", SQLValue(run ?? -1))
             return try database.rows("SELECT url, document, outcome, reason FROM sprite_reports WHERE \(condition) ORDER BY url",
-                                     [argument]) { SpriteReport(url: $0.text(0), document: $0.text(1), outcome: $0.text(2), reason: $0.text(3)) }
+                                     [argument]) { SpriteReport(url: $0.text(0), document: $0.text(1), outcome: SpriteReport.Outcome(rawValue: $0.text(2)) ?? .refused, reason: $0.text(3)) }
         }
     }
 }
@@ -155,7 +155,7 @@ extension Store {
                 let ancestor = (1..<max(1, segments.count)).lazy
                     .map { segments.prefix($0).joined(separator: "/") }.first { winners[$0] != nil }
                 if let taken = ancestor ?? (winners[path] != nil ? path : nil) {
-                    refusals.append(SpriteReport(url: url, document: document, outcome: "refused",
+                    refusals.append(SpriteReport(url: url, document: document, outcome: .refused,
                                                  reason: "its tree path \(path) clashes with \(winners[taken]!)"))
                 } else {
                     winners[path] = url

@@ -63,8 +63,15 @@ public final class Store: Sendable {
         }
     }
 
-    /// Runs `body` with the connection, outside any transaction.
+    /// Runs `body`, which only reads, with the connection (outside any transaction of its
+    /// own: a `snapshot` around it gives it one consistent view).
     public func read<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try lock.withLock { _ in try body(database) }
+    }
+
+    /// Runs statements SQLite refuses inside a transaction (VACUUM, checkpoints) or that
+    /// open and close one by hand (a snapshot's BEGIN and COMMIT). Writes go through `write`.
+    func outsideTransaction<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { _ in try body(database) }
     }
 
@@ -72,8 +79,8 @@ public final class Store: Sendable {
     /// `prune` or `sync` committing meanwhile (another process) is not seen half-way.
     /// For single-task readers (export, diff, verify); WAL keeps the snapshot cheap.
     public func snapshot<T>(_ body: () throws -> T) throws -> T {
-        try read { database in try database.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM meta;") }
-        defer { try? read { database in try database.execute("COMMIT") } }
+        try outsideTransaction { database in try database.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM meta;") }
+        defer { try? outsideTransaction { database in try database.execute("COMMIT") } }
         return try body()
     }
 

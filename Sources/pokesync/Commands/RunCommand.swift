@@ -64,8 +64,8 @@ struct RunCommand {
             lines.append("changes since version \(diff.from): " + counts.joined(separator: ", ")
                          + ", sprites +\(diff.sprites.added) -\(diff.sprites.removed) ~\(diff.sprites.changed) (\(file.path))")
         }
-        let refused = summary.spriteReports.filter { $0.outcome == "refused" }
-        let missing = summary.spriteReports.filter { $0.outcome == "missing" }
+        let refused = summary.spriteReports.filter { $0.outcome == .refused }
+        let missing = summary.spriteReports.filter { $0.outcome == .missing }
         if !missing.isEmpty { lines.append("\(missing.count) sprite(s) missing upstream (404), recorded") }
         if !refused.isEmpty {
             lines.append("\(refused.count) sprite URL(s) refused:")

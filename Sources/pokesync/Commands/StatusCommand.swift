@@ -38,8 +38,8 @@ struct MirrorStatus {
     var latest: VersionRecord?
     var kinds: [ResourceKind: Int] = [:]
     var reports: [SpriteReport] = []
-    var refused: Int { reports.filter { $0.outcome == "refused" }.count }
-    var missing: Int { reports.filter { $0.outcome == "missing" }.count }
+    var refused: Int { reports.filter { $0.outcome == .refused }.count }
+    var missing: Int { reports.filter { $0.outcome == .missing }.count }
     var run: RunRecord?
     /// How the last attempt at `run` ended, when it stopped by itself (not a kill).
     var ending: RunEnding?
@@ -102,7 +102,7 @@ struct MirrorStatus {
             version["sprites_refused"] = refused
             version["sprites_missing"] = missing
             // Every report, which the run's summary shows only the first 20 of.
-            version["sprite_reports"] = reports.map { ["url": $0.url, "document": $0.document, "outcome": $0.outcome, "reason": $0.reason] }
+            version["sprite_reports"] = reports.map { ["url": $0.url, "document": $0.document, "outcome": $0.outcome.rawValue, "reason": $0.reason] }
             object["latest"] = version
         } else {
             object["latest"] = NSNull()

@@ -61,7 +61,7 @@ public struct HTTPClientConfiguration: Sendable {
     /// without contacting the new host.
     public var allowRedirect: @Sendable (URL) -> Bool
 
-    public static let defaultUserAgent = "pokesync/0.1 (+https://github.com/pokesync/pokesync)"
+    public static let defaultUserAgent = PokeSync.userAgent(contact: nil)
 
     /// The default deadline of an attempt, in multiples of `timeout` (`--timeout 30`: 2 minutes).
     public static let deadlineFactor = 4
