@@ -81,7 +81,7 @@ struct SHA256Tests {
             expected[name] = SHA256.hash(bytes)
         }
 
-        let listing = try runProgram("sha256sum", expected.keys.sorted(), in: directory)
+        let listing = try runTool("sha256sum", expected.keys.sorted(), in: directory)
         var checked = 0
         for line in listing.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -125,19 +125,4 @@ struct SHA256Tests {
         #expect(SHA256.hash(Data(bytes)) == fromBuffer)
         #expect(SHA256.hash(bytes[...]) == fromBuffer)
     }
-}
-
-/// Runs a program found on PATH in `directory` and returns its standard output.
-private func runProgram(_ name: String, _ arguments: [String], in directory: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [name] + arguments
-    process.currentDirectoryURL = directory
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(name) failed")
-    return String(decoding: data, as: UTF8.self)
 }

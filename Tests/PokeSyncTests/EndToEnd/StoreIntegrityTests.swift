@@ -27,12 +27,7 @@ struct StoreIntegrityTests {
     }
 
     static func python(_ script: String, _ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try runTool("python3", ["-c", script] + arguments)
     }
 
     @Test func damagedBodiesAndSpriteObjectsAreHealedByTheNextRun() async throws {

@@ -22,16 +22,9 @@ enum UpdateFixtures {
 
     /// Runs a command and fails with its stderr when it exits non-zero.
     static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("\(executable) \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+        let result = try runProgram(executable, arguments)
+        guard result.status == 0 else {
+            throw FixtureError("\(executable) \(arguments.joined(separator: " ")): \(result.stderr)")
         }
     }
 
