@@ -5,10 +5,17 @@ Usage:
     python3 Tests/Support/cut_sample.py [--old /tmp/fx/old/api-data]
         [--new /tmp/fx/api-data] [--out Tests/Fixtures]
 
-Documents are copied byte for byte. Only each kind's index.json is rewritten, so
-that it lists exactly the sample's resources in id order, with the same
-pretty-printing as upstream (json.dumps(indent=4), no trailing newline).
-The choice of ids is fixed below and explained in Tests/Fixtures/README.md.
+Documents are copied byte for byte, with one exception: a pokedex's
+`pokemon_entries` is trimmed to the entries whose species is in the sample, and
+that document is re-serialized (json.dumps(indent=4), no trailing newline,
+non-ASCII escaped only if upstream escaped it). Each kind's index.json is rewritten too, so that it lists
+exactly the sample's resources in id order, with the same pretty-printing.
+
+The sample is reference-closed: every pokemon's species, every species'
+evolution chain, every pokedex entry's species and every evolution step's
+species are in it (the bundle exporter refuses a version with a dangling
+reference). The choice of ids is fixed below and explained in
+Tests/Fixtures/README.md.
 """
 
 import argparse
@@ -19,8 +26,11 @@ import sys
 
 KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
 
-# Pokemon in both samples: small documents, pikachu, and forms with ids >= 10001.
-COMMON_POKEMON = [25, 789, 790, 808, 824, 840, 999, 10158, 10199, 10213]
+# Pokemon in both samples: small documents, pikachu, and forms with ids >= 10001;
+# then eevee (eight evolutions), the "fire dragon" answers (reshiram, turtonator,
+# gouging-fire, charizard-mega-x) and flabebe (searched as "flabébé").
+COMMON_POKEMON = [25, 789, 790, 808, 824, 840, 999, 10158, 10199, 10213,
+                  133, 643, 776, 1020, 10034, 669]
 # In the 2025 sample only: the crafted removal (it still exists upstream in 2026).
 REMOVED_POKEMON = [10263]
 # In the 2026 sample only: added upstream between the snapshots.
@@ -48,22 +58,55 @@ def load(root, kind, ident):
         return json.loads(handle.read())
 
 
+def chain_species(node):
+    """Every species id named by an evolution chain's node and its descendants."""
+    found = {resource_id(node["species"]["url"])}
+    for child in node.get("evolves_to", []):
+        found |= chain_species(child)
+    return found
+
+
 def closure(root, pokemon_ids, pokedex_ids):
-    """The ids of every kind: the pokemon, their species, and those species' chains."""
+    """The ids of every kind: the pokemon, their species, those species' chains, and
+    every species those chains name, until nothing new appears (a chain species'
+    own chain is the same chain, so this ends after one round in practice)."""
     species = set()
     for ident in pokemon_ids:
         species.add(resource_id(load(root, "pokemon", ident)["species"]["url"]))
     chains = set()
-    for ident in species:
-        chain = load(root, "pokemon-species", ident).get("evolution_chain")
-        if chain:
-            chains.add(resource_id(chain["url"]))
+    pending = set(species)
+    while pending:
+        new_chains = set()
+        for ident in pending:
+            chain = load(root, "pokemon-species", ident).get("evolution_chain")
+            if chain and resource_id(chain["url"]) not in chains:
+                new_chains.add(resource_id(chain["url"]))
+        chains |= new_chains
+        named = set()
+        for ident in new_chains:
+            named |= chain_species(load(root, "evolution-chain", ident)["chain"])
+        pending = named - species
+        species |= pending
     return {
         "pokemon": sorted(pokemon_ids),
         "pokemon-species": sorted(species),
         "pokedex": sorted(pokedex_ids),
         "evolution-chain": sorted(chains),
     }
+
+
+def trimmed_pokedex(source_root, ident, species_ids):
+    """The pokedex document with `pokemon_entries` cut to the sample's species: the
+    only change to an upstream document. It is re-serialized like the index files
+    (json.dumps(indent=4), no trailing newline), escaping non-ASCII characters only
+    where upstream did (the 2026 snapshot does, the 2025 one does not)."""
+    with open(document_path(source_root, "pokedex", ident), "rb") as handle:
+        original = handle.read()
+    document = json.loads(original)
+    escaped = json.dumps(document, indent=4).encode("utf-8") == original
+    document["pokemon_entries"] = [entry for entry in document["pokemon_entries"]
+                                   if resource_id(entry["pokemon_species"]["url"]) in species_ids]
+    return json.dumps(document, indent=4, ensure_ascii=escaped)
 
 
 def write_index(source_root, out_root, kind, ids):
@@ -89,7 +132,12 @@ def cut(source_root, out_root, pokemon_ids, pokedex_ids):
         for ident in ids_by_kind[kind]:
             target = document_path(out_root, kind, ident)
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copyfile(document_path(source_root, kind, ident), target)
+            if kind == "pokedex":
+                text = trimmed_pokedex(source_root, ident, set(ids_by_kind["pokemon-species"]))
+                with open(target, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            else:
+                shutil.copyfile(document_path(source_root, kind, ident), target)
         write_index(source_root, out_root, kind, ids_by_kind[kind])
     return ids_by_kind
 

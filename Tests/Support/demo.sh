@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: an offline end-to-end run on the sample data in Tests/Fixtures.
 # Starts the stand-in PokeAPI on 127.0.0.1 serving the 2025-12-02 sample, mirrors it
-# (documents and default sprites), syncs to the 2026-08-08 sample, diffs, exports.
+# (documents and default sprites), syncs to the 2026-08-08 sample, diffs, exports (api-data
+# tree and bundles).
 set -euo pipefail
 
 BIN=$(realpath "${1:-.build/release/pokesync}")
@@ -47,9 +48,12 @@ run sync --source "$API" --sprite-source "$SPRITES" --sprites default
 run versions
 run diff
 run export --format api-data --out "$WORK/api-data"
+run export   # the bundle format: the samples are reference-closed (Tests/Fixtures/README.md)
 
 printf '\n\033[1m$ find %s -name "*.png" | head\033[0m\n' "$MIRROR/sprites"
 find "$MIRROR/sprites" -name '*.png' | sort | head -n 5
 printf '\n\033[1m$ ls %s/api-data/api/v2/pokemon\033[0m\n' "$WORK"
 ls "$WORK/api-data/api/v2/pokemon" | tr '\n' ' '; echo
+printf '\n\033[1m$ ls %s\033[0m\n' "$MIRROR/bundles"
+ls "$MIRROR/bundles" | tr '\n' ' '; echo
 echo; echo "done: the scratch mirror is in $MIRROR (remove it with: rm -rf $WORK)"

@@ -10,22 +10,38 @@ import Testing
 struct DeviceDatabaseFileTests {
     @Test func danglingReferencesAreRefused() throws {
         try withTemporaryDirectory { scratch in
-            // The plain sample is refused: its pokedexes name species it leaves out.
+            // The samples are reference-closed: the 2026 one builds under the export's check.
             let fixture = try DeviceDatabaseFixture(scratch: scratch)
-            let error = try #require(throws: DeviceDataError.self) { try fixture.build(references: .refuse) }
-            #expect(error.description.hasPrefix("pokedex 17 (original-melemele) entry 1 names species 722, which version 1 does not hold"))
-            #expect(error.description.contains("more dangling references"))
-            #expect(error.exitStatus == .dataError)
-            #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("pokedex.sqlite").path))
+            let (_, info) = try fixture.build(references: .refuse)
+            #expect(info.danglingReferences.isEmpty)
 
-            // A pokemon whose species is missing from the version is named first.
+            // Without species 172 (pichu) and 491 (darkrai): a pokemon's species, two pokedex
+            // entries, two chain roots and one evolution step dangle.
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
-            try FileManager.default.removeItem(at: source.appendingPathComponent("api/v2/pokemon-species/491"))
-            try Self.dropFromList(source.appendingPathComponent("api/v2/pokemon-species/index.json"), id: 491)
+            for id in [172, 491] {
+                try FileManager.default.removeItem(at: source.appendingPathComponent("api/v2/pokemon-species/\(id)"))
+                try Self.dropFromList(source.appendingPathComponent("api/v2/pokemon-species/index.json"), id: id)
+            }
             let broken = try DeviceDatabaseFixture(scratch: scratch.appendingPathComponent("broken"), source: source)
+            // A pokemon whose species is missing from the version is named first.
             let refused = try #require(throws: DeviceDataError.self) { try broken.build(references: .refuse) }
             #expect(refused.description.hasPrefix("pokemon 10312 (darkrai-mega) names species 491, which version 1 does not hold"))
+            #expect(refused.description.contains("5 more dangling references"))
+            #expect(refused.exitStatus == .dataError)
+            #expect(!FileManager.default.fileExists(atPath: broken.scratch.appendingPathComponent("pokedex.sqlite").path))
+
+            // Kept (what a cut of the data may want), they are all counted, in table then key order.
+            let (_, kept) = try broken.build("kept.sqlite", references: .keep)
+            let holds = ", which version 1 does not hold"
+            #expect(kept.danglingReferences == [
+                "pokemon 10312 (darkrai-mega) names species 491" + holds,
+                "pokedex 17 (original-melemele) entry 24 names species 172" + holds,
+                "pokedex 35 (hyperspace) entry 125 names species 491" + holds,
+                "evolution chain 10 names species 172" + holds,    // the root of pikachu's chain
+                "evolution chain 252 names species 491" + holds,   // darkrai's own chain
+                "evolution chain 10 names species 172" + holds,    // the step pichu -> pikachu
+            ])
         }
     }
 
@@ -96,7 +112,9 @@ struct DeviceDatabaseFileTests {
             #expect(meta["schema_version"] == "1" && meta["version"] == "1" && meta["lineage"] == "test-lineage")
             #expect(meta["created_at"] == version.createdAt && meta["source"] == version.source)
             #expect(meta["profile"] == #"{"languages":"all","sprites":"default"}"#)
-            #expect(info.rowCounts["pokemon"] == 11 && info.rowCounts["species"] == 9 && info.rowCounts["evolution_chain"] == 7)
+            // The sample's documents (Tests/Fixtures/README.md): 17 pokemon, 37 species, 13 chains, 3 pokedexes.
+            #expect(info.rowCounts["pokemon"] == 17 && info.rowCounts["species"] == 37 && info.rowCounts["evolution_chain"] == 13)
+            #expect(info.rowCounts["pokedex"] == 3 && info.rowCounts["pokedex_entry"] == 7)
 
             // Another profile gives another database, and another digest.
             let (_, english) = try fixture.build("en.sqlite", profile: BundleProfile(languages: ["en"]))

@@ -29,10 +29,11 @@ struct DeviceDatabaseFixture {
         store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
     }
 
-    /// Builds version 1 into `name` in the scratch folder; cut samples have dangling
-    /// pokedex entries and chain links by design, so they are kept unless told otherwise.
+    /// Builds version 1 into `name` in the scratch folder. The samples are reference-closed
+    /// (Tests/Fixtures/README.md), so a dangling reference is refused, as `export` does,
+    /// unless told otherwise.
     func build(_ name: String = "pokedex.sqlite", profile: BundleProfile = BundleProfile(),
-               references: ReferenceCheck.Policy = .keep) throws -> (URL, DeviceDatabaseInfo) {
+               references: ReferenceCheck.Policy = .refuse) throws -> (URL, DeviceDatabaseInfo) {
         let file = scratch.appendingPathComponent(name)
         let info = try DeviceDatabaseBuilder(store: store).build(version: 1, lineage: "test-lineage", profile: profile,
                                                                  into: file, references: references)

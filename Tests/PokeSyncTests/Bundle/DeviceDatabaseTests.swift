@@ -54,8 +54,9 @@ struct DeviceDatabaseTests {
                     == "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/versions/generation-i/red-blue/gray/25.png")
             #expect(sprites.filter { $0.value.1 != nil }.count == 1)
             #expect(info.bundledSprites.contains { $0.path == "sprites/pokemon/25.png" })
-            #expect(info.bundledSprites.count == 10)  // pikachu-starter (10158) has no front_default
-            #expect(try database.integer("SELECT COUNT(*) FROM pokemon_sprite WHERE path IS NOT NULL") == 10)
+            // 17 pokemon; pikachu-starter (10158) has no front_default.
+            #expect(info.bundledSprites.count == 16)
+            #expect(try database.integer("SELECT COUNT(*) FROM pokemon_sprite WHERE path IS NOT NULL") == 16)
             #expect(info.unheldSprites.isEmpty)
         }
     }
@@ -133,11 +134,52 @@ struct DeviceDatabaseTests {
             #expect(pokedex == ["original-melemele", "alola", "1"])
             let json = try DeviceDatabaseFixture.json("pokedex", 17)
             #expect(try database.integer("SELECT COUNT(*) FROM pokedex_entry WHERE pokedex_id = 17") == (json["pokemon_entries"] as! [Any]).count)
-            #expect(try database.integer("SELECT species_id FROM pokedex_entry WHERE pokedex_id = 17 AND entry_number = 1") == 722)
+            // The sample keeps the entries of its species only: pichu, pikachu, raichu.
+            #expect(try database.rows("SELECT entry_number, species_id FROM pokedex_entry WHERE pokedex_id = 17 ORDER BY 1") {
+                [$0.int(0), $0.int(1)] } == [[24, 172], [25, 25], [26, 26]])
             #expect(try database.row("SELECT description FROM pokedex_description WHERE pokedex_id = 17 AND language = 'fr'", []) { $0.text(0) }
                     == "Pokédex de Mele-Mele dans Soleil/Lune")
-            // The sample's pokedexes and chains name species it leaves out: kept and counted.
-            #expect(info.danglingReferences.contains("pokedex 17 (original-melemele) entry 1 names species 722, which version 1 does not hold"))
+            #expect(info.danglingReferences.isEmpty)
+        }
+    }
+
+    @Test func eeveeHasEightEvolutionSteps() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let (file, _) = try fixture.build()
+            let database = try Database(path: file.path, mode: .readOnly)
+            let steps = try database.rows("""
+                SELECT to_species_id, from_species_id, trigger, min_level, item, details_json
+                FROM evolution_step WHERE chain_id = 67 ORDER BY to_species_id
+                """) { [$0.int(0), $0.int(1), $0.optionalText(2), $0.optionalInt(3), $0.optionalText(4), $0.text(5)] as [AnyHashable?] }
+            #expect(steps.map { $0[0] } == [134, 135, 136, 196, 197, 470, 471, 700])
+            #expect(steps.allSatisfy { $0[1] == AnyHashable(133) && $0[3] == nil })
+            // Three stones; espeon and umbreon by friendship, leafeon and glaceon first by
+            // place (a stone later in their lists), sylveon by a fairy move: all level-up.
+            #expect(steps.map { $0[2] } == ["use-item", "use-item", "use-item", "level-up", "level-up", "level-up",
+                                            "level-up", "level-up"].map { AnyHashable($0) })
+            #expect(steps.map { $0[4] } == [AnyHashable("water-stone"), AnyHashable("thunder-stone"),
+                                            AnyHashable("fire-stone"), nil, nil, nil, nil, nil])
+            #expect(try database.row("SELECT root_species_id, baby_trigger_item FROM evolution_chain WHERE id = 67", []) {
+                [$0.int(0) as AnyHashable?, $0.optionalText(1)] } == [133, nil])
+
+            // Each row against the chain document: trigger and item from the first of its
+            // evolution_details, all of them in details_json.
+            let chain = try DeviceDatabaseFixture.json("evolution-chain", 67)
+            let children = (chain["chain"] as! [String: Any])["evolves_to"] as! [[String: Any]]
+            #expect(children.count == 8)
+            for child in children {
+                let species = try #require(ListedResource.id(fromURL: (child["species"] as! [String: Any])["url"] as! String))
+                let step = try #require(steps.first { $0[0] == AnyHashable(species) })
+                let details = child["evolution_details"] as! [[String: Any]]
+                let first = details[0]
+                #expect(step[2] == AnyHashable((first["trigger"] as! [String: Any])["name"] as! String))
+                #expect(step[4] == ((first["item"] as? [String: Any])?["name"] as? String).map { AnyHashable($0) })
+                let canonical = try JSONSerialization.data(withJSONObject: details, options: [.sortedKeys, .withoutEscapingSlashes])
+                #expect(step[5] == AnyHashable(String(decoding: canonical, as: UTF8.self)), "species \(species)")
+            }
+            let leafeon = try #require(steps.first { $0[0] == AnyHashable(470) }?[5] as? String)
+            #expect(leafeon.components(separatedBy: "\"trigger\"").count == 7 && leafeon.contains("leaf-stone"))
         }
     }
 

@@ -115,8 +115,11 @@ struct PokedexDetailTests {
             #expect(cosmoem.defaultPokemonName == "cosmoem")
             #expect(cosmoem.children.map(\.speciesID) == [791, 792])
             #expect(cosmoem.children.map(\.minLevel) == [53, 53])
-            // Solgaleo and Lunala are not in the sample: ids only, nothing to tap through to.
-            #expect(cosmoem.children.allSatisfy { $0.speciesName == nil && $0.defaultPokemonID == nil })
+            // The sample holds the species Solgaleo and Lunala but not their pokemon: names,
+            // nothing to tap through to.
+            #expect(cosmoem.children.map(\.speciesName) == ["solgaleo", "lunala"])
+            #expect(cosmoem.children.map { $0.localizedName?.text } == ["ソルガレオ", "ルナアーラ"])
+            #expect(cosmoem.children.allSatisfy { $0.defaultPokemonID == nil && $0.defaultPokemonName == nil })
 
             // Tapping through: the node's default pokemon opens its own detail, in the same chain.
             let link = try #require(cosmoem.defaultPokemonID)
@@ -141,6 +144,34 @@ struct PokedexDetailTests {
             #expect(applin.children.map(\.item) == ["tart-apple", "sweet-apple", "syrupy-apple"])
             #expect(applin.node(speciesID: 1019)?.trigger == "level-up")
             #expect(try pokedex.evolutionChain(id: 9999, languages: ["en"]) == nil)
+        }
+    }
+
+    @Test("eevee's eight evolutions: triggers and items from the first of their evolution_details")
+    func eeveeChain() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let eevee = try #require(try pokedex.pokemon(named: "eevee", languages: ["de"])?.species?.evolutionChain)
+            #expect(eevee.speciesID == 133)
+            #expect(eevee.defaultPokemonID == 133)
+            #expect(eevee.localizedName == LocalizedText(text: "Evoli", language: "de"))
+            #expect(try pokedex.evolutionChain(id: 67, languages: ["de"]) == eevee)
+            #expect(eevee.children.map(\.speciesID) == [134, 135, 136, 196, 197, 470, 471, 700])
+            #expect(eevee.children.map(\.speciesName)
+                    == ["vaporeon", "jolteon", "flareon", "espeon", "umbreon", "leafeon", "glaceon", "sylveon"])
+            #expect(eevee.children.map(\.trigger)
+                    == ["use-item", "use-item", "use-item", "level-up", "level-up", "level-up", "level-up", "level-up"])
+            #expect(eevee.children.map(\.item)
+                    == ["water-stone", "thunder-stone", "fire-stone", nil, nil, nil, nil, nil])
+            #expect(eevee.children.allSatisfy { $0.minLevel == nil && $0.children.isEmpty })
+            // The sample has the eeveelutions' species, not their pokemon.
+            #expect(eevee.children.allSatisfy { $0.defaultPokemonID == nil })
+            // Espeon by day, umbreon by night; leafeon's six ways (one a leaf stone) are all in the JSON.
+            let espeon = try #require(eevee.node(speciesID: 196)?.detailsJSON)
+            #expect(espeon.contains("\"min_happiness\":160") && espeon.contains("\"time_of_day\":\"day\""))
+            #expect(eevee.node(speciesID: 197)?.detailsJSON?.contains("\"time_of_day\":\"night\"") == true)
+            let leafeon = try #require(eevee.node(speciesID: 470)?.detailsJSON)
+            #expect(leafeon.contains("eterna-forest") && leafeon.contains("leaf-stone"))
+            #expect(eevee.node(speciesID: 700)?.detailsJSON?.contains("fairy") == true)
         }
     }
 

@@ -7,18 +7,20 @@ struct PokedexListTests {
     @Test("a page of 20 by id: names, types in slot order, thumbnails of bundled sprites")
     func firstPageByID() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
-            #expect(try pokedex.pokemonCount() == 11)
+            #expect(try pokedex.pokemonCount() == 17)
             let page = try pokedex.list(offset: 0, limit: 20)
-            #expect(page.map(\.id) == [25, 789, 790, 808, 824, 840, 999, 10158, 10199, 10213, 10312])
+            #expect(page.map(\.id) == [25, 133, 643, 669, 776, 789, 790, 808, 824, 840, 999, 1020, 10034,
+                                       10158, 10199, 10213, 10312])
             #expect(page[0] == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
                                               thumbnail: "sprites/pokemon/25.png"))
-            #expect(page[5] == PokemonSummary(id: 840, name: "applin", types: ["grass", "dragon"],
+            #expect(page[9] == PokemonSummary(id: 840, name: "applin", types: ["grass", "dragon"],
                                               thumbnail: "sprites/pokemon/840.png"))
-            #expect(page[9].types == ["bug", "psychic"])
+            #expect(page[2].types == ["dragon", "fire"])
+            #expect(page[15].types == ["bug", "psychic"])
             // pikachu-starter has no front_default, and the default profile bundles nothing else.
-            #expect(page[7].name == "pikachu-starter")
-            #expect(page[7].thumbnail == nil)
-            #expect(try pokedex.summary(id: 10158) == page[7])
+            #expect(page[13].name == "pikachu-starter")
+            #expect(page[13].thumbnail == nil)
+            #expect(try pokedex.summary(id: 10158) == page[13])
             #expect(try pokedex.summary(id: 1) == nil)
         }
     }
@@ -28,8 +30,8 @@ struct PokedexListTests {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let all = try pokedex.list(offset: 0, limit: 100)
             #expect(try pokedex.list(offset: 2, limit: 4) == Array(all[2..<6]))
-            #expect(try pokedex.list(offset: 10, limit: 20).map(\.id) == [10312])
-            #expect(try pokedex.list(offset: 11, limit: 20).isEmpty)
+            #expect(try pokedex.list(offset: 16, limit: 20).map(\.id) == [10312])
+            #expect(try pokedex.list(offset: 17, limit: 20).isEmpty)
         }
     }
 
@@ -55,10 +57,12 @@ struct PokedexListTests {
     func sortByTypeAndName() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let byType = try pokedex.list(limit: 20, sortedBy: .type)
-            #expect(byType.map(\.id) == [824, 10213, 10312, 25, 10158, 10199, 999, 840, 789, 790, 808])
-            #expect(byType.map { $0.types[0] } == ["bug", "bug", "dark", "electric", "electric", "electric", "ghost",
-                                                   "grass", "psychic", "psychic", "steel"])
-            #expect(try pokedex.list(offset: 3, limit: 3, sortedBy: .type).map(\.id) == [25, 10158, 10199])
+            #expect(byType.map(\.id) == [824, 10213, 10312, 643, 25, 10158, 10199, 669, 776, 1020, 10034, 999, 840,
+                                         133, 789, 790, 808])
+            #expect(byType.map { $0.types[0] } == ["bug", "bug", "dark", "dragon", "electric", "electric", "electric",
+                                                   "fairy", "fire", "fire", "fire", "ghost", "grass", "normal",
+                                                   "psychic", "psychic", "steel"])
+            #expect(try pokedex.list(offset: 3, limit: 3, sortedBy: .type).map(\.id) == [643, 25, 10158])
             let byName = try pokedex.list(limit: 20, sortedBy: .name).map(\.name)
             #expect(byName == byName.sorted())
             #expect(byName.first == "applin")
@@ -70,7 +74,8 @@ struct PokedexListTests {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let french = try pokedex.pokedexes(languages: ["fr"])
             #expect(french.map(\.id) == [17, 20, 35])
-            #expect(french.map(\.entryCount) == [120, 100, 132])
+            // The sample's pokedexes keep only the entries of its species (Tests/Fixtures/README.md).
+            #expect(french.map(\.entryCount) == [3, 0, 4])
             #expect(french[0].name == "original-melemele")
             #expect(french[0].region == "alola")
             #expect(french[0].description == LocalizedText(text: "Pokédex de Mele-Mele dans Soleil/Lune", language: "fr"))
@@ -79,17 +84,23 @@ struct PokedexListTests {
             #expect(fallback[0].description == LocalizedText(text: "Sun/Moon Melemele dex", language: "en"))
             #expect(try pokedex.pokedexes(languages: ["ES-419"])[0].description?.language == "es-419")
 
-            #expect(try pokedex.entryCount(ofPokedex: 17) == 120)
+            #expect(try pokedex.entryCount(ofPokedex: 17) == 3)
             let first = try pokedex.entries(ofPokedex: 17, offset: 0, limit: 3)
-            #expect(first.map(\.entryNumber) == [1, 2, 3])
-            #expect(first.map(\.speciesID) == [722, 723, 724])
-            #expect(first.allSatisfy { $0.pokemon == nil })  // the sample lacks rowlet's line
-            let pikachu = try pokedex.entries(ofPokedex: 17, offset: 24, limit: 1)
+            #expect(first.map(\.entryNumber) == [24, 25, 26])
+            #expect(first.map(\.speciesID) == [172, 25, 26])
+            #expect(first.map(\.speciesName) == ["pichu", "pikachu", "raichu"])
+            // The sample holds the species pichu and raichu but not their pokemon.
+            #expect(first.map { $0.pokemon?.id } == [nil, 25, nil])
+            let pikachu = try pokedex.entries(ofPokedex: 17, offset: 1, limit: 1)
             #expect(pikachu.first?.entryNumber == 25)
             #expect(pikachu.first?.speciesName == "pikachu")
             #expect(pikachu.first?.pokemon?.id == 25)
             #expect(pikachu.first?.pokemon?.thumbnail == "sprites/pokemon/25.png")
-            let hyperspace = try pokedex.entries(ofPokedex: 35, offset: 0, limit: 200).filter { $0.pokemon != nil }
+            // Darkrai's species is there, its default pokemon (491) is not: only darkrai-mega.
+            let hyperspaceAll = try pokedex.entries(ofPokedex: 35, offset: 0, limit: 200)
+            #expect(hyperspaceAll.map(\.entryNumber) == [35, 36, 123, 125])
+            #expect(hyperspaceAll.map(\.speciesName) == ["gimmighoul", "gholdengo", "meltan", "darkrai"])
+            let hyperspace = hyperspaceAll.filter { $0.pokemon != nil }
             #expect(hyperspace.map(\.entryNumber) == [35, 123])
             #expect(hyperspace.map { $0.pokemon?.name } == ["gimmighoul", "meltan"])
         }

@@ -9,13 +9,26 @@ struct PokedexSearchTests {
     @Test("terms over names in every language and types; ranked exact, prefix, substring, then by id")
     func namesTypesAndRanks() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
-            // None of reshiram, turtonator, gouging-fire, charizard-mega-x is in the sample
-            // (the full snapshot test checks them); applin is its one grass and dragon.
-            #expect(try pokedex.search("fire dragon").isEmpty)
+            // DESIGN's examples: both types exact for all four (reshiram is dragon and fire),
+            // so by id; applin is the sample's one grass and dragon.
+            let fireDragon = try pokedex.search("fire dragon")
+            #expect(fireDragon.map(\.pokemon.name) == ["reshiram", "turtonator", "gouging-fire", "charizard-mega-x"])
+            #expect(ids(fireDragon) == [643, 776, 1020, 10034])
+            #expect(fireDragon.allSatisfy { $0.rank == .exact })
+            #expect(ids(try pokedex.search("dragon fire")) == [643, 776, 1020, 10034])
+            // "flabébé" is the species' name in English, French, German: accents folded both ways.
+            #expect(try pokedex.search("flabébé").map(\.pokemon.name) == ["flabebe"])
+            #expect(try pokedex.search("flabebe").map(\.pokemon.name) == ["flabebe"])
+            #expect(try pokedex.search("FLABÉBÉ").first?.rank == .exact)
+            // German for charizard; the sample has its species but of its pokemon only the mega X.
+            #expect(ids(try pokedex.search("Glurak")) == [10034])
             #expect(ids(try pokedex.search("grass dragon")) == [840])
             #expect(ids(try pokedex.search("dragon grass")) == [840])
             // Korean, Japanese kana, German names.
             #expect(ids(try pokedex.search("코스모그")) == [789])
+            #expect(ids(try pokedex.search("레시라무")) == [643])
+            #expect(ids(try pokedex.search("이브이")) == [133])
+            #expect(try pokedex.search("이브이").first?.rank == .exact)
             #expect(ids(try pokedex.search("피카")) == [25, 10158, 10199])
             #expect(ids(try pokedex.search("コスモ")) == [789, 790])
             #expect(ids(try pokedex.search("Knapfel")) == [840])
@@ -49,12 +62,12 @@ struct PokedexSearchTests {
     func oneLetterAndEmpty() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let hits = try pokedex.search("e")
-            #expect(ids(hits) == [25, 10158, 10199, 10213, 790, 808, 824, 840, 999, 10312])
-            #expect(hits.map(\.rank) == [.prefix, .prefix, .prefix, .prefix, .substring, .substring, .substring,
-                                         .substring, .substring, .substring])
+            #expect(ids(hits) == [25, 133, 10158, 10199, 10213,
+                                  643, 669, 776, 790, 808, 824, 840, 999, 1020, 10034, 10312])
+            #expect(hits.map(\.rank) == Array(repeating: .prefix, count: 5) + Array(repeating: .substring, count: 11))
             #expect(hits[0].pokemon == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
                                                       thumbnail: "sprites/pokemon/25.png"))
-            #expect(ids(try pokedex.search("e", limit: 3)) == [25, 10158, 10199])
+            #expect(ids(try pokedex.search("e", limit: 3)) == [25, 133, 10158])
             #expect(try pokedex.search("").isEmpty)
             #expect(try pokedex.search(" \t ").isEmpty)
             #expect(try pokedex.search("zzz").isEmpty)
