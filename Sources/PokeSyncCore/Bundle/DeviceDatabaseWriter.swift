@@ -33,7 +33,11 @@ struct DeviceDatabaseWriter {
             try DeviceSchema.create(in: database)
             try database.transaction { database in
                 for table in DeviceSchema.tables where table.name != "meta" {
-                    try Self.insert(rows.rows(table.name), into: table, database)
+                    if Self.sharedTables.contains(table.name) {
+                        try Self.insertShared(table.name, rows.rows(table.name), database)
+                    } else {
+                        try Self.insert(rows.rows(table.name), into: table, database)
+                    }
                     rowCounts[table.name] = rows.rows(table.name).count
                 }
                 try DeviceSearchIndex.rebuild(database)
