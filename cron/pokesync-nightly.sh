@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The nightly pokesync job: sync, then prune to mirror.json's retention.keep.
+# The nightly pokesync job: sync, prune to mirror.json's retention.keep, then export
+# the bundles devices download (whenever the newest version has none yet, so a failed
+# export is retried the next night).
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
@@ -27,9 +29,12 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
             # The published version's diff, if there was one, for whoever reads the mail.
             newest=$(ls -t "$MIRROR/diffs/"*.txt 2>/dev/null | head -n 1)
             if [ -n "$newest" ] && [ "$newest" -nt "$log" ]; then cat "$newest"; fi
-            # Bundles export joins here once `pokesync export` writes bundles.
             echo "$(stamp) pokesync prune"
             "$POKESYNC" prune --mirror "$MIRROR" || rc=$?
+            # `export` keeps what is already there: with the newest version's bundle and
+            # deltas in place it only rewrites the index and sweeps old files.
+            echo "$(stamp) pokesync export"
+            "$POKESYNC" export --mirror "$MIRROR" || { r=$?; [ $rc -ne 0 ] || rc=$r; }
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;

@@ -92,6 +92,9 @@ def build(sample, out, version, lineage, sprites_out):
     db = sqlite3.connect(out)
     for name, columns in TABLES:
         db.execute(f"CREATE TABLE {name} ({columns})")
+    # The search table: not in content_digest; the updater rebuilds it when it applies a delta.
+    db.execute("CREATE TABLE pokemon_search(pokemon_id INTEGER NOT NULL, text TEXT NOT NULL, "
+               "PRIMARY KEY(pokemon_id, text)) WITHOUT ROWID")
     for p in documents(sample, "pokemon"):
         insert(db, "pokemon", (p["id"], p["name"], url_id(p["species"]["url"]), p["height"], p["weight"],
                                p["base_experience"], int(p["is_default"]), p["order"]))

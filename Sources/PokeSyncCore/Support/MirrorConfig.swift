@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 
 /// `mirror.json`: a mirror's defaults. Command-line options override them.
 ///
@@ -34,6 +35,10 @@ public struct MirrorConfig: Sendable, Equatable {
     public struct Bundles: Sendable, Equatable {
         /// How long a bundle file the index stops naming is kept (CDNs serve cached indexes).
         public var graceHours: Double = 48
+        /// `export`'s `--sprites` when the command line gives none (the nightly job's profile).
+        public var sprites: String = "default"
+        /// `export`'s `--languages` when the command line gives none; nil for every language.
+        public var languages: [String]?
         public init() {}
     }
 
@@ -93,6 +98,17 @@ public struct MirrorConfig: Sendable, Equatable {
         }
         if var bundles = try reader.object("bundles") {
             if let grace = try bundles.number("grace_hours", 0...876_000) { config.bundles.graceHours = grace }
+            if let sprites = try bundles.string("sprites") {
+                do { _ = try SpriteSet(parsing: sprites) } catch let error as UsageError {
+                    throw UsageError("\(name): \"bundles.sprites\": \(error.message)")
+                }
+                config.bundles.sprites = sprites
+            }
+            if let languages = try bundles.string("languages") {
+                do { config.bundles.languages = try BundleProfile.parseLanguages(languages) } catch let error as UsageError {
+                    throw UsageError("\(name): \"bundles.languages\": \(error.message)")
+                }
+            }
             try bundles.finish()
         }
         config.contact = try reader.string("contact")

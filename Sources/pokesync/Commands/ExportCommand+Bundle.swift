@@ -7,8 +7,9 @@ extension ExportCommand {
     func exportBundles() throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let config = try MirrorConfig.load(layout)
-        let languages = try arguments.options["languages"].flatMap(BundleProfile.parseLanguages)
-        let profile = BundleProfile(sprites: arguments.options["sprites"] ?? "default", languages: languages)
+        // The command line, else mirror.json's bundles.sprites / bundles.languages (the nightly job's).
+        let languages = try arguments.options["languages"].map(BundleProfile.parseLanguages) ?? config.bundles.languages
+        let profile = BundleProfile(sprites: arguments.options["sprites"] ?? config.bundles.sprites, languages: languages)
         let folder = BundlesFolder(root: arguments.options["out"].map { URL(fileURLWithPath: $0) } ?? layout.bundlesFolder)
         // The lock: prune drops versions and their bundles, and two exports must not
         // race on one index.

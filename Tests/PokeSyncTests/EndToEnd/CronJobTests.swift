@@ -36,15 +36,20 @@ struct CronJobTests {
             let mirror = scratch.appendingPathComponent("Mirror")
             try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
             try """
-            {"source": "\(TestPaths.sample2026.path)", "sprites": "none", "retention": {"keep": 1}}
+            {"source": "\(TestPaths.sample2026.path)", "sprites": "none", "retention": {"keep": 1},
+             "bundles": {"sprites": "none"}}
             """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
 
             let first = try night(mirror)
             #expect(first.status == 0, "\(first.log)")
             #expect(first.log.contains("published version 1") && first.log.contains("pokesync prune"))
+            // The night exports the new version's bundle; the next night keeps it.
+            #expect(first.log.contains("pokesync export") && first.log.contains("wrote") && first.log.contains("pokedex-1.tar.gz"))
+            #expect(FileManager.default.fileExists(atPath: mirror.appendingPathComponent("bundles/index.json").path))
             let second = try night(mirror)
             #expect(second.status == 0)
             #expect(second.log.contains("no changes since version 1"))
+            #expect(second.log.contains("kept") && second.log.contains("pokedex-1.tar.gz"))
 
             // Last night's run still going: this night exits 75 at once and says so.
             let lock = try MirrorLock(layout: MirrorLayout(root: mirror))
