@@ -31,12 +31,34 @@ public enum DeviceSearchIndex {
     /// inside the transaction that changed them.
     /// - Throws: `DatabaseError` when a table is missing or the database cannot be written.
     public static func rebuild(_ database: Database) throws {
+        try rebuild(database, sourceQuery: sourceQuery, clearing: "DELETE FROM pokemon_search")
+    }
+
+    /// After a delta is applied (its `changes.sqlite` still attached as `changes`), rebuilds
+    /// only the rows of the pokemon it touched: those it adds, changes or removes, and those
+    /// of the species it adds, changes or removes. The result equals a full rebuild; folding
+    /// every name again would cost more than the rest of a small delta.
+    public static func rebuildAfterDelta(_ database: Database) throws {
+        try database.execute("""
+            CREATE TEMP TABLE IF NOT EXISTS search_touched(id INTEGER PRIMARY KEY);
+            DELETE FROM temp.search_touched;
+            INSERT OR IGNORE INTO temp.search_touched SELECT id FROM changes.pokemon;
+            INSERT OR IGNORE INTO temp.search_touched SELECT id FROM changes.removed WHERE entity = 'pokemon';
+            INSERT OR IGNORE INTO temp.search_touched SELECT p.id FROM main.pokemon p WHERE p.species_id IN
+                (SELECT id FROM changes.species UNION SELECT id FROM changes.removed WHERE entity = 'species');
+            """)
+        try rebuild(database, sourceQuery: "SELECT * FROM (\(sourceQuery)) WHERE id IN (SELECT id FROM temp.search_touched)",
+                    clearing: "DELETE FROM pokemon_search WHERE pokemon_id IN (SELECT id FROM temp.search_touched)")
+        try database.execute("DROP TABLE temp.search_touched")
+    }
+
+    private static func rebuild(_ database: Database, sourceQuery: String, clearing: String) throws {
         var entries = Set<Entry>()
         for (id, text) in try database.rows(sourceQuery, [], { ($0.int(0), $0.text(1)) }) {
             let folded = SearchFolding.fold(text)
             if !folded.isEmpty { entries.insert(Entry(pokemonID: id, text: folded)) }
         }
-        try database.execute("DELETE FROM pokemon_search")
+        try database.execute(clearing)
         let insert = try database.statement("INSERT INTO pokemon_search(pokemon_id, text) VALUES (?, ?)")
         // Key order: the b-tree is filled from left to right, and the file does not
         // depend on hashing order.

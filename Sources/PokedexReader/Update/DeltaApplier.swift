@@ -15,9 +15,10 @@ public struct DeltaApplier: Sendable {
     private let rebuildSearch: SearchRebuild
 
     /// - Parameter rebuildSearch: rebuilds the search tables inside the apply transaction
-    ///   (DESIGN: they are rebuilt on apply, not shipped in the delta). The default is
-    ///   ``DeviceSearchIndex/rebuild(_:)``, the builder's own.
-    public init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuild) {
+    ///   (DESIGN: they are rebuilt on apply, not shipped in the delta), with the delta's
+    ///   `changes.sqlite` attached as `changes`. The default is
+    ///   ``DeviceSearchIndex/rebuildAfterDelta(_:)``: the rows of what the delta touched.
+    public init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
         self.rebuildSearch = rebuildSearch
     }
 
@@ -84,7 +85,11 @@ public struct DeltaApplier: Sendable {
                 try setMeta(database, manifest: manifest)
             }
             try database.execute("DETACH DATABASE changes")
-            try database.execute("VACUUM")
+            // Compact only when deltas have left much free space: a VACUUM rewrites the whole
+            // file, which would cost a small delta more than everything else it does.
+            let free = try database.integer("PRAGMA freelist_count") ?? 0
+            let pages = try database.integer("PRAGMA page_count") ?? 1
+            if free * 10 > pages { try database.execute("VACUUM") }
         } catch {
             throw DeltaApplyError.invalidChanges(path: changes.path, reason: "applying it failed: \(error)")
         }

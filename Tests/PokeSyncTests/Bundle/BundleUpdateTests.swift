@@ -66,6 +66,10 @@ struct BundleUpdateTests {
             try runTool("tar", ["xzf", bundles.appendingPathComponent("pokedex-2.tar.gz").path, "-C", full.path])
             let installed = device.appendingPathComponent("current/pokedex.sqlite")
             #expect(try Self.rows(installed) == Self.rows(full.appendingPathComponent("pokedex.sqlite")))
+            // The search table, rebuilt for what the delta touched, equals the one the builder wrote.
+            let search = "SELECT pokemon_id, text FROM pokemon_search ORDER BY 1, 2"
+            #expect(try runTool("sqlite3", [installed.path, search])
+                    == runTool("sqlite3", [full.appendingPathComponent("pokedex.sqlite").path, search]))
             #expect(try runTool("sqlite3", [installed.path, "SELECT value FROM meta WHERE key = 'version'"]) == "2")
             // The sprites the device has are the bundle's.
             #expect(FileManager.default.fileExists(atPath: device.appendingPathComponent("current/sprites/pokemon/25.png").path))

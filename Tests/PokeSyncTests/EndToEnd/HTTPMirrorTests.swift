@@ -41,8 +41,9 @@ struct HTTPMirrorTests {
     @Test func killedRunResumesWithoutFetchingFinishedDocumentsAgain() async throws {
         try await withTemporaryDirectory { scratch in
             var options = StandInOptions(root: TestPaths.sample2026)
-            // Slow enough (34 requests x 150 ms, one at a time) that the kill lands mid-run even on a busy machine.
-            options.latencyMilliseconds = 150
+            // Slow enough (74 requests x 400 ms, one at a time) that the kill lands mid-run even
+            // when the machine is busy and this polling task waits seconds for a thread.
+            options.latencyMilliseconds = 400
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let arguments = ["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
@@ -54,9 +55,10 @@ struct HTTPMirrorTests {
                 }
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
-                #expect(child.process.terminationReason == .uncaughtSignal)
+                #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
 
-                let resumed = try cli.run(arguments)
+                // The same command (a higher --concurrency only makes the rest quicker).
+                let resumed = try cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the full run"))
                 let out = scratch.appendingPathComponent("export")
@@ -113,7 +115,7 @@ struct HTTPMirrorTests {
     @Test func statusShowsAnInterruptedRun() async throws {
         try await withTemporaryDirectory { scratch in
             var options = StandInOptions(root: TestPaths.sample2026)
-            options.latencyMilliseconds = 150
+            options.latencyMilliseconds = 400  // the kill lands mid-run even on a busy machine
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let child = cli.start(["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"])
@@ -149,7 +151,7 @@ struct InterruptedSyncTests {
             }
             var options = StandInOptions(root: TestPaths.sample2026)
             options.port = port
-            options.latencyMilliseconds = 150
+            options.latencyMilliseconds = 400  // the kill lands mid-run even on a busy machine
             try await withStandInServer(options) { server in
                 let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
                 let child = cli.start(arguments)
@@ -163,7 +165,7 @@ struct InterruptedSyncTests {
                 // Pruning now must keep what the interrupted run already fetched.
                 #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
                 try await server.resetStats()
-                let resumed = try cli.run(arguments)
+                let resumed = try cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the sync run"))
                 #expect(resumed.stdout.contains("published version 2"))

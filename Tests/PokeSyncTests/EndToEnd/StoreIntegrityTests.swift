@@ -152,16 +152,18 @@ struct StoreIntegrityTests {
     @Test func aSecondWriterWithTheLockFileDeletedNeverPublishesAnEmptyVersion() async throws {
         try await withTemporaryDirectory { scratch in
             var options = StandInOptions(root: TestPaths.sample2026)
-            options.latencyMilliseconds = 150
+            // Slow enough (70 documents x 300 ms, one at a time) that the first run is still
+            // fetching when the second starts, even on a busy machine.
+            options.latencyMilliseconds = 300
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let arguments = ["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "2"]
+                let arguments = ["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
                 let first = cli.start(arguments)
                 try first.process.run()
                 let lockFile = cli.mirror.appendingPathComponent(".pokesync.lock")
                 let storeFile = cli.mirror.appendingPathComponent("store.sqlite")
                 // Wait until the first run holds the lock and is fetching documents.
-                for _ in 0..<200 {
+                for _ in 0..<800 {
                     if let pid = try? String(contentsOf: lockFile, encoding: .utf8), !pid.isEmpty,
                        FileManager.default.fileExists(atPath: storeFile.path) { break }
                     try await Task.sleep(for: .milliseconds(25))

@@ -44,6 +44,23 @@ struct PokedexDetailTests {
         }
     }
 
+    @Test("pokemon-guider on the bundle exported with --sprites all: male and female images are files on the device")
+    func maleAndFemaleImagesFromTheAllSpritesBundle() throws {
+        try ReaderDatabases.withSamplePokedex(sprites: "all") { (pokedex: Pokedex) throws in
+            let pikachu = try #require(try pokedex.pokemon(id: 25, languages: ["en"]))
+            let front = try #require(pikachu.front)
+            let male = try #require(front.default.path), female = try #require(front.female?.path)
+            #expect(male == "sprites/pokemon/25.png" && female == "sprites/pokemon/female/25.png")
+            for path in [male, female] {
+                #expect(FileManager.default.fileExists(atPath: pokedex.fileURL(forSpritePath: path).path), "\(path)")
+            }
+            // Every sprite URL of the document is bundled, so every pokemon has a thumbnail.
+            #expect(pikachu.sprites.allSatisfy { $0.isBundled })
+            let page = try pokedex.list(offset: 0, limit: 50)
+            #expect(page.count == 17 && page.allSatisfy { $0.thumbnail != nil })
+        }
+    }
+
     @Test("by name: a pokemon's name, then a species' name giving its default pokemon; ids as text")
     func byName() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in

@@ -2,8 +2,9 @@ import Foundation
 import PokedexReader
 import Testing
 
-/// Device databases for the reader tests, made by `Tests/Support/make_device_db.py` from
-/// an api-data folder (until the real bundle builder's output replaces it).
+/// Device databases for the reader tests: installed from real bundles (``SampleBundles``),
+/// or, where a test needs a database the exporter would never write (another schema
+/// version), made by `Tests/Support/make_device_db.py` from an api-data folder.
 enum ReaderDatabases {
     struct ToolFailure: Error, CustomStringConvertible {
         let description: String
@@ -42,12 +43,10 @@ enum ReaderDatabases {
         return database
     }
 
-    /// Runs `body` with a Pokedex opened on a fresh device folder built from the 2026 sample.
+    /// Runs `body` with a Pokedex opened on a device folder installed from a real bundle of
+    /// the 2026 sample, exported with `--sprites sprites` (``SampleBundles``).
     static func withSamplePokedex(sprites: String = "default", _ body: (Pokedex) throws -> Void) throws {
-        try withTemporaryDirectory { folder in
-            try makeDeviceFolder(folder, sprites: sprites)
-            try body(try Pokedex(folder: folder))
-        }
+        try body(try Pokedex(folder: try SampleBundles.device(sprites: sprites)))
     }
 
     /// One answer of `search_oracle.py`.

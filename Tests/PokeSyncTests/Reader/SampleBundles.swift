@@ -1,0 +1,62 @@
+import Foundation
+import PokedexReader
+import Testing
+
+/// Device folders installed from real bundles of the 2026-08-08 sample, as an app gets
+/// them: the sample mirrored over the stand-in with `--sprites all`, exported with the
+/// asked sprite profile, installed with `pokesync install`. Built once per profile per
+/// test process (the mirror once), then shared read-only: a current database never changes.
+enum SampleBundles {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var mirror: URL?
+    nonisolated(unsafe) private static var devices: [String: URL] = [:]
+    private static let root = FileManager.default.temporaryDirectory
+        .appendingPathComponent("pokesync-sample-bundles-\(getpid())", isDirectory: true)
+
+    /// The installed device folder of the sample exported with `--sprites sprites`.
+    /// - Throws: ``Failure`` naming the step (mirror, export, install) that failed.
+    static func device(sprites: String = "all") throws -> URL {
+        lock.lock()
+        defer { lock.unlock() }
+        if let device = devices[sprites] { return device }
+        let mirror = try self.mirror ?? makeMirror()
+        self.mirror = mirror
+        let name = String(devices.count)
+        let bundles = root.appendingPathComponent("bundles-\(name)"), device = root.appendingPathComponent("device-\(name)")
+        try run(["export", "--mirror", mirror.path, "--sprites", sprites, "--out", bundles.path], step: "export --sprites \(sprites)")
+        try run(["install", device.path, "--from", bundles.path], step: "install")
+        devices[sprites] = device
+        return device
+    }
+
+    /// Mirrors the 2026 sample with every sprite, from a stand-in started for the purpose.
+    private static func makeMirror() throws -> URL {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let portFile = root.appendingPathComponent("port"), pidFile = root.appendingPathComponent("pid")
+        let server = Process()
+        server.executableURL = try PythonInterpreter.path.get()
+        server.arguments = [TestPaths.standInScript.path, "--root", TestPaths.sample2026.path, "--host", "127.0.0.1",
+                            "--port", "0", "--quiet", "--port-file", portFile.path, "--pid-file", pidFile.path]
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(30)
+        var port: String?
+        while port == nil && Date() < deadline {
+            port = (try? String(contentsOf: portFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if port?.isEmpty ?? true { port = nil; Thread.sleep(forTimeInterval: 0.05) }
+        }
+        guard let port else { throw Failure(description: "the stand-in did not start") }
+        let mirror = root.appendingPathComponent("Mirror")
+        let base = "http://127.0.0.1:\(port)"
+        try run(["full", "--mirror", mirror.path, "--source", base + "/api/v2", "--sprite-source",
+                 base + "/PokeAPI/sprites/master/", "--sprites", "all"], step: "full --sprites all")
+        return mirror
+    }
+
+    private static func run(_ arguments: [String], step: String) throws {
+        let result = try runProgram(PokesyncCLI.binary.path, arguments)
+        guard result.status == 0 else { throw Failure(description: "pokesync \(step) exited \(result.status): \(result.stderr)") }
+    }
+}
