@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
         .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
-        .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader"]),
+        .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]

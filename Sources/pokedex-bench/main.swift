@@ -1,4 +1,5 @@
 import Foundation
+import PokeSQLite
 import PokedexReader
 #if canImport(Glibc)
 import Glibc
@@ -43,14 +44,14 @@ do {
         warm.append(try milliseconds { _ = try Pokedex(folder: folder).list(offset: 0, limit: 20) })
     }
 
-    // The pokemon with the longest move list: the heaviest detail page.
-    var heaviest = (id: 1, moves: 0)
-    for offset in stride(from: 0, to: try pokedex.pokemonCount(), by: 100) {
-        for summary in try pokedex.list(offset: offset, limit: 100) {
-            let moves = try pokedex.pokemon(id: summary.id, languages: ["en"])?.moves.count ?? 0
-            if moves > heaviest.moves { heaviest = (summary.id, moves) }
-        }
-    }
+    // The pokemon with the longest move list: the heaviest detail page. Asked of SQLite
+    // directly, so that finding it does not load every detail and inflate the memory figure.
+    let heaviest: (id: Int, moves: Int) = try {
+        let database = try Database(path: pokedex.databaseURL.path, mode: .immutable)
+        return try database.row("SELECT pokemon_id, COUNT(*) FROM pokemon_move GROUP BY pokemon_id ORDER BY 2 DESC, 1 LIMIT 1", []) {
+            ($0.int(0), $0.int(1))
+        } ?? (1, 0)
+    }()
     var detail: [Double] = []
     for _ in 0..<200 {
         detail.append(try milliseconds { _ = try pokedex.pokemon(id: heaviest.id, languages: ["ja", "en"]) })
