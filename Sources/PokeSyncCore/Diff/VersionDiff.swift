@@ -37,14 +37,14 @@ extension VersionDiff {
     /// Compares two retained versions of `store`.
     /// - Throws: `StoreError` when a version's documents cannot be read.
     public static func compute(store: Store, from: Int, to: Int) throws -> VersionDiff {
-        let old = Dictionary(try store.documents(version: from).map { ("\($0.kind.apiName)/\($0.id)", $0) },
+        let old = Dictionary(try store.documents(version: from).map { ($0.kind.documentKey(id: $0.id), $0) },
                              uniquingKeysWith: { first, _ in first })
         let new = try store.documents(version: to)
         var summary = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0, Counts()) })
         var changes: [Change] = []
         var seen = Set<String>()
         for document in new {
-            let key = "\(document.kind.apiName)/\(document.id)"
+            let key = document.kind.documentKey(id: document.id)
             seen.insert(key)
             guard let before = old[key] else {
                 summary[document.kind]!.added += 1

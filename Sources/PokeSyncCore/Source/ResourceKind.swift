@@ -8,6 +8,10 @@ public enum ResourceKind: String, CaseIterable, Sendable, Codable, Comparable {
     /// The API name, as in `/api/v2/pokemon-species/25/`.
     public var apiName: String { rawValue }
 
+    /// The key of one document in the frontier, the validators, diffs and messages:
+    /// `pokemon-species/25`. The one place it is spelled.
+    public func documentKey(id: Int) -> String { "\(rawValue)/\(id)" }
+
     /// The relative path of one document, as stored and as in PokeAPI/api-data.
     public func documentPath(id: Int) -> String { "/api/v2/\(rawValue)/\(id)/" }
 

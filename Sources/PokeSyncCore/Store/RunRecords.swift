@@ -114,7 +114,7 @@ public struct DocumentJob: Sendable, Hashable {
     public var validators: Validators?
     public var knownHash: SHA256Digest?
 
-    public var key: String { "\(kind.apiName)/\(id)" }
+    public var key: String { kind.documentKey(id: id) }
 }
 
 /// A sprite still to fetch: deduplicated by URL across documents.

@@ -58,13 +58,13 @@ extension Store {
                                           [SQLValue(run), .text(kind.apiName)]) { $0.int(0) }
             for id in known where !listed.contains(id) {
                 try database.run("DELETE FROM frontier WHERE run = ? AND job = 'document' AND key = ?",
-                                 [SQLValue(run), .text("\(kind.apiName)/\(id)")])
+                                 [SQLValue(run), .text(kind.documentKey(id: id))])
             }
             let insert = try database.statement("""
                 INSERT OR IGNORE INTO frontier(run, job, key, kind, id, name) VALUES (?, 'document', ?, ?, ?, ?)
                 """)
             for resource in list {
-                try insert.run([SQLValue(run), .text("\(kind.apiName)/\(resource.id)"), .text(kind.apiName),
+                try insert.run([SQLValue(run), .text(kind.documentKey(id: resource.id)), .text(kind.apiName),
                                 SQLValue(resource.id), SQLValue(resource.name)])
             }
             try database.run("INSERT OR REPLACE INTO frontier(run, job, key, state) VALUES (?, 'list', ?, 'done')",
@@ -119,7 +119,7 @@ extension Store {
 
     static func queueSprites(_ database: Database, run: Int, sprites: [SpriteJob], reports: [SpriteReport]) throws {
         let insert = try database.statement("""
-            INSERT OR IGNORE INTO frontier(run, job, key, url, path, name) VALUES (?, 'sprite', ?, ?, ?, ?)
+            INSERT OR IGNORE INTO frontier(run, job, key, url, path, document) VALUES (?, 'sprite', ?, ?, ?, ?)
             """)
         for sprite in sprites {
             try insert.run([SQLValue(run), .text(sprite.url), .text(sprite.url), .text(sprite.path), .text(sprite.document)])

@@ -36,7 +36,7 @@ extension Store {
     CREATE TABLE IF NOT EXISTS frontier(
         run INTEGER NOT NULL, job TEXT NOT NULL, key TEXT NOT NULL,
         kind TEXT, id INTEGER, name TEXT, url TEXT, path TEXT,
-        state TEXT NOT NULL DEFAULT 'pending', hash BLOB, error TEXT,
+        state TEXT NOT NULL DEFAULT 'pending', hash BLOB, error TEXT, document TEXT,
         PRIMARY KEY(run, job, key)) WITHOUT ROWID;
     -- Sprites skipped (refused, missing upstream) with the document that named them.
     CREATE TABLE IF NOT EXISTS sprite_reports(
@@ -53,6 +53,12 @@ extension Store {
             // The lineage: a random id made once with the store. A rebuilt mirror starts at
             // version 1 again under a new one, so devices never compare across the two.
             try database.run("INSERT OR IGNORE INTO meta(key, value) VALUES ('lineage', ?)", [.text(newLineage())])
+            // A sprite job names the document that named it ("pokemon/25") in its own
+            // column; stores made before kept it in `name`, which reads fall back to.
+            let frontierColumns = try database.rows("PRAGMA table_info(frontier)", []) { $0.text(1) }
+            if !frontierColumns.contains("document") {
+                try database.execute("ALTER TABLE frontier ADD COLUMN document TEXT")
+            }
         }
     }
 

@@ -48,7 +48,7 @@ extension Store {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
             try database.rows("""
-                SELECT f.url, f.path, f.name, v.etag, v.last_modified, v.hash
+                SELECT f.url, f.path, coalesce(f.document, f.name), v.etag, v.last_modified, v.hash
                 FROM frontier f LEFT JOIN validators v ON v.key = f.key
                 WHERE f.run = ? AND f.job = 'sprite' AND f.state IN (\(placeholders))
                 ORDER BY f.path
@@ -115,7 +115,7 @@ extension Store {
     func settledSpriteObjects(run: Int) throws -> [SettledSprite] {
         try read { database in
             try database.rows("""
-                SELECT f.url, f.path, f.name, f.hash, o.size FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
+                SELECT f.url, f.path, coalesce(f.document, f.name), f.hash, o.size FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
                 WHERE f.run = ? AND f.job = 'sprite' AND f.state IN ('done', 'unchanged')
                 """, [SQLValue(run)]) { row in
                 SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2)),
@@ -146,7 +146,7 @@ extension Store {
     func refuseClashingSpritePaths(run: Int) throws -> [SpriteReport] {
         try write { database in
             let jobs = try database.rows("""
-                SELECT url, path, name FROM frontier WHERE run = ? AND job = 'sprite' AND state != 'refused' ORDER BY path, url
+                SELECT url, path, coalesce(document, name) FROM frontier WHERE run = ? AND job = 'sprite' AND state != 'refused' ORDER BY path, url
                 """, [SQLValue(run)]) { ($0.text(0), $0.text(1), $0.text(2)) }
             var winners: [String: String] = [:]  // path → URL
             var refusals: [SpriteReport] = []
