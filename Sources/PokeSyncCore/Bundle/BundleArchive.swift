@@ -3,7 +3,7 @@ import PokeArchive
 import PokedexReader
 
 /// Writes a bundle or delta archive: a deterministic `.tar.gz` (entries sorted by name,
-/// fixed metadata, gzip -9 with no name or time) holding `manifest.json` and the given
+/// fixed metadata, gzip with no name or time) holding `manifest.json` and the given
 /// files, published into a ``BundlesFolder`` under its final name.
 enum BundleArchive {
     /// One file of the archive, read from disk.
@@ -12,6 +12,9 @@ enum BundleArchive {
         var path: String
         var file: URL
     }
+
+    /// The deflate level of bundles and deltas (part of what makes exports reproducible).
+    static let compressionLevel: Int32 = 6
 
     /// The caps for reading back an archive pokesync wrote itself.
     static let ownLimits = TarLimits(maxUnpackedBytes: 1 << 40, maxEntryCount: 2_000_000, maxCompressedBytes: 1 << 40)
@@ -45,7 +48,8 @@ enum BundleArchive {
         let scratch = folder.scratchFile(for: name)
         defer { unlink(scratch.path) }
         do {
-            let writer = try TarWriter(path: scratch.path, level: 9)
+            // Level 6: on the full database, level 9 takes 2.7 times as long for 0.7% less.
+            let writer = try TarWriter(path: scratch.path, level: Self.compressionLevel)
             var sources: [(name: [UInt8], entry: Entry?)] = entries.map { (Array($0.path.utf8), $0) }
             sources.append((Array("manifest.json".utf8), nil))
             sources.sort { $0.name.lexicographicallyPrecedes($1.name) }
