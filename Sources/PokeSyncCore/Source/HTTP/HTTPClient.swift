@@ -127,6 +127,11 @@ public final class HTTPClient: Sendable {
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
         sessionConfiguration.timeoutIntervalForRequest = TimeInterval(configuration.timeout)
+        // No cookies: PokeAPI sets none, and FoundationNetworking otherwise decodes every
+        // header line of every response as a String to look for them (a few % of a crawl's CPU).
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpAdditionalHeaders = [
             "User-Agent": configuration.userAgent, "Accept": "application/json",
         ]
