@@ -24,8 +24,11 @@ public struct HTTPResponse: Sendable {
 
     init(_ response: HTTPURLResponse, body: Data, requestedURL: URL) {
         var headers: [String: String] = [:]
+        headers.reserveCapacity(response.allHeaderFields.count)
         for (name, value) in response.allHeaderFields {
-            headers[String(describing: name).lowercased()] = String(describing: value)
+            // Casts first: String(describing:) of an existential goes through reflection.
+            let name = (name.base as? String) ?? String(describing: name)
+            headers[name.lowercased()] = (value as? String) ?? String(describing: value)
         }
         self.init(url: response.url ?? requestedURL, status: response.statusCode, headers: headers, body: body)
     }
