@@ -162,6 +162,34 @@ def fresh(path):
     return lambda: shutil.rmtree(path, ignore_errors=True)
 
 
+def sprite_runs(binary, new, work, times):
+    """`full --sprites all` and a no-change sync of it, each `times` times."""
+    documents = 2956
+    sprites = 52286
+    floor = (documents + sprites) * 0.020 / 32
+    server = Server(new, work, latency_ms=20)
+    mirror = os.path.join(work, "Sprites")
+    command = [binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror,
+               "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
+               "--concurrency", "32", "--rate", "100000"]
+    print(f"\n== full --sprites all, {documents} + {sprites} requests, 20 ms latency, concurrency 32 "
+          f"(floor {floor:.1f} s; the stand-in renders each sprite on its first request)", flush=True)
+    runs = repeated(times, lambda: run_measured(command, server), before=fresh(mirror))
+    print(f"   {describe(runs, floor)}", flush=True)
+    print(f"   targets: < 1.5x the floor, < 0.5 ms CPU a request, RSS <= 130 MB; disk: mirror "
+          f"{du_mb(mirror):.0f} MB (objects {du_mb(os.path.join(mirror, 'objects')):.0f} MB, store "
+          f"{size_mb(os.path.join(mirror, 'store.sqlite')):.1f} MB; the sprite tree is hard links)", flush=True)
+    command[1] = "sync"
+    sync = repeated(times, lambda: run_measured(command, server))
+    for run in sync:
+        run["share"] = 100 * run["wall"] / median(runs, "wall")
+    print(f"== no-change sync with every sprite revalidated: wall {spread(sync, 'wall', digits=1)} s = "
+          f"{spread(sync, 'share', digits=0)}% of that full; {sync[-1]['requests']} requests, body bytes "
+          f"{sync[-1]['body_bytes'] / 1e3:.0f} kB; client CPU {spread(sync, 'cpu')} s "
+          f"({per_request(sync)} ms a request)", flush=True)
+    server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
@@ -172,6 +200,7 @@ def main():
     parser.add_argument("--quick", "--skip-sprites", dest="quick", action="store_true",
                         help="leave out the 52,286-sprite runs")
     parser.add_argument("--only-full", action="store_true", help="only the stand-in alone and `full` (profiling)")
+    parser.add_argument("--only-sprites", action="store_true", help="only the --sprites all runs")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -186,6 +215,9 @@ def main():
         print(f"== {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
               f"each figure is the median of {times} runs (min-max)", flush=True)
 
+        if args.only_sprites:
+            args.quick = False
+            return sprite_runs(binary, new, work, times)
         print("== the stand-in alone (16 keep-alive client threads, gzip)", flush=True)
         for latency in (0, 20):
             out = subprocess.run([PYTHON, os.path.join(HERE, "bench_server.py"), "--root", new, "--latency-ms",
@@ -232,29 +264,7 @@ def main():
         print("   " + second["stdout"].strip().split("\n")[-1][:300], flush=True)
 
         if not args.quick:
-            sprites = 52286
-            floor = (documents + sprites) * 0.020 / 32
-            server = Server(new, work, latency_ms=20)
-            mirror = os.path.join(work, "Sprites")
-            command = [binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror,
-                       "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
-                       "--concurrency", "32", "--rate", "100000"]
-            print(f"\n== full --sprites all, {documents} + {sprites} requests, 20 ms latency, concurrency 32 "
-                  f"(floor {floor:.1f} s; the stand-in renders each sprite on its first request)", flush=True)
-            runs = repeated(times, lambda: run_measured(command, server), before=fresh(mirror))
-            print(f"   {describe(runs, floor)}", flush=True)
-            print(f"   targets: < 1.5x the floor, < 0.5 ms CPU a request, RSS <= 130 MB; disk: mirror "
-                  f"{du_mb(mirror):.0f} MB (objects {du_mb(os.path.join(mirror, 'objects')):.0f} MB, store "
-                  f"{size_mb(os.path.join(mirror, 'store.sqlite')):.1f} MB; the sprite tree is hard links)", flush=True)
-            command[1] = "sync"
-            sync = repeated(times, lambda: run_measured(command, server))
-            for run in sync:
-                run["share"] = 100 * run["wall"] / median(runs, "wall")
-            print(f"== no-change sync with every sprite revalidated: wall {spread(sync, 'wall', digits=1)} s = "
-                  f"{spread(sync, 'share', digits=0)}% of that full; {sync[-1]['requests']} requests, body bytes "
-                  f"{sync[-1]['body_bytes'] / 1e3:.0f} kB; client CPU {spread(sync, 'cpu')} s "
-                  f"({per_request(sync)} ms a request)", flush=True)
-            server.stop()
+            sprite_runs(binary, new, work, times)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
