@@ -19,8 +19,9 @@ demo: build
 	bash Tests/Support/demo.sh $(RELEASE_BIN)
 
 # Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py.
+# BENCH_ARGS, e.g. --quick (no sprite runs) or --repeat 1.
 bench: build
-	python3 Tests/Support/bench.py $(RELEASE_BIN)
+	python3 Tests/Support/bench.py $(RELEASE_BIN) $(BENCH_ARGS)
 
 install: build
 	install -d $(PREFIX)/bin
