@@ -20,8 +20,9 @@ demo: build
 
 # Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py
 # (the crawl) and Tests/Support/bench_bundles.py (export, deltas, installs, the reader).
+# BENCH_ARGS go to the crawl part, e.g. --quick (no sprite runs) or --repeat 1.
 bench: build
-	python3 Tests/Support/bench.py $(RELEASE_BIN)
+	python3 Tests/Support/bench.py $(RELEASE_BIN) $(BENCH_ARGS)
 	python3 Tests/Support/bench_bundles.py $(RELEASE_BIN) .build/release/pokedex-bench
 
 install: build

@@ -6,10 +6,18 @@ Measures, in one run so the figures can be read side by side as ratios:
   2. `full` of the 2026-08-08 snapshot (2,956 documents) at 20 ms latency, concurrency 16,
   3. a no-change `sync` (deploy unchanged) and a no-change `sync --revalidate`,
   4. the store with both snapshots held against one alone,
-  5. `full --sprites all` (2,956 documents + 52,286 sprites) at 20 ms, concurrency 32.
-Needs ../shared/fixtures/pokeapi-*.tar.gz. Work files go to /dev/shm when it exists.
+  5. `full --sprites all` (2,956 documents + 52,286 sprites) at 20 ms, concurrency 32
+     (left out by --quick).
+The stand-in gzips JSON when the client accepts it, as pokeapi.co does, from bodies
+gzipped in memory at its start (--pregzip). Every timed run is made --repeat times
+(default 3) and printed as the median with the spread (min-max): wall time against
+the latency floor, the client's CPU (user+sys of the pokesync child, from wait4's
+rusage) in total and per request, its peak RSS, and the stand-in's own CPU over the
+run (from /proc/PID/stat). On a shared machine, read the load average printed first.
+Needs ../shared/fixtures/pokeapi-*.tar.gz, or already unpacked api-data folders given
+with --new-data and --old-data. Work files go to /dev/shm when it exists.
 """
-import argparse, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.request
+import argparse, json, os, shutil, statistics, subprocess, sys, tarfile, tempfile, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -25,20 +33,35 @@ def extract(archive, into):
     return os.path.join(target, "api-data")
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid):
+    """User+system CPU seconds a live process has used so far, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
 class Server:
     def __init__(self, root, work, latency_ms=0, extra=()):
         self.files = tempfile.mkdtemp(dir=work)
         port_file, pid_file = os.path.join(self.files, "port"), os.path.join(self.files, "pid")
         self.process = subprocess.Popen([PYTHON, os.path.join(HERE, "pokeapi_server.py"), "--root", root, "--port", "0",
-                                         "--port-file", port_file, "--pid-file", pid_file, "--quiet",
+                                         "--port-file", port_file, "--pid-file", pid_file, "--quiet", "--pregzip",
                                          "--latency-ms", str(latency_ms), *extra])
-        deadline = time.time() + 120
+        deadline = time.time() + 300
         while not (os.path.exists(port_file) and os.path.exists(pid_file)):
             if self.process.poll() is not None or time.time() > deadline:
                 sys.exit("the stand-in did not start")
             time.sleep(0.05)
         self.port = int(open(port_file).read())
+        # The server writes its own pid: the interpreter's, not a launcher shim's.
+        self.pid = int(open(pid_file).read())
         self.base = f"http://127.0.0.1:{self.port}"
+
+    def cpu(self):
+        return process_cpu(self.pid)
 
     def stats(self):
         return json.load(urllib.request.urlopen(self.base + "/_stats"))
@@ -54,7 +77,11 @@ class Server:
             self.process.kill()
 
 
-def run_measured(command):
+def run_measured(command, server=None):
+    """Run one pokesync command; its wall time, CPU and peak RSS, and the stand-in's CPU meanwhile."""
+    if server is not None:
+        server.reset()
+        server_cpu = server.cpu()
     start = time.monotonic()
     with tempfile.TemporaryFile() as errors:
         # stderr to a file, so a chatty child cannot block on a full pipe while stdout is read.
@@ -68,8 +95,57 @@ def run_measured(command):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.exit(f"{' '.join(command)} failed ({code}):\n{err.decode()[-2000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
-            "stdout": out.decode(), "stderr": err.decode()}
+    result = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
+              "sys": usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "csw": usage.ru_nvcsw + usage.ru_nivcsw,
+              "stdout": out.decode(), "stderr": err.decode()}
+    if server is not None:
+        result["server_cpu"] = server.cpu() - server_cpu
+        stats = server.stats()
+        result["requests"], result["body_bytes"] = stats["requests"], stats["body_bytes"]
+        result["connections"] = stats.get("connections", 0)
+    return result
+
+
+def repeated(times, make_run, before=None):
+    """Run `make_run()` `times` times (calling `before()` first each time); the list of results."""
+    runs = []
+    for _ in range(times):
+        if before is not None:
+            before()
+        runs.append(make_run())
+    return runs
+
+
+def spread(runs, key, scale=1.0, digits=2):
+    """'median (min-max)' of one figure over repeated runs."""
+    values = sorted(run[key] * scale for run in runs)
+    return f"{statistics.median(values):.{digits}f} ({values[0]:.{digits}f}-{values[-1]:.{digits}f})"
+
+
+def median(runs, key):
+    return statistics.median(run[key] for run in runs)
+
+
+def per_request(runs, key="cpu"):
+    """The figure divided by the run's request count, in milliseconds, as one more key."""
+    for run in runs:
+        run[key + "_per_request_ms"] = 1000 * run[key] / max(run["requests"], 1)
+    return spread(runs, key + "_per_request_ms", digits=3)
+
+
+def describe(runs, floor=None):
+    """One line of figures for repeated HTTP runs: wall, floor ratio, CPU, per request, RSS, stand-in CPU."""
+    for run in runs:
+        run["ratio"] = run["wall"] / floor if floor else 0.0
+        run["rate"] = run["requests"] / run["wall"]
+    line = f"wall {spread(runs, 'wall')} s"
+    if floor:
+        line += f" = {spread(runs, 'ratio')}x the floor"
+    return (line + f"; {spread(runs, 'rate', digits=0)} requests/s; client CPU {spread(runs, 'cpu')} s "
+            f"(user {median(runs, 'user'):.2f}, sys {median(runs, 'sys'):.2f}; "
+            f"{median(runs, 'csw') / max(median(runs, 'requests'), 1):.0f} context switches a request), "
+            f"{per_request(runs)} ms a request; peak RSS {spread(runs, 'rss_mb', digits=0)} MB; "
+            f"stand-in CPU {spread(runs, 'server_cpu')} s; {median(runs, 'connections'):.0f} connections")
 
 
 def du_mb(path):
@@ -81,22 +157,67 @@ def size_mb(path):
     return os.path.getsize(path) / 1e6 if os.path.exists(path) else 0.0
 
 
+def fresh(path):
+    """Remove a mirror so the next `full` starts from nothing."""
+    return lambda: shutil.rmtree(path, ignore_errors=True)
+
+
+def sprite_runs(binary, new, work, times):
+    """`full --sprites all` and a no-change sync of it, each `times` times."""
+    documents = 2956
+    sprites = 52286
+    floor = (documents + sprites) * 0.020 / 32
+    server = Server(new, work, latency_ms=20)
+    mirror = os.path.join(work, "Sprites")
+    command = [binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror,
+               "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
+               "--concurrency", "32", "--rate", "100000"]
+    print(f"\n== full --sprites all, {documents} + {sprites} requests, 20 ms latency, concurrency 32 "
+          f"(floor {floor:.1f} s; the stand-in renders each sprite on its first request)", flush=True)
+    runs = repeated(times, lambda: run_measured(command, server), before=fresh(mirror))
+    print(f"   {describe(runs, floor)}", flush=True)
+    print(f"   targets: < 1.5x the floor, < 0.5 ms CPU a request, RSS <= 130 MB; disk: mirror "
+          f"{du_mb(mirror):.0f} MB (objects {du_mb(os.path.join(mirror, 'objects')):.0f} MB, store "
+          f"{size_mb(os.path.join(mirror, 'store.sqlite')):.1f} MB; the sprite tree is hard links)", flush=True)
+    command[1] = "sync"
+    sync = repeated(times, lambda: run_measured(command, server))
+    for run in sync:
+        run["share"] = 100 * run["wall"] / median(runs, "wall")
+    print(f"== no-change sync with every sprite revalidated: wall {spread(sync, 'wall', digits=1)} s = "
+          f"{spread(sync, 'share', digits=0)}% of that full; {sync[-1]['requests']} requests, body bytes "
+          f"{sync[-1]['body_bytes'] / 1e3:.0f} kB; client CPU {spread(sync, 'cpu')} s "
+          f"({per_request(sync)} ms a request)", flush=True)
+    server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
     parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
-    parser.add_argument("--skip-sprites", action="store_true", help="leave out the 52,286-sprite run")
+    parser.add_argument("--new-data", help="an unpacked 2026-08-08 api-data folder (instead of the fixture)")
+    parser.add_argument("--old-data", help="an unpacked 2025-12-02 api-data folder (instead of the fixture)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default 3)")
+    parser.add_argument("--quick", "--skip-sprites", dest="quick", action="store_true",
+                        help="leave out the 52,286-sprite runs")
+    parser.add_argument("--only-full", action="store_true", help="only the stand-in alone and `full` (profiling)")
+    parser.add_argument("--only-sprites", action="store_true", help="only the --sprites all runs")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
     work = tempfile.mkdtemp(prefix="pokesync-bench-", dir=base_work)
     cache = os.path.join(base_work or tempfile.gettempdir(), "pokesync-bench-fixtures")
     os.makedirs(cache, exist_ok=True)
+    times = max(args.repeat, 1)
     try:
-        new = extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
-        old = extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache)
-        report = {}
+        new = args.new_data or extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
+        old = args.old_data or (None if args.only_full else
+                                extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache))
+        print(f"== {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+              f"each figure is the median of {times} runs (min-max)", flush=True)
 
+        if args.only_sprites:
+            args.quick = False
+            return sprite_runs(binary, new, work, times)
         print("== the stand-in alone (16 keep-alive client threads, gzip)", flush=True)
         for latency in (0, 20):
             out = subprocess.run([PYTHON, os.path.join(HERE, "bench_server.py"), "--root", new, "--latency-ms",
@@ -109,23 +230,27 @@ def main():
         mirror = os.path.join(work, "Mirror")
         source = ["--source", server.base + "/api/v2", "--mirror", mirror]
         print(f"\n== full, 2026-08-08, {documents} documents, 20 ms latency, concurrency 16 (floor {floor:.2f} s)", flush=True)
-        server.reset()
-        full = run_measured([binary, "full", *source, "--sprites", "none", "--concurrency", "16", "--rate", "100000"])
-        stats = server.stats()
-        full_bytes = stats["body_bytes"]
+        full = repeated(times, lambda: run_measured([binary, "full", *source, "--sprites", "none", "--concurrency",
+                                                     "16", "--rate", "100000"], server), before=fresh(mirror))
+        full_bytes = full[-1]["body_bytes"]
         store = size_mb(os.path.join(mirror, "store.sqlite"))
-        print(f"   wall {full['wall']:.2f} s = {full['wall'] / floor:.2f}x the floor (target < 2x); "
-              f"{stats['requests'] / full['wall']:.0f} requests/s; CPU {full['cpu']:.2f} s; "
-              f"peak RSS {full['rss_mb']:.0f} MB (target < 150); store {store:.1f} MB (target < 30); "
-              f"{full_bytes / 1e6:.1f} MB of bodies on the wire", flush=True)
+        print(f"   {describe(full, floor)}", flush=True)
+        print(f"   targets: < 1.5x the floor, < 1.2 ms CPU a request, RSS <= 60 MB; store {store:.1f} MB "
+              f"(target < 30); {full_bytes / 1e6:.1f} MB of bodies on the wire", flush=True)
+        if args.only_full:
+            server.stop()
+            return
 
         for label, extra in (("no-change sync (deploy unchanged)", []), ("no-change sync --revalidate", ["--revalidate"])):
-            server.reset()
-            sync = run_measured([binary, "sync", *source, "--sprites", "none", "--concurrency", "16", "--rate", "100000", *extra])
-            stats = server.stats()
-            print(f"== {label}: wall {sync['wall']:.2f} s = {100 * sync['wall'] / full['wall']:.1f}% of full (target < 20%); "
-                  f"{stats['requests']} requests; body bytes {stats['body_bytes'] / 1e3:.0f} kB = "
-                  f"{100 * stats['body_bytes'] / full_bytes:.2f}% of full (target < 2%)", flush=True)
+            sync = repeated(times, lambda: run_measured([binary, "sync", *source, "--sprites", "none", "--concurrency",
+                                                         "16", "--rate", "100000", *extra], server))
+            for run in sync:
+                run["share"] = 100 * run["wall"] / median(full, "wall")
+            print(f"== {label}: wall {spread(sync, 'wall')} s = {spread(sync, 'share', digits=1)}% of full "
+                  f"(target < 20%); {sync[-1]['requests']} requests; body bytes {sync[-1]['body_bytes'] / 1e3:.0f} kB = "
+                  f"{100 * sync[-1]['body_bytes'] / full_bytes:.2f}% of full (target < 2%); "
+                  f"client CPU {spread(sync, 'cpu')} s ({per_request(sync)} ms a request), "
+                  f"stand-in CPU {spread(sync, 'server_cpu')} s", flush=True)
         server.stop()
 
         print("\n== store with both snapshots (full 2025-12-02, then sync to 2026-08-08, from folders)", flush=True)
@@ -134,33 +259,12 @@ def main():
         one = size_mb(os.path.join(both, "store.sqlite"))
         second = run_measured([binary, "sync", "--source", new, "--mirror", both, "--sprites", "none"])
         two = size_mb(os.path.join(both, "store.sqlite"))
-        print(f"   one version {one:.1f} MB, both {two:.1f} MB ({two / one:.2f}x); full {first['wall']:.1f} s, "
-              f"sync + diff {second['wall']:.1f} s (CPU {second['cpu']:.1f} s)", flush=True)
+        print(f"   one version {one:.1f} MB, both {two:.1f} MB ({two / one:.2f}x); full {first['wall']:.1f} s "
+              f"(CPU {first['cpu']:.1f} s), sync + diff {second['wall']:.1f} s (CPU {second['cpu']:.1f} s)", flush=True)
         print("   " + second["stdout"].strip().split("\n")[-1][:300], flush=True)
 
-        if not args.skip_sprites:
-            sprites = 52286
-            floor = (documents + sprites) * 0.020 / 32
-            server = Server(new, work, latency_ms=20)
-            mirror = os.path.join(work, "Sprites")
-            print(f"\n== full --sprites all, {documents} + {sprites} requests, 20 ms latency, concurrency 32 (floor {floor:.1f} s)", flush=True)
-            run = run_measured([binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror,
-                                "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
-                                "--concurrency", "32", "--rate", "100000"])
-            stats = server.stats()
-            print(f"   wall {run['wall']:.1f} s = {run['wall'] / floor:.2f}x the floor (target < 2x); "
-                  f"{stats['requests'] / run['wall']:.0f} requests/s; CPU {run['cpu']:.1f} s; peak RSS {run['rss_mb']:.0f} MB "
-                  f"(target < 150); disk: mirror {du_mb(mirror):.0f} MB (objects {du_mb(os.path.join(mirror, 'objects')):.0f} MB, "
-                  f"store {size_mb(os.path.join(mirror, 'store.sqlite')):.1f} MB; the sprite tree is hard links)", flush=True)
-            server.reset()
-            sync = run_measured([binary, "sync", "--source", server.base + "/api/v2", "--mirror", mirror,
-                                 "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
-                                 "--concurrency", "32", "--rate", "100000"])
-            stats = server.stats()
-            print(f"== no-change sync with every sprite revalidated: wall {sync['wall']:.1f} s = "
-                  f"{100 * sync['wall'] / run['wall']:.0f}% of that full; {stats['requests']} requests, "
-                  f"body bytes {stats['body_bytes'] / 1e3:.0f} kB", flush=True)
-            server.stop()
+        if not args.quick:
+            sprite_runs(binary, new, work, times)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -5,12 +5,13 @@
         [--port-file FILE] [--pid-file FILE] [--latency-ms N]
         [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
         [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
-        [--sprite-missing GLOB] [--quiet]
+        [--sprite-missing GLOB] [--pregzip] [--quiet]
 
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
 Sprites:   GET /PokeAPI/sprites/master/sprites/<path>.png|.gif|.svg (generated images).
-Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds"},
+Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
+           "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
 Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
            among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
@@ -68,6 +69,11 @@ class Stats:
             self._body_bytes = 0
             self._faults = 0
             self._fault_kinds = {}
+            self._connections = 0
+
+    def record_connection(self):
+        with self._lock:
+            self._connections += 1
 
     def record_request(self, path):
         with self._lock:
@@ -87,7 +93,8 @@ class Stats:
         with self._lock:
             return {"requests": self._requests, "by_path": dict(self._by_path),
                     "status": dict(self._status), "body_bytes": self._body_bytes,
-                    "faults": self._faults, "fault_kinds": dict(self._fault_kinds)}
+                    "faults": self._faults, "fault_kinds": dict(self._fault_kinds),
+                    "connections": self._connections}
 
 
 def _write_atomically(path, text):
@@ -134,6 +141,8 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
+    parser.add_argument("--pregzip", action="store_true",
+                        help="gzip every document at start, so answers come from memory (benchmarks)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser.parse_args(argv)
 
@@ -150,7 +159,8 @@ def main(argv=None):
     host, port = server.server_address[:2]
     base = f"http://{host}:{port}"
     try:
-        server.data = standin_data.ApiData(arguments.root, base, arguments.deploy_hash)
+        server.data = standin_data.ApiData(arguments.root, base, arguments.deploy_hash,
+                                           pregzip=arguments.pregzip)
     except standin_data.NotApiData as error:
         print(f"pokeapi_server.py: error: {error}", file=sys.stderr)
         server.server_close()

@@ -87,8 +87,11 @@ def _parse_count(text, strict):
 class ApiData:
     """Prepared bodies of one api-data root, addressed by request path."""
 
-    def __init__(self, root, base, deploy_hash=None):
+    def __init__(self, root, base, deploy_hash=None, pregzip=False):
         """Load the whole root. `base` is "http://HOST:PORT" of the stand-in.
+
+        With `pregzip`, every document is gzipped now rather than on its first request,
+        so a benchmark's first run does not measure the stand-in compressing.
 
         Raises NotApiData when a kind's index.json is missing or unreadable.
         """
@@ -121,6 +124,9 @@ class ApiData:
         self.last_modified = email.utils.formatdate(self.last_modified_epoch, usegmt=True)
         self.deploy_date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.last_modified_epoch))
         self.root_body = Body(minify({kind: f"{base}{API_PREFIX}{kind}/" for kind in KINDS}))
+        if pregzip:
+            for body in self._documents.values():
+                body.gzipped()
 
     def _load_kind(self, kind):
         """Prepare every {id}/index.json of a kind; return the newest mtime seen."""

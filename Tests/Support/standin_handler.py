@@ -39,6 +39,13 @@ class StandInServer(http.server.ThreadingHTTPServer):
         self._sprites = {}
         self._sprites_lock = threading.Lock()
 
+    def process_request(self, request, client_address):
+        """Count each accepted connection (/_stats "connections"), then serve it on its own thread."""
+        stats = getattr(self, "stats", None)
+        if stats is not None:
+            stats.record_connection()
+        super().process_request(request, client_address)
+
     def handle_error(self, request, client_address):
         """Stay silent when a client goes away mid-answer (cancelled requests); report the rest."""
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):

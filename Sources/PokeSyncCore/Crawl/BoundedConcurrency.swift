@@ -1,23 +1,46 @@
 import PokeSQLite
-/// Runs `work` for every item with at most `limit` running at once: the group is
-/// filled to `limit`, then one starts as one finishes. When one throws, the others
-/// are cancelled and the error is rethrown (`next()` rethrows; leaving the group
-/// cancels what is left).
+import Synchronization
+/// Runs `work` for every item with at most `limit` running at once: `limit` workers
+/// each take the next item as they finish one. When one throws, the others are
+/// cancelled and the error is rethrown (`next()` rethrows; leaving the group cancels
+/// what is left).
+///
+/// Long-lived workers rather than a child task per item: a task per item made every
+/// finished item wake the parent to add the next child, one more thread hop and task
+/// allocation per request in a crawl that is bound by CPU on small machines.
 func forEachConcurrently<Item: Sendable>(
     _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws -> Void
 ) async throws {
+    let cursor = WorkCursor(items)
     try await withThrowingTaskGroup(of: Void.self) { group in
-        var pending = items.makeIterator()
-        for _ in 0..<max(1, limit) {
-            guard let item = pending.next() else { break }
-            group.addTask { try await work(item) }
-        }
-        while try await group.next() != nil {
-            try Task.checkCancellation()
-            if let item = pending.next() {
-                group.addTask { try await work(item) }
+        for _ in 0..<min(max(1, limit), items.count) {
+            group.addTask {
+                while let item = cursor.next() {
+                    try Task.checkCancellation()
+                    try await work(item)
+                }
             }
         }
+        while try await group.next() != nil {}
+    }
+}
+
+/// Hands out the items of an array one at a time to concurrent workers.
+private final class WorkCursor<Item: Sendable>: Sendable {
+    private let items: [Item]
+    private let position = Mutex(0)
+
+    init(_ items: [Item]) {
+        self.items = items
+    }
+
+    /// The next item not yet taken, or nil when all are.
+    func next() -> Item? {
+        let index = position.withLock { position -> Int in
+            defer { position += 1 }
+            return position
+        }
+        return index < items.count ? items[index] : nil
     }
 }
 

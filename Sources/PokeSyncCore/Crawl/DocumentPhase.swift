@@ -50,7 +50,7 @@ struct DocumentPhase {
         let references = document.collected.map { SpriteReference(key: $0.path, url: $0.value) }
         let content = StoredDocument(
             size: document.bytes.count,
-            compressedBody: try Zlib.compress(document.bytes),
+            compressedBody: try Zlib.compress(document.bytes, level: StoredDocument.compressionLevel),
             compressedSpriteRefs: references.isEmpty ? nil : try Zlib.compress(SpriteReference.encode(references)))
         let queued = crawler.planner.plan(references, document: job.key)
         try store.storeDocument(run: run.id, job: job, content: content, hash: hash, validators: validators,

@@ -49,12 +49,15 @@ public struct SpriteFetcher: Sendable {
         headers["Accept"] = "image/png, image/gif, image/svg+xml, */*"
         let fileExtension = resolved.fileExtension
         let response: HTTPResponse
+        let bytes: [UInt8]
         do {
-            response = try await client.fetch(url, headers: headers) { response in
-                if response.status == 200, ImageCheck.problem([UInt8](response.body), fileExtension: fileExtension) == .incomplete {
+            // The body is copied out of its Data once, here, and checked and stored from that copy.
+            (response, bytes) = try await client.fetch(url, headers: headers) { response in
+                let bytes = response.status == 200 ? [UInt8](response.body) : []
+                if response.status == 200, ImageCheck.problem(bytes, fileExtension: fileExtension) == .incomplete {
                     throw HTTPError.invalidBody(url: response.url, reason: "image cut short")
                 }
-                return response
+                return (response, bytes)
             }
         } catch HTTPError.invalidBody(_, let reason) {
             // Still cut short after every retry: refused and reported, so that one broken
@@ -68,7 +71,7 @@ public struct SpriteFetcher: Sendable {
         switch response.status {
         case 200:
             let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
-            return try keep([UInt8](response.body), fileExtension: fileExtension, validators: kept)
+            return try keep(bytes, fileExtension: fileExtension, validators: kept)
         case 304 where validators != nil: return .notModified
         case 404, 410: return .missing("HTTP \(response.status) upstream")
         default: throw HTTPError.status(url: response.url, status: response.status)

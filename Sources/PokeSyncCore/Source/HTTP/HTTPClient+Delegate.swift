@@ -13,14 +13,16 @@ import Synchronization
 /// delegate queue (a ``BackpressureQueue``). A transfer is removed from the dictionary
 /// before its continuation is resumed, so a second completion finds nothing to resume.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    // @unchecked: the task and the timer are thread-safe objects (cancel from any thread)
-    // that are not marked Sendable; the rest is read and written under the Mutex only.
+    // @unchecked: the task is a thread-safe object (cancel from any thread) that is not
+    // marked Sendable; the rest is read and written under the Mutex only.
     private struct Transfer: @unchecked Sendable {
         let url: URL
         let task: URLSessionTask
         let continuation: CheckedContinuation<HTTPResponse, any Error>
-        /// Fires at the attempt's deadline; cancelled when the task completes.
-        let deadline: DispatchSourceTimer
+        /// When the attempt must be over (`DispatchTime` uptime, nanoseconds).
+        let deadline: UInt64
+        /// The deadline in seconds, for the error message.
+        let deadlineSeconds: Int
         var response: HTTPURLResponse?
         var body = Data()
         var redirects = 0
@@ -35,9 +37,31 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let maxBodyBytes: Int
     private let allowRedirect: @Sendable (URL) -> Bool
 
-    init(maxBodyBytes: Int, allowRedirect: @escaping @Sendable (URL) -> Bool) {
+    /// One timer for all transfers, checking their deadlines a few times a second.
+    /// A timer per attempt cost a dispatch source made, armed and cancelled on every
+    /// request, and a wake-up of dispatch's timer thread each time: a measurable share
+    /// of a crawl's CPU and context switches, for a deadline that almost never fires.
+    // nonisolated(unsafe): a dispatch source is thread-safe, only not marked Sendable;
+    // it is set once here and only cancelled after.
+    nonisolated(unsafe) private let sweeper: DispatchSourceTimer
+
+    /// - Parameter sweepInterval: how often deadlines are checked; an attempt ends at most
+    ///   this much after its deadline.
+    init(maxBodyBytes: Int, allowRedirect: @escaping @Sendable (URL) -> Bool,
+         sweepInterval: DispatchTimeInterval = .milliseconds(250)) {
         self.maxBodyBytes = maxBodyBytes
         self.allowRedirect = allowRedirect
+        sweeper = DispatchSource.makeTimerSource(queue: .global())
+        super.init()
+        sweeper.schedule(deadline: .now() + sweepInterval, repeating: sweepInterval, leeway: .milliseconds(50))
+        sweeper.setEventHandler { [weak self] in
+            self?.expireOverdue()
+        }
+        sweeper.resume()
+    }
+
+    deinit {
+        sweeper.cancel()
     }
 
     /// Starts `task`; its outcome resumes `continuation` once.
@@ -47,22 +71,24 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func start(_ task: URLSessionDataTask, url: URL, deadline: Int,
                continuation: CheckedContinuation<HTTPResponse, any Error>) {
         let id = task.taskIdentifier
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + .seconds(deadline))
-        timer.setEventHandler { [weak self] in
-            self?.expire(id, url: url, after: deadline)
-        }
+        let due = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(deadline, 0)) &* 1_000_000_000
         transfers.withLock {
-            $0[id] = Transfer(url: url, task: task, continuation: continuation, deadline: timer)
+            $0[id] = Transfer(url: url, task: task, continuation: continuation, deadline: due,
+                              deadlineSeconds: deadline)
         }
-        timer.resume()
         task.resume()
     }
 
-    private func expire(_ id: Int, url: URL, after seconds: Int) {
-        guard let task = transfers.withLock({ $0[id]?.task }) else { return }
-        stop(task, because: .transport(url: url, code: URLError.timedOut.rawValue,
-                                       message: "no complete answer within \(seconds) s"))
+    /// Stops every transfer past its deadline that is not already being stopped.
+    private func expireOverdue() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let overdue = transfers.withLock { transfers in
+            transfers.values.filter { $0.deadline <= now && $0.failure == nil }
+        }
+        for transfer in overdue {
+            stop(transfer.task, because: .transport(url: transfer.url, code: URLError.timedOut.rawValue,
+                                                    message: "no complete answer within \(transfer.deadlineSeconds) s"))
+        }
     }
 
     /// Records why the task is being stopped (the first reason wins), then cancels it.
@@ -161,7 +187,6 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        transfer.deadline.cancel()
         transfer.continuation.resume(with: Self.outcome(of: transfer, error: error))
     }
 

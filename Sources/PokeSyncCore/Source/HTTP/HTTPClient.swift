@@ -24,8 +24,11 @@ public struct HTTPResponse: Sendable {
 
     init(_ response: HTTPURLResponse, body: Data, requestedURL: URL) {
         var headers: [String: String] = [:]
+        headers.reserveCapacity(response.allHeaderFields.count)
         for (name, value) in response.allHeaderFields {
-            headers[String(describing: name).lowercased()] = String(describing: value)
+            // Casts first: String(describing:) of an existential goes through reflection.
+            let name = (name.base as? String) ?? String(describing: name)
+            headers[name.lowercased()] = (value as? String) ?? String(describing: value)
         }
         self.init(url: response.url ?? requestedURL, status: response.statusCode, headers: headers, body: body)
     }
@@ -127,6 +130,11 @@ public final class HTTPClient: Sendable {
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
         sessionConfiguration.timeoutIntervalForRequest = TimeInterval(configuration.timeout)
+        // No cookies: PokeAPI sets none, and FoundationNetworking otherwise decodes every
+        // header line of every response as a String to look for them (a few % of a crawl's CPU).
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpAdditionalHeaders = [
             "User-Agent": configuration.userAgent, "Accept": "application/json",
         ]
