@@ -64,7 +64,13 @@ enum BundleArchive {
         }
         if let sizeCap, FileSystem.size(of: scratch) ?? 0 >= sizeCap { return nil }
         var published = try folder.publish(scratch, as: name)
-        published.unpackedSize = published.isNew ? unpackedSize : try readManifest(folder.url(name)).unpackedSize
+        if published.isNew {
+            let written = try manifest(files, unpackedSize)
+            (published.unpackedSize, published.lineage, published.profile) = (unpackedSize, written.lineage, written.profile)
+        } else {
+            let kept = try readManifest(folder.url(name))
+            (published.unpackedSize, published.lineage, published.profile) = (kept.unpackedSize, kept.lineage, kept.profile)
+        }
         return published
     }
 

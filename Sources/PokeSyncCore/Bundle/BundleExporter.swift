@@ -49,8 +49,16 @@ public struct BundleExporter {
 
         let isNewest = number == newest.number
         let bases = isNewest ? versions.filter { $0.number < number } : []
+        // What the folder already holds of this version, read once: kept as it is, but
+        // only when it is of this mirror's lineage and this profile.
+        var existing: [String: PublishedFile] = [:]
+        for name in [BundlesFolder.fullName(version: number)] + bases.map({ BundlesFolder.deltaName(from: $0.number, to: number) }) {
+            guard let file = try folder.existing(name) else { continue }
+            try Self.checkSameLine(file, lineage: lineage, profile: profile, folder: folder)
+            existing[name] = file
+        }
         let fullName = BundlesFolder.fullName(version: number)
-        let missingDeltas = try bases.filter { try folder.existing(BundlesFolder.deltaName(from: $0.number, to: number)) == nil }
+        let missingDeltas = bases.filter { existing[BundlesFolder.deltaName(from: $0.number, to: number)] == nil }
 
         let scratch = store.layout.scratchFolder.appendingPathComponent("export-\(getpid())")
         try? FileManager.default.removeItem(at: scratch)
@@ -60,19 +68,18 @@ public struct BundleExporter {
         // The newest version's bundle and deltas already there (the nightly case): nothing
         // to build. A re-export would give the same bytes, and published files never change.
         var built: BuiltDatabase?
-        if try folder.existing(fullName) == nil || !missingDeltas.isEmpty {
+        if existing[fullName] == nil || !missingDeltas.isEmpty {
             built = try buildDatabase(record, profile: profile, lineage: lineage, in: scratch)
             log("built the database of version \(number)")
         }
-        let full = try built.map { try writeFull($0, record: record, profile: profile, lineage: lineage) }
-            ?? folder.existing(fullName)!
+        let full = try existing[fullName] ?? writeFull(built!, record: record, profile: profile, lineage: lineage)
         var result = Result(version: number, full: full, database: built?.info)
 
         guard isNewest else { return result }
         var deltaEntries: [BundleIndex.Entry] = []
         for base in bases {
             let name = BundlesFolder.deltaName(from: base.number, to: number)
-            var delta = try folder.existing(name)
+            var delta = existing[name]
             if delta == nil, let built {
                 let old = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
                 delta = try writeDelta(from: old, to: built, record: record, profile: profile, lineage: lineage,
@@ -92,6 +99,21 @@ public struct BundleExporter {
         result.indexWritten = true
         result.removed = try folder.sweep(keeping: Set(index.files), graceHours: graceHours)
         return result
+    }
+
+    /// A file already published under a name this export would write must be of the same
+    /// lineage and profile: names carry only versions, and a device trusts the index's
+    /// profile for every file it names.
+    /// - Throws: `UsageError` (64) naming the file, what it holds and what to do.
+    static func checkSameLine(_ file: PublishedFile, lineage: String, profile: BundleProfile, folder: BundlesFolder) throws {
+        if let other = file.lineage, other != lineage {
+            throw UsageError("\(folder.url(file.name).path) belongs to another lineage (\(other.prefix(8))..., a rebuilt "
+                             + "mirror?); export to another --out, or move the old bundles away")
+        }
+        if let other = file.profile, other != profile {
+            throw UsageError("\(folder.url(file.name).path) was exported with profile \(other.json), not \(profile.json); "
+                             + "export with that profile, or to another --out")
+        }
     }
 
     /// A device database built for one version.
@@ -122,7 +144,6 @@ public struct BundleExporter {
     private func writeFull(_ built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
                            lineage: String) throws -> PublishedFile {
         let name = BundlesFolder.fullName(version: record.number)
-        if let existing = try folder.existing(name) { return existing }
         var entries = [BundleArchive.Entry(path: "pokedex.sqlite", file: built.file)]
         let objects = SpriteObjects(layout: store.layout)
         entries += built.info.bundledSprites.map { BundleArchive.Entry(path: $0.path, file: objects.url(for: $0.hash)) }

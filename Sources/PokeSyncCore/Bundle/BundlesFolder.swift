@@ -58,7 +58,10 @@ public struct BundlesFolder: Sendable {
     public func existing(_ name: String) throws -> PublishedFile? {
         guard FileManager.default.fileExists(atPath: url(name).path) else { return nil }
         var file = try PublishedFile(existing: url(name), name: name, new: false)
-        file.unpackedSize = try BundleArchive.readManifest(url(name)).unpackedSize
+        let manifest = try BundleArchive.readManifest(url(name))
+        file.unpackedSize = manifest.unpackedSize
+        file.lineage = manifest.lineage
+        file.profile = manifest.profile
         return file
     }
 
@@ -148,6 +151,9 @@ public struct PublishedFile: Sendable, Equatable {
     public var sha256: String
     /// What the archive unpacks to (its manifest's `unpacked_size`).
     public var unpackedSize = 0
+    /// The lineage and profile its manifest names (read back for a file already there).
+    public var lineage: String?
+    public var profile: BundleProfile?
     /// False when the file was already there and kept.
     public var isNew: Bool
 

@@ -135,8 +135,14 @@ struct BundleExportTests {
             chmod(readOnly.path, 0o555)
             defer { chmod(readOnly.path, 0o755) }
             if getuid() != 0 { #expect(try cli.run(["export", "--out", readOnly.path]).status == 74) }
+            // A folder whose pokedex-1.tar.gz has another profile is not silently reused.
+            #expect(try cli.run(["export", "--out", out.path]).status == 0)
+            let before = try Data(contentsOf: out.appendingPathComponent("pokedex-1.tar.gz"))
+            let otherProfile = try cli.run(["export", "--sprites", "none", "--out", out.path])
+            #expect(otherProfile.status == 64 && otherProfile.stderr.contains("profile"), "\(otherProfile.stderr)")
+            #expect(try Data(contentsOf: out.appendingPathComponent("pokedex-1.tar.gz")) == before)
             let left = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
-            #expect(left.allSatisfy { !$0.contains(".partial") && $0 != "index.json" }, "\(left)")
+            #expect(left.allSatisfy { !$0.contains(".partial") }, "\(left)")
         }
     }
 }
