@@ -20,6 +20,18 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
+/// Resident memory now, in MB (Linux: /proc/self/status VmRSS; elsewhere 0).
+func residentMB() -> Double {
+    #if os(Linux)
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kilobytes / 1024
+    #else
+    return 0
+    #endif
+}
+
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
@@ -39,6 +51,7 @@ do {
         page = try pokedex.list(offset: 0, limit: 20)
     }
     precondition(page.count == 20, "the first page holds 20 pokemon")
+    let residentAfterOpen = residentMB()
     var warm: [Double] = []
     for _ in 0..<50 {
         warm.append(try milliseconds { _ = try Pokedex(folder: folder).list(offset: 0, limit: 20) })
@@ -76,6 +89,7 @@ do {
     var searches: [Double] = []
     for query in queries { searches.append(try milliseconds { _ = try pokedex.search(query) }) }
 
+    let residentAfterSearch = residentMB()
     var usage = rusage()
     #if os(Linux)
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -89,6 +103,7 @@ do {
         "search_p50_ms": percentile(searches, 0.5), "search_p95_ms": percentile(searches, 0.95),
         "search_max_ms": searches.max() ?? 0,
         "rss_mb": Double(usage.ru_maxrss) / 1024,
+        "rss_after_open_mb": residentAfterOpen, "rss_after_search_mb": residentAfterSearch,
     ]
     let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))

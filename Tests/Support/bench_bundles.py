@@ -110,7 +110,9 @@ def main():
         print(f"   detail of #{readings[0]['detail_pokemon']} ({readings[0]['detail_moves']} moves): {figure('detail_ms', 3)} (target < 2 ms)", flush=True)
         print(f"   search over {readings[0]['queries']} queries: p50 {figure('search_p50_ms', 3)}, p95 {figure('search_p95_ms', 3)} "
               f"(target < 1 ms), max {figure('search_max_ms')}; the first search loads the strings: {figure('first_search_ms')}", flush=True)
-        print(f"   peak RSS {spread([reading['rss_mb'] for reading in readings], 'MB', 1)} (target < 30 MB)", flush=True)
+        print(f"   peak RSS {spread([reading['rss_mb'] for reading in readings], 'MB', 1)} (target < 30 MB); resident after "
+              f"open + first page {figure('rss_after_open_mb', 1).replace('ms', 'MB')}, after the searches "
+              f"{figure('rss_after_search_mb', 1).replace('ms', 'MB')}", flush=True)
 
         print("\n== deltas (--sprites none bundles, from folders)", flush=True)
         real = os.path.join(work, "Real")

@@ -74,7 +74,9 @@ public struct DeltaBuilder: Sendable {
 
     private func writeDatabase(at path: URL) throws -> Summary {
         let database = try Database(path: path.path)
-        try database.execute("PRAGMA journal_mode = DELETE")
+        // Small pages: a delta is mostly tables of a few rows each, and each table takes
+        // at least a page.
+        try database.execute("PRAGMA page_size = 1024; PRAGMA journal_mode = DELETE")
         try database.run("ATTACH DATABASE ? AS old", [.text(old.path)])
         try database.run("ATTACH DATABASE ? AS new", [.text(new.path)])
         for table in DeviceSchema.tables {
@@ -85,9 +87,11 @@ public struct DeltaBuilder: Sendable {
         try database.transaction { database in
             for table in DeviceSchema.tables {
                 let key = table.keyColumns.map(Self.quoted).joined(separator: ", ")
-                try database.execute("CREATE TABLE main.\(Self.quoted(table.name)) (\(Self.columnList(table)), PRIMARY KEY (\(key)))")
+                // WITHOUT ROWID: the rows live in their key's b-tree, with no second copy in an
+                // index beside them (half the size of a small delta).
+                try database.execute("CREATE TABLE main.\(Self.quoted(table.name)) (\(Self.columnList(table)), PRIMARY KEY (\(key))) WITHOUT ROWID")
             }
-            try database.execute("CREATE TABLE main.removed (entity TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (entity, id))")
+            try database.execute("CREATE TABLE main.removed (entity TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
             try database.execute("CREATE TEMP TABLE changed (entity TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (entity, id))")
             for entity in DeviceSchema.Entity.allCases {
                 let (upserted, removed) = try writeEntity(entity, database)
