@@ -60,6 +60,7 @@ public struct BundleExporter {
         let fullName = BundlesFolder.fullName(version: number)
         let missingDeltas = bases.filter { existing[BundlesFolder.deltaName(from: $0.number, to: number)] == nil }
 
+        Self.removeDeadScratch(in: store.layout.scratchFolder)
         let scratch = store.layout.scratchFolder.appendingPathComponent("export-\(getpid())")
         try? FileManager.default.removeItem(at: scratch)
         try FileSystem.createDirectory(scratch)
@@ -99,6 +100,15 @@ public struct BundleExporter {
         result.indexWritten = true
         result.removed = try folder.sweep(keeping: Set(index.files), graceHours: graceHours)
         return result
+    }
+
+    /// Removes the scratch folders of exports that were killed (`export-PID` whose process
+    /// is gone): each holds a database or two, tens of MB.
+    static func removeDeadScratch(in folder: URL) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix("export-") {
+            guard let pid = Int32(name.dropFirst("export-".count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
 
     /// A file already published under a name this export would write must be of the same

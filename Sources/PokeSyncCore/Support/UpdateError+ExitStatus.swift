@@ -11,6 +11,7 @@ extension UpdateError: PokeSyncFailure {
         case .locked: .locked
         case .unreachable: .unavailable
         case .io: .ioError
+        case .notADeviceFolder: .usage
         }
     }
 }

@@ -30,9 +30,10 @@ public struct BundleVerifier {
         do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
             throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
         }
-        guard index.format == BundleIndex.format, index.schemaVersion <= DeviceSchema.version else {
-            throw BundleFormatError(file: indexFile.path, reason: "format \(index.format), schema \(index.schemaVersion): not one this build reads")
+        guard index.schemaVersion <= DeviceSchema.version else {
+            throw BundleFormatError(file: indexFile.path, reason: "schema \(index.schemaVersion): newer than this build reads")
         }
+        if let problem = index.inconsistency { throw BundleFormatError(file: indexFile.path, reason: problem) }
         let full = try verifyArchive(folder.appendingPathComponent(index.full.file), expected: index.full, index: index)
         defer { try? FileManager.default.removeItem(at: full.folder) }
         for delta in index.deltas {
@@ -99,9 +100,10 @@ public struct BundleVerifier {
             manifest = try JSONDecoder().decode(BundleManifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
         } catch { throw bad("manifest.json is missing or does not decode: \(error)") }
         guard [BundleManifest.fullFormat, BundleManifest.deltaFormat].contains(manifest.format),
-              manifest.schemaVersion <= DeviceSchema.version else {
-            throw bad("manifest format \(manifest.format), schema \(manifest.schemaVersion): not one this build reads")
+              manifest.formatVersion <= BundleManifest.currentFormatVersion, manifest.schemaVersion <= DeviceSchema.version else {
+            throw bad("manifest format \(manifest.format) \(manifest.formatVersion), schema \(manifest.schemaVersion): not one this build reads")
         }
+        if let problem = manifest.fileListProblem { throw bad("its manifest \(problem)") }
         let listed = Set(manifest.files.map(\.path))
         let present = Set(entries.map(\.name)).subtracting(["manifest.json"])
         guard listed == present else {
@@ -131,7 +133,7 @@ public struct BundleVerifier {
         let database = try Database(path: url.path, mode: .immutable)
         let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
         guard integrity == ["ok"] else { throw bad("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
-        guard try database.row("PRAGMA journal_mode", [], { $0.text(0) }) != "wal" else { throw bad("in WAL mode") }
+        guard BundleManifest.isRollbackJournal(url.path) else { throw bad("not in rollback-journal mode (WAL?)") }
         let meta = Dictionary(try database.rows("SELECT key, value FROM meta", []) { ($0.text(0), $0.text(1)) },
                               uniquingKeysWith: { first, _ in first })
         typealias Key = DeviceSchema.MetaKey

@@ -86,6 +86,20 @@ public struct BundleIndex: Codable, Sendable, Equatable {
         self.deltas = deltas
     }
 
+    /// Why the index cannot be trusted as a whole, or nil: a format this reader does not
+    /// know, or versions that disagree (`latest` must be the full bundle's version and
+    /// every delta's target, or a device would name a version it does not hold).
+    public var inconsistency: String? {
+        if format != Self.format || formatVersion > Self.currentFormatVersion {
+            return "is \(format) format \(formatVersion), not one this reader knows"
+        }
+        if full.to != latest || full.from != nil { return "names version \(latest) but its full bundle is version \(full.to)" }
+        if let delta = deltas.first(where: { $0.to != latest || $0.from == nil || $0.from! >= latest }) {
+            return "has a delta \(delta.file) that does not lead to version \(latest)"
+        }
+        return nil
+    }
+
     /// The file names the index points at.
     public var files: [String] { [full.file] + deltas.map(\.file) }
 }

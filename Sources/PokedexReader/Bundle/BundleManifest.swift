@@ -1,3 +1,5 @@
+import Foundation
+
 /// `manifest.json`, the first entry of every full bundle and delta: what it holds and
 /// what the database must look like once it is installed.
 public struct BundleManifest: Codable, Sendable, Equatable {
@@ -68,4 +70,25 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     }
 
     public var isDelta: Bool { format == Self.deltaFormat }
+
+    /// Why the manifest's list of files is not one a bundle may have, or nil: a full
+    /// bundle holds `pokedex.sqlite`, a delta `changes.sqlite`, and both only sprites
+    /// besides (a `-wal` or anything else would be read one way and verified another).
+    public var fileListProblem: String? {
+        let database = isDelta ? "changes.sqlite" : "pokedex.sqlite"
+        guard files.contains(where: { $0.path == database }) else { return "lists no \(database)" }
+        if let odd = files.first(where: { $0.path != database && !$0.path.hasPrefix("sprites/") }) {
+            return "lists \(odd.path), which a \(isDelta ? "delta" : "bundle") never holds"
+        }
+        return nil
+    }
+
+    /// Whether the SQLite file at `path` is in rollback-journal mode (header bytes 18 and
+    /// 19 are 1; 2 means WAL, which a read-only device database must never be).
+    public static func isRollbackJournal(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 1 && header[header.startIndex + 19] == 1
+    }
 }

@@ -21,6 +21,46 @@ struct DeviceFolder {
 
     func version(_ number: Int) -> URL { versions.appendingPathComponent(String(number), isDirectory: true) }
 
+    /// The names a device folder holds; an install never touches a folder with anything else.
+    static let ownNames: Set<String> = ["current", "versions", ".install.lock", ".tmp"]
+
+    /// Refuses a folder that is not one this updater made (or an empty or missing one):
+    /// an install removes leftovers inside it, so it must never run on someone's files.
+    /// `current` must be a link, `versions` and `.tmp` real folders (never links, which
+    /// would take removals elsewhere), and `versions` may hold only version folders.
+    /// - Throws: ``UpdateError/notADeviceFolder`` naming what is in the way.
+    func checkOwnership() throws {
+        let fileManager = FileManager.default
+        guard let entries = try? fileManager.contentsOfDirectory(atPath: root.path) else {
+            if Self.type(of: root) != nil, Self.type(of: root) != .typeDirectory {
+                throw UpdateError.notADeviceFolder(path: root.path, reason: "it is a file, not a folder")
+            }
+            return  // not there yet: a first install makes it
+        }
+        let foreign = entries.filter { !Self.ownNames.contains($0) && !$0.hasPrefix(".current.") }.sorted()
+        guard foreign.isEmpty else {
+            throw UpdateError.notADeviceFolder(path: root.path, reason: "it holds \(foreign.prefix(3).joined(separator: ", ")), "
+                                               + "which an install did not write; install into an empty or new folder")
+        }
+        if let kind = Self.type(of: current), kind != .typeSymbolicLink {
+            throw UpdateError.notADeviceFolder(path: root.path, reason: "its current is not a link")
+        }
+        for folder in [versions, tmp] {
+            if let kind = Self.type(of: folder), kind != .typeDirectory {
+                throw UpdateError.notADeviceFolder(path: root.path, reason: "its \(folder.lastPathComponent) is not a folder (a link?)")
+            }
+        }
+        let strays = ((try? fileManager.contentsOfDirectory(atPath: versions.path)) ?? []).filter { Int($0) == nil }
+        guard strays.isEmpty else {
+            throw UpdateError.notADeviceFolder(path: root.path, reason: "its versions folder holds \(strays.sorted().prefix(3).joined(separator: ", "))")
+        }
+    }
+
+    /// What is at `url` itself, links not followed; nil when nothing is.
+    static func type(of url: URL) -> FileAttributeType? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+    }
+
     /// Creates the folders an install needs.
     func prepare() throws {
         for folder in [root, versions, tmp] {

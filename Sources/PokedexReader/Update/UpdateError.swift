@@ -16,6 +16,8 @@ public enum UpdateError: Error, CustomStringConvertible, Sendable, Equatable {
     case unreachable(source: String, reason: String)
     /// A local file could not be read or written (disk full, permissions).
     case io(path: String, reason: String)
+    /// The folder holds things an install did not write: it is left untouched.
+    case notADeviceFolder(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum UpdateError: Error, CustomStringConvertible, Sendable, Equatable {
         case let .locked(path): "another install is running in \(path) (it holds .install.lock)"
         case let .unreachable(source, reason): "cannot read \(source): \(reason)"
         case let .io(path, reason): "cannot write \(path): \(reason)"
+        case let .notADeviceFolder(path, reason): "\(path) is not a device folder: \(reason)"
         }
     }
 }

@@ -61,6 +61,10 @@ extension Updater {
         guard manifest.schemaVersion <= DeviceSchema.version else {
             throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion, supported: DeviceSchema.version)
         }
+        guard manifest.formatVersion <= BundleManifest.currentFormatVersion else {
+            throw UpdateError.badBundle(path: entry.file, reason: "is format version \(manifest.formatVersion), newer than this reader knows")
+        }
+        if let problem = manifest.fileListProblem { throw UpdateError.badBundle(path: entry.file, reason: problem) }
         let listed = Set(manifest.files.map(\.path))
         guard Set(written) == listed.union(["manifest.json"]) else {
             throw UpdateError.badBundle(path: entry.file, reason: "holds files its manifest does not list, or lacks some it lists")
@@ -71,6 +75,10 @@ extension Updater {
             guard size == file.size, digest.hex == file.sha256.lowercased() else {
                 throw UpdateError.badBundle(path: entry.file, reason: "holds \(file.path) that is not the one its manifest lists")
             }
+        }
+        let database = folder.appendingPathComponent(isDelta ? "changes.sqlite" : "pokedex.sqlite").path
+        guard BundleManifest.isRollbackJournal(database) else {
+            throw UpdateError.badBundle(path: entry.file, reason: "holds a database that is not in rollback-journal mode (WAL?)")
         }
         return manifest
     }

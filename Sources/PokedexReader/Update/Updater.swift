@@ -42,6 +42,7 @@ public struct Updater: Sendable {
     public func update(from source: URL, allowDowngrade: Bool = false,
                        progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws -> UpdateResult {
         let device = DeviceFolder(root: folder)
+        try device.checkOwnership()
         try device.prepare()
         let lock = try device.lock()
         defer { close(lock) }
@@ -53,6 +54,9 @@ public struct Updater: Sendable {
         let sourceName = source.indexURL.isFileURL ? source.indexURL.path : source.indexURL.absoluteString
         guard index.schemaVersion <= DeviceSchema.version else {
             throw UpdateError.newerSchema(source: sourceName, schemaVersion: index.schemaVersion, supported: DeviceSchema.version)
+        }
+        if let problem = index.inconsistency {
+            throw UpdateError.badBundle(path: sourceName, reason: problem)
         }
         let installed = readInstalled(device)
         let sameLine = installed.map { $0.lineage == index.lineage && $0.profile == index.profile.json } ?? false

@@ -63,6 +63,10 @@ struct OpenedPokedex {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-show-\(getpid())-\(UUID().uuidString.prefix(8))")
         do {
             try SafeExtractor(limits: Self.limits, synchronizes: false).extract(archive: archive.path, to: scratch.path)
+            if FileManager.default.fileExists(atPath: scratch.appendingPathComponent("changes.sqlite").path) {
+                throw UsageError("--bundle \(archive.path) is a delta, which only updates an installed device: "
+                                 + "give a full bundle (pokedex-N.tar.gz), a bundles folder or a device folder")
+            }
             self.init(pokedex: try Pokedex(databaseAt: scratch.appendingPathComponent("pokedex.sqlite")), scratch: scratch)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
