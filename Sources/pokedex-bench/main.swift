@@ -1,9 +1,6 @@
 import Foundation
 import PokeSQLite
 import PokedexReader
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // pokedex-bench DIR: what an app feels of PokedexReader on an installed folder, for
 // `make bench` (Tests/Support/bench_bundles.py). Prints one JSON object:
@@ -20,11 +17,13 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
-/// Resident memory now, in MB (Linux: /proc/self/status VmRSS; elsewhere 0).
-func residentMB() -> Double {
+/// Resident memory in MB from /proc/self/status (Linux; elsewhere 0): `VmRSS` now, or
+/// `VmHWM` the peak. Not getrusage's ru_maxrss, which Linux carries across exec and so
+/// reports the launching process's peak when that was larger (a Python bench harness).
+func residentMB(_ field: String = "VmRSS") -> Double {
     #if os(Linux)
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
           let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
     return kilobytes / 1024
     #else
@@ -90,19 +89,13 @@ do {
     for query in queries { searches.append(try milliseconds { _ = try pokedex.search(query) }) }
 
     let residentAfterSearch = residentMB()
-    var usage = rusage()
-    #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
     let report: [String: Any] = [
         "cold_ms": cold, "warm_ms": percentile(warm, 0.5),
         "detail_ms": percentile(detail, 0.5), "detail_pokemon": heaviest.id, "detail_moves": heaviest.moves,
         "first_search_ms": firstSearch, "queries": queries.count,
         "search_p50_ms": percentile(searches, 0.5), "search_p95_ms": percentile(searches, 0.95),
         "search_max_ms": searches.max() ?? 0,
-        "rss_mb": Double(usage.ru_maxrss) / 1024,
+        "rss_mb": residentMB("VmHWM"),
         "rss_after_open_mb": residentAfterOpen, "rss_after_search_mb": residentAfterSearch,
     ]
     let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
