@@ -58,7 +58,8 @@ run export --format api-data --out "$WORK/api-data"
 run export
 
 printf '\n\033[1m$ tar tzf %s | head -n 4\033[0m\n' "$MIRROR/bundles/pokedex-2.tar.gz"
-tar tzf "$MIRROR/bundles/pokedex-2.tar.gz" | head -n 4
+tar tzf "$MIRROR/bundles/pokedex-2.tar.gz" >"$WORK/listing.txt"   # not piped: head closing early would be SIGPIPE under pipefail
+head -n 4 "$WORK/listing.txt"
 mkdir -p "$WORK/look" && tar xzf "$MIRROR/bundles/pokedex-2.tar.gz" -C "$WORK/look" pokedex.sqlite
 printf '\n\033[1m$ sqlite3 pokedex.sqlite "SELECT p.id, p.name, group_concat(t.type) ..."\033[0m\n'
 sqlite3 "$WORK/look/pokedex.sqlite" "SELECT p.id, p.name, group_concat(t.type, '/') FROM pokemon p JOIN pokemon_type t ON t.pokemon_id = p.id GROUP BY p.id ORDER BY p.id LIMIT 5;"
@@ -101,7 +102,8 @@ printf '\n\033[1m$ pokesync show pikachu --bundle %s\033[0m\n' "$DEVICE"
 "$BIN" show pikachu --bundle "$DEVICE"
 
 printf '\n\033[1m$ find %s -name "*.png" | head\033[0m\n' "$MIRROR/sprites"
-find "$MIRROR/sprites" -name '*.png' | sort | head -n 5
+find "$MIRROR/sprites" -name '*.png' | sort >"$WORK/sprites.txt"
+head -n 5 "$WORK/sprites.txt"
 printf '\n\033[1m$ ls %s/api-data/api/v2/pokemon\033[0m\n' "$WORK"
 ls "$WORK/api-data/api/v2/pokemon" | tr '\n' ' '; echo
 echo; echo "done: the scratch mirror is in $MIRROR (remove it with: rm -rf $WORK)"
