@@ -30,9 +30,8 @@ enum BundleArchive {
         if let existing = try folder.existing(name) { return existing }
         var files: [BundleManifest.File] = []
         for entry in entries {
-            var hasher = SHA256()
-            let size = try FileSystem.forEachChunk(of: entry.file) { hasher.update($0) }
-            files.append(BundleManifest.File(path: entry.path, size: size, sha256: hasher.finalize().hex))
+            let (size, digest) = try FileSystem.hash(entry.file)
+            files.append(BundleManifest.File(path: entry.path, size: size, sha256: digest.hex))
         }
         // unpacked_size counts the manifest too, whose size depends on the number written in
         // it: a few rounds reach the fixed point.

@@ -160,9 +160,8 @@ public struct PublishedFile: Sendable, Equatable {
     init(existing url: URL, name: String, new: Bool) throws {
         self.name = name
         isNew = new
-        var hasher = SHA256()
-        size = try FileSystem.forEachChunk(of: url) { hasher.update($0) }
-        sha256 = hasher.finalize().hex
+        let (size, digest) = try FileSystem.hash(url)
+        (self.size, sha256) = (size, digest.hex)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// Small file-system helpers that turn failures into `LocalFileError`.
 enum FileSystem {
@@ -83,24 +84,13 @@ enum FileSystem {
         close(descriptor)
     }
 
-    /// Reads the file in 1 MiB chunks, handing each to `body`; returns the byte count.
-    static func forEachChunk(of url: URL, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw LocalFileError(path: url.path, errno: errno) }
-        defer { close(descriptor) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var total = 0
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw LocalFileError(path: url.path, errno: errno)
-            }
-            if count == 0 { return total }
-            total += count
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+    /// The size and SHA-256 of a file pokesync reads back (a sprite object, a bundle).
+    /// - Throws: `LocalFileError` (74) when it cannot be read.
+    static func hash(_ url: URL) throws -> (size: Int, digest: SHA256Digest) {
+        guard let result = SHA256.hashFile(atPath: url.path) else {
+            throw LocalFileError(path: url.path, reason: "cannot read it")
         }
+        return result
     }
 
     static func reason(_ error: any Error) -> String {

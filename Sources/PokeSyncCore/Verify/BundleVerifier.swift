@@ -62,11 +62,11 @@ public struct BundleVerifier {
     @discardableResult
     public mutating func verifyArchive(_ file: URL, expected: BundleIndex.Entry?, index: BundleIndex?,
                                 base: URL? = nil) throws -> Extract {
-        guard let size = FileSystem.size(of: file) else { throw BundleFormatError(file: file.path, reason: "missing") }
+        guard let (size, digest) = SHA256.hashFile(atPath: file.path) else {
+            throw BundleFormatError(file: file.path, reason: "missing or unreadable")
+        }
         if let expected {
-            var hasher = SHA256()
-            _ = try FileSystem.forEachChunk(of: file) { hasher.update($0) }
-            guard size == expected.size, hasher.finalize().hex == expected.sha256.lowercased() else {
+            guard size == expected.size, digest.hex == expected.sha256.lowercased() else {
                 throw BundleFormatError(file: file.path, reason: "its size or SHA-256 is not what index.json says")
             }
         }
@@ -104,20 +104,7 @@ public struct BundleVerifier {
             throw bad("manifest format \(manifest.format) \(manifest.formatVersion), schema \(manifest.schemaVersion): not one this build reads")
         }
         if let problem = manifest.fileListProblem { throw bad("its manifest \(problem)") }
-        let listed = Set(manifest.files.map(\.path))
-        let present = Set(entries.map(\.name)).subtracting(["manifest.json"])
-        guard listed == present else {
-            let odd = present.symmetricDifference(listed).sorted().prefix(3).joined(separator: ", ")
-            throw bad("its files and its manifest's list differ (\(odd))")
-        }
-        for entry in manifest.files {
-            let url = folder.appendingPathComponent(entry.path)
-            var hasher = SHA256()
-            let size = try FileSystem.forEachChunk(of: url) { hasher.update($0) }
-            guard size == entry.size, hasher.finalize().hex == entry.sha256 else {
-                throw bad("\(entry.path) is not the file its manifest lists (size or SHA-256)")
-            }
-        }
+        if let problem = manifest.mismatch(inExtracted: folder, holding: entries.map(\.name)) { throw bad(problem) }
         guard entries.reduce(0, { $0 + $1.size }) == manifest.unpackedSize else { throw bad("unpacked_size is not what it unpacks to") }
         if let index, let expected {
             guard manifest.lineage == index.lineage, manifest.profile == index.profile, manifest.version == expected.to,

@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 
 /// `manifest.json`, the first entry of every full bundle and delta: what it holds and
 /// what the database must look like once it is installed.
@@ -79,6 +80,25 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         guard files.contains(where: { $0.path == database }) else { return "lists no \(database)" }
         if let odd = files.first(where: { $0.path != database && !$0.path.hasPrefix("sprites/") }) {
             return "lists \(odd.path), which a \(isDelta ? "delta" : "bundle") never holds"
+        }
+        return nil
+    }
+
+    /// Why the files extracted into `folder` are not this manifest's, or nil: besides
+    /// `manifest.json`, `names` (what the archive held) must be exactly the listed files,
+    /// each with its listed size and SHA-256. The updater and `verify` both ask this.
+    public func mismatch(inExtracted folder: URL, holding names: [String]) -> String? {
+        let listed = Set(files.map(\.path))
+        let present = Set(names).subtracting(["manifest.json"])
+        guard listed == present else {
+            let odd = present.symmetricDifference(listed).sorted().prefix(3).joined(separator: ", ")
+            return "holds files its manifest does not list, or lacks some it lists (\(odd))"
+        }
+        for file in files {
+            guard let (size, digest) = SHA256.hashFile(atPath: folder.appendingPathComponent(file.path).path),
+                  size == file.size, digest.hex == file.sha256.lowercased() else {
+                return "holds \(file.path) that is not the one its manifest lists (size or SHA-256)"
+            }
         }
         return nil
     }

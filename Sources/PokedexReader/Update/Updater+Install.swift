@@ -65,16 +65,8 @@ extension Updater {
             throw UpdateError.badBundle(path: entry.file, reason: "is format version \(manifest.formatVersion), newer than this reader knows")
         }
         if let problem = manifest.fileListProblem { throw UpdateError.badBundle(path: entry.file, reason: problem) }
-        let listed = Set(manifest.files.map(\.path))
-        guard Set(written) == listed.union(["manifest.json"]) else {
-            throw UpdateError.badBundle(path: entry.file, reason: "holds files its manifest does not list, or lacks some it lists")
-        }
-        for file in manifest.files {
-            let url = folder.appendingPathComponent(file.path)
-            let (size, digest) = try Self.hashFile(url)
-            guard size == file.size, digest.hex == file.sha256.lowercased() else {
-                throw UpdateError.badBundle(path: entry.file, reason: "holds \(file.path) that is not the one its manifest lists")
-            }
+        if let problem = manifest.mismatch(inExtracted: folder, holding: written) {
+            throw UpdateError.badBundle(path: entry.file, reason: problem)
         }
         let database = folder.appendingPathComponent(isDelta ? "changes.sqlite" : "pokedex.sqlite").path
         guard BundleManifest.isRollbackJournal(database) else {
@@ -168,19 +160,5 @@ extension Updater {
                 }
             }
         }
-    }
-
-    static func hashFile(_ url: URL) throws -> (Int, SHA256Digest) {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw UpdateError.badBundle(path: url.lastPathComponent, reason: "is listed in the manifest but missing")
-        }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var size = 0
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(chunk)
-            size += chunk.count
-        }
-        return (size, hasher.finalize())
     }
 }
