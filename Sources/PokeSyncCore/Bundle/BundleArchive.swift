@@ -37,11 +37,12 @@ enum BundleArchive {
         // it: a few rounds reach the fixed point.
         let contentBytes = files.reduce(0) { $0 + $1.size }
         var unpackedSize = contentBytes
-        var manifestBytes: [UInt8] = []
-        for _ in 0..<4 {
-            manifestBytes = try BundleJSON.encode(try manifest(files, unpackedSize))
-            if contentBytes + manifestBytes.count == unpackedSize { break }
+        var written = try manifest(files, unpackedSize)
+        var manifestBytes = try BundleJSON.encode(written)
+        for _ in 0..<3 where contentBytes + manifestBytes.count != unpackedSize {
             unpackedSize = contentBytes + manifestBytes.count
+            written = try manifest(files, unpackedSize)
+            manifestBytes = try BundleJSON.encode(written)
         }
 
         let scratch = folder.scratchFile(for: name)
@@ -63,13 +64,8 @@ enum BundleArchive {
         }
         if let sizeCap, FileSystem.size(of: scratch) ?? 0 >= sizeCap { return nil }
         var published = try folder.publish(scratch, as: name)
-        if published.isNew {
-            let written = try manifest(files, unpackedSize)
-            (published.unpackedSize, published.lineage, published.profile) = (unpackedSize, written.lineage, written.profile)
-        } else {
-            let kept = try readManifest(folder.url(name))
-            (published.unpackedSize, published.lineage, published.profile) = (kept.unpackedSize, kept.lineage, kept.profile)
-        }
+        // A file of that name that appeared meanwhile is kept: its own manifest describes it.
+        published.take(published.isNew ? written : try readManifest(folder.url(name)))
         return published
     }
 

@@ -58,10 +58,7 @@ public struct BundlesFolder: Sendable {
     public func existing(_ name: String) throws -> PublishedFile? {
         guard FileManager.default.fileExists(atPath: url(name).path) else { return nil }
         var file = try PublishedFile(existing: url(name), name: name, new: false)
-        let manifest = try BundleArchive.readManifest(url(name))
-        file.unpackedSize = manifest.unpackedSize
-        file.lineage = manifest.lineage
-        file.profile = manifest.profile
+        file.take(try BundleArchive.readManifest(url(name)))
         return file
     }
 
@@ -74,15 +71,21 @@ public struct BundlesFolder: Sendable {
 
     /// Replaces `index.json` atomically: written aside, flushed, renamed.
     public func writeIndex(_ index: BundleIndex) throws {
-        let scratch = scratchFile(for: Self.indexName)
-        try FileSystem.writeFile(try BundleJSON.encode(index), to: scratch)
-        FileSystem.sync(file: scratch)
-        guard rename(scratch.path, url(Self.indexName).path) == 0 else {
+        try replace(Self.indexName, with: try BundleJSON.encode(index), durably: true)
+    }
+
+    /// Writes `bytes` aside (a dot-name the sweep recognizes), then renames them over `name`;
+    /// `durably` flushes the file and the folder around the rename.
+    private func replace(_ name: String, with bytes: [UInt8], durably: Bool) throws {
+        let scratch = scratchFile(for: name)
+        try FileSystem.writeFile(bytes, to: scratch)
+        if durably { FileSystem.sync(file: scratch) }
+        guard rename(scratch.path, url(name).path) == 0 else {
             let code = errno
             unlink(scratch.path)
-            throw LocalFileError(path: url(Self.indexName).path, errno: code)
+            throw LocalFileError(path: url(name).path, errno: code)
         }
-        FileSystem.sync(file: root)
+        if durably { FileSystem.sync(file: root) }
     }
 
     /// Removes bundle files the index no longer names once they have been unnamed for
@@ -132,15 +135,9 @@ public struct BundlesFolder: Sendable {
 
     private func writeRetired(_ retired: [String: Date]) throws {
         let formatter = ISO8601DateFormatter()
-        let path = url(Self.retiredName)
-        if retired.isEmpty { unlink(path.path); return }
-        let scratch = scratchFile(for: Self.retiredName)
-        try FileSystem.writeFile(try BundleJSON.encode(retired.mapValues { formatter.string(from: $0) }), to: scratch)
-        guard rename(scratch.path, path.path) == 0 else {
-            let code = errno
-            unlink(scratch.path)
-            throw LocalFileError(path: path.path, errno: code)
-        }
+        if retired.isEmpty { unlink(url(Self.retiredName).path); return }
+        // Bookkeeping, not for devices: a power cut at worst restarts a grace period.
+        try replace(Self.retiredName, with: try BundleJSON.encode(retired.mapValues { formatter.string(from: $0) }), durably: false)
     }
 }
 
@@ -162,6 +159,11 @@ public struct PublishedFile: Sendable, Equatable {
         isNew = new
         let (size, digest) = try FileSystem.hash(url)
         (self.size, sha256) = (size, digest.hex)
+    }
+
+    /// Takes what the file's manifest says of it: the unpacked size, lineage and profile.
+    mutating func take(_ manifest: BundleManifest) {
+        (unpackedSize, lineage, profile) = (manifest.unpackedSize, manifest.lineage, manifest.profile)
     }
 }
 
