@@ -86,10 +86,10 @@ public struct DeltaBuilder: Sendable {
         var summary = Summary(upserted: [:], removed: [:], sprites: SpriteChanges())
         try database.transaction { database in
             for table in DeviceSchema.tables {
-                let key = table.keyColumns.map(Self.quoted).joined(separator: ", ")
+                let key = table.keyList
                 // WITHOUT ROWID: the rows live in their key's b-tree, with no second copy in an
                 // index beside them (half the size of a small delta).
-                try database.execute("CREATE TABLE main.\(Self.quoted(table.name)) (\(Self.columnList(table)), PRIMARY KEY (\(key))) WITHOUT ROWID")
+                try database.execute("CREATE TABLE main.\(table.quotedName) (\(table.columnList), PRIMARY KEY (\(key))) WITHOUT ROWID")
             }
             try database.execute("CREATE TABLE main.removed (entity TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
             try database.execute("CREATE TEMP TABLE changed (entity TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (entity, id))")
@@ -116,9 +116,9 @@ public struct DeltaBuilder: Sendable {
     private func writeEntity(_ entity: DeviceSchema.Entity, _ database: Database) throws -> ([Int], [Int]) {
         let tables = DeviceSchema.tables(of: entity)
         for table in tables {
-            let columns = Self.columnList(table)
-            let first = Self.quoted(table.columns[0])
-            let name = Self.quoted(table.name)
+            let columns = table.columnList
+            let first = table.entityColumn
+            let name = table.quotedName
             try database.run("""
                 INSERT OR IGNORE INTO temp.changed (entity, id)
                 SELECT ?, \(first) FROM (SELECT \(columns) FROM new.\(name) EXCEPT SELECT \(columns) FROM old.\(name))
@@ -126,21 +126,21 @@ public struct DeltaBuilder: Sendable {
                 SELECT ?, \(first) FROM (SELECT \(columns) FROM old.\(name) EXCEPT SELECT \(columns) FROM new.\(name))
                 """, [.text(entity.rawValue), .text(entity.rawValue)])
         }
-        let inOld = tables.map { "id IN (SELECT \(Self.quoted($0.columns[0])) FROM old.\(Self.quoted($0.name)))" }
+        let inOld = tables.map { "id IN (SELECT \($0.entityColumn) FROM old.\($0.quotedName))" }
             .joined(separator: " OR ")
         try database.run("""
             INSERT INTO main.removed (entity, id) SELECT entity, id FROM temp.changed
             WHERE entity = ? AND (\(inOld)) ORDER BY id
             """, [.text(entity.rawValue)])
         for table in tables {
-            let columns = Self.columnList(table)
-            let key = table.keyColumns.map(Self.quoted).joined(separator: ", ")
+            let columns = table.columnList
+            let key = table.keyList
             try database.run("""
-                INSERT INTO main.\(Self.quoted(table.name)) (\(columns)) SELECT \(columns) FROM new.\(Self.quoted(table.name))
-                WHERE \(Self.quoted(table.columns[0])) IN (SELECT id FROM temp.changed WHERE entity = ?) ORDER BY \(key)
+                INSERT INTO main.\(table.quotedName) (\(columns)) SELECT \(columns) FROM new.\(table.quotedName)
+                WHERE \(table.entityColumn) IN (SELECT id FROM temp.changed WHERE entity = ?) ORDER BY \(key)
                 """, [.text(entity.rawValue)])
         }
-        let root = Self.quoted(entity.rootTable)
+        let root = DeviceSchema.quoted(entity.rootTable)
         let upserted = try database.rows("""
             SELECT id FROM temp.changed WHERE entity = ? AND id IN (SELECT id FROM new.\(root)) ORDER BY id
             """, [.text(entity.rawValue)]) { $0.int(0) }
@@ -176,8 +176,6 @@ public struct DeltaBuilder: Sendable {
         }
     }
 
-    static func quoted(_ name: String) -> String { "\"\(name)\"" }
-    static func columnList(_ table: DeviceSchema.Table) -> String { table.columns.map(quoted).joined(separator: ", ") }
 }
 
 /// A delta that cannot be built: one line naming the file.

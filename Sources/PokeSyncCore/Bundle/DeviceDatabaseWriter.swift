@@ -61,7 +61,7 @@ struct DeviceDatabaseWriter {
     }
 
     static func insert(_ rows: [[SQLValue]], into table: DeviceSchema.Table, _ database: Database) throws {
-        let columns = table.columns.map { "\"\($0)\"" }.joined(separator: ", ")
+        let columns = table.columnList
         let marks = table.columns.map { _ in "?" }.joined(separator: ", ")
         let statement = try database.statement("INSERT INTO \"\(table.name)\"(\(columns)) VALUES (\(marks))")
         for row in rows { try statement.run(row) }

@@ -22,9 +22,9 @@ public enum ContentDigest {
         // spend most of their checking time in.
         var output = DigestBuffer()
         for table in DeviceSchema.tables {
-            let columns = table.columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            let columns = table.columnList
             let filter = table.name == "meta" ? " WHERE key <> '\(DeviceSchema.MetaKey.contentDigest)'" : ""
-            let sql = "SELECT \(columns) FROM \"\(table.name)\"\(filter) ORDER BY \(columns)"
+            let sql = "SELECT \(columns) FROM \(table.quotedName)\(filter) ORDER BY \(columns)"
             let statement = try database.statement(sql)
             try statement.bind([])
             defer { statement.reset() }

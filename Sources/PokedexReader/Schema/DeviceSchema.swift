@@ -20,6 +20,16 @@ public enum DeviceSchema {
         public let entity: Entity?
 
         public var keyColumns: ArraySlice<String> { columns.prefix(keyCount) }
+
+        /// The name as an SQL identifier: `"pokemon_type"`.
+        public var quotedName: String { DeviceSchema.quoted(name) }
+        /// The listed columns as SQL, in order: `"pokemon_id", "slot", "type"`; what the
+        /// digest, the builder and both ends of a delta select and insert.
+        public var columnList: String { columns.map(DeviceSchema.quoted).joined(separator: ", ") }
+        /// The key columns as SQL, in order.
+        public var keyList: String { keyColumns.map(DeviceSchema.quoted).joined(separator: ", ") }
+        /// The first key column as SQL: the entity's id in every table of an entity.
+        public var entityColumn: String { DeviceSchema.quoted(columns[0]) }
     }
 
     /// The things a delta adds, changes or removes as a whole.
@@ -57,6 +67,9 @@ public enum DeviceSchema {
         Table(name: "evolution_step", columns: ["chain_id", "to_species_id", "from_species_id", "trigger", "min_level",
                                                 "item", "details_json"], keyCount: 2, entity: .evolutionChain),
     ]
+
+    /// `name` as an SQL identifier (the schema's names need no escaping inside the quotes).
+    public static func quoted(_ name: String) -> String { "\"\(name)\"" }
 
     /// The tables that hold an entity's rows (the root table first).
     public static func tables(of entity: Entity) -> [Table] { tables.filter { $0.entity == entity } }

@@ -70,15 +70,15 @@ public struct DeltaApplier: Sendable {
                 for entity in DeviceSchema.Entity.allCases {
                     for table in DeviceSchema.tables(of: entity) {
                         try database.run("""
-                            DELETE FROM main.\(quoted(table.name)) WHERE \(quoted(table.columns[0])) IN
+                            DELETE FROM main.\(table.quotedName) WHERE \(table.entityColumn) IN
                             (SELECT id FROM changes.removed WHERE entity = ?)
                             """, [.text(entity.rawValue)])
                     }
                 }
                 for table in DeviceSchema.tables where table.entity != nil {
-                    let columns = table.columns.map(quoted).joined(separator: ", ")
+                    let columns = table.columnList
                     try database.execute("""
-                        INSERT INTO main.\(quoted(table.name)) (\(columns)) SELECT \(columns) FROM changes.\(quoted(table.name))
+                        INSERT INTO main.\(table.quotedName) (\(columns)) SELECT \(columns) FROM changes.\(table.quotedName)
                         """)
                 }
                 try rebuildSearch(database)
@@ -135,7 +135,6 @@ public struct DeltaApplier: Sendable {
         }
     }
 
-    private func quoted(_ name: String) -> String { "\"\(name)\"" }
 }
 
 /// Why a delta was not applied. The current database is unchanged in every case.
