@@ -53,9 +53,9 @@ struct DeviceDatabaseWriter {
             try database.run("VACUUM INTO ?", [.text(compact.path)])
         }
         try Self.setRollbackJournal(compact)
-        try Self.sync(compact)
+        try FileSystem.syncReporting(compact)
         guard rename(compact.path, destination.path) == 0 else { throw LocalFileError(path: destination.path, errno: errno) }
-        try Self.sync(folder)
+        try FileSystem.syncReporting(folder)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
         return Written(digest: digest, size: size, rowCounts: rowCounts)
     }
@@ -73,13 +73,5 @@ struct DeviceDatabaseWriter {
     static func setRollbackJournal(_ file: URL) throws {
         let database = try Database(path: file.path)
         try database.execute("PRAGMA journal_mode=DELETE;")
-    }
-
-    /// fsync of a file or a folder, so a rename that follows cannot expose an empty file.
-    static func sync(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw LocalFileError(path: url.path, errno: errno) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
     }
 }

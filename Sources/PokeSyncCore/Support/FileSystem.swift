@@ -77,11 +77,18 @@ enum FileSystem {
     }
 
     /// fsync of one file or folder: its bytes (or its entries) are on disk when it returns.
+    /// Best effort: a file system that cannot say so does not stop the write it follows.
     static func sync(file url: URL) {
+        try? syncReporting(url)
+    }
+
+    /// fsync of one file or folder, for writes that must not go on without it.
+    /// - Throws: `LocalFileError` (74) when it cannot be opened or flushed.
+    static func syncReporting(_ url: URL) throws {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        guard descriptor >= 0 else { throw LocalFileError(path: url.path, errno: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
     }
 
     /// The size and SHA-256 of a file pokesync reads back (a sprite object, a bundle).
