@@ -87,7 +87,7 @@ extension Store {
         try read { database in
             try database.rows("SELECT path, url, hash FROM version_sprites WHERE version = ? ORDER BY path",
                               [SQLValue(version)]) { row in
-                (row.text(0), row.text(1), SHA256Digest(bytes: row.blob(2))!)
+                (row.text(0), row.text(1), try storedHash(row.blob(2), row: "version_sprites (version \(version), \(row.text(0)))"))
             }
         }
     }
@@ -119,7 +119,7 @@ extension Store {
                 WHERE f.run = ? AND f.job = 'sprite' AND f.state IN ('done', 'unchanged')
                 """, [SQLValue(run)]) { row in
                 SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2)),
-                              hash: SHA256Digest(bytes: row.blob(3))!, size: row.int(4))
+                              hash: try storedHash(row.blob(3), row: "frontier (run \(run), sprite \(row.text(0)))"), size: row.int(4))
             }
         }
     }

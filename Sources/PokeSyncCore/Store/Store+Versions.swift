@@ -62,9 +62,19 @@ extension Store {
             try database.rows("SELECT kind, id, name, hash FROM version_documents WHERE version = ?",
                               [SQLValue(version)]) { row in
                 VersionDocument(kind: ResourceKind(rawValue: row.text(0)) ?? .pokemon, id: row.int(1),
-                                name: row.optionalText(2), hash: SHA256Digest(bytes: row.blob(3))!)
+                                name: row.optionalText(2),
+                                hash: try storedHash(row.blob(3), row: "version_documents (version \(version), \(row.text(0))/\(row.int(1)))"))
             }
         }.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
+    }
+
+    /// A hash column read back: 32 bytes, or the store is damaged (a crash would be worse).
+    /// - Throws: `StoreError.corrupt` (65) naming the row.
+    func storedHash(_ bytes: [UInt8], row: String) throws -> SHA256Digest {
+        guard let digest = SHA256Digest(bytes: bytes) else {
+            throw StoreError.corrupt(layout.display(layout.storeFile), "\(row) has a hash of \(bytes.count) bytes, not 32")
+        }
+        return digest
     }
 
     /// How many documents of each kind a version holds.
