@@ -24,6 +24,8 @@ struct Arguments {
                 flags.insert(name)
             } else if known.contains(name) {
                 guard let value = inlineValue ?? words.popFirst() else { throw UsageError("--\(name) needs a value") }
+                // No option takes an empty value; an empty path would quietly be the current folder.
+                guard !value.isEmpty else { throw UsageError("--\(name) needs a value (got an empty one)") }
                 options[name] = value
             } else {
                 throw UsageError("unknown option --\(name) (see `pokesync help`)")

@@ -28,13 +28,14 @@ do {
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
     }
 } catch let failure as any PokeSyncFailure {
-    standardError("pokesync: \(failure.description)\n")
+    // One line, whatever the message quotes (a hostile name, a search term): controls escaped.
+    standardError("pokesync: \(TerminalText.escaped(failure.description))\n")
     status = failure.exitStatus
 } catch is CancellationError {
     standardError("pokesync: interrupted; run the same command again to resume\n")
     status = .interrupted
 } catch {
-    standardError("pokesync: \(error)\n")
+    standardError("pokesync: \(TerminalText.escaped(String(describing: error)))\n")
     status = .ioError
 }
 exit(status.rawValue)

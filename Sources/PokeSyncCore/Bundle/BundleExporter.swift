@@ -45,6 +45,7 @@ public struct BundleExporter {
         }
         let lineage = try store.lineage()
         _ = try profile.spriteSet()
+        try store.checkLanguagesExist(profile, version: number)
         try folder.prepare()
 
         let isNewest = number == newest.number

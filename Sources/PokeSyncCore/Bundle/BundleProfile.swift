@@ -7,6 +7,12 @@ extension BundleProfile {
     /// - Throws: `UsageError` when `sprites` is not a set `--sprites` takes.
     public func spriteSet() throws -> SpriteSet { try SpriteSet(parsing: sprites) }
 
+    /// A profile whose sprite set is spelled canonically (``SpriteSet/canonical``).
+    /// - Throws: `UsageError` (64) when `sprites` is not a set `--sprites` takes.
+    public static func canonical(sprites: String, languages: [String]?) throws -> BundleProfile {
+        BundleProfile(sprites: try SpriteSet(parsing: sprites).canonical.description, languages: languages)
+    }
+
     /// Parses `--languages`: `all`, or a comma list of API language codes (any case).
     /// Whether the codes exist is checked against a version by the builder.
     /// - Throws: `UsageError` for an empty list or a code that is not a language code.

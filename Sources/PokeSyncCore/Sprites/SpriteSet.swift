@@ -45,6 +45,17 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
         return segments.count == 1 || ["other", "versions"].contains(segments[0])
     }
 
+    /// The same selection spelled one way, so that one selection is one bundle profile:
+    /// a path listed twice counts once (the first place kept, so lists without repeats
+    /// keep their spelling and their bundles), and a list that is only `front_default`
+    /// is `default`, which selects exactly that.
+    public var canonical: SpriteSet {
+        guard case .paths(let paths) = self else { return self }
+        var seen = Set<String>()
+        let unique = paths.filter { seen.insert($0).inserted }
+        return unique == ["front_default"] ? .defaults : .paths(unique)
+    }
+
     public var description: String {
         switch self {
         case .none: return "none"

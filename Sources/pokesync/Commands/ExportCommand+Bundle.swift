@@ -9,7 +9,7 @@ extension ExportCommand {
         let config = try MirrorConfig.load(layout)
         // The command line, else mirror.json's bundles.sprites / bundles.languages (the nightly job's).
         let languages = try arguments.options["languages"].map(BundleProfile.parseLanguages) ?? config.bundles.languages
-        let profile = BundleProfile(sprites: arguments.options["sprites"] ?? config.bundles.sprites, languages: languages)
+        let profile = try BundleProfile.canonical(sprites: arguments.options["sprites"] ?? config.bundles.sprites, languages: languages)
         let folder = BundlesFolder(root: arguments.options["out"].map { URL(fileURLWithPath: $0) } ?? layout.bundlesFolder)
         // The lock: prune drops versions and their bundles, and two exports must not
         // race on one index.

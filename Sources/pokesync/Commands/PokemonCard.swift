@@ -1,4 +1,5 @@
 import Foundation
+import PokeSyncCore
 import PokedexReader
 
 /// The terminal card of `pokesync show`: name and genus, types, size, base stats as
@@ -39,7 +40,8 @@ struct PokemonCard {
             lines.append("evolution")
             append(chain, prefix: "  ", isLast: true, isRoot: true, to: &lines)
         }
-        return lines.joined(separator: "\n")
+        // Every name and text comes from the bundle: no control character reaches the terminal.
+        return lines.map(TerminalText.escaped).joined(separator: "\n")
     }
 
     private func append(_ node: EvolutionNode, prefix: String, isLast: Bool, isRoot: Bool, to lines: inout [String]) {

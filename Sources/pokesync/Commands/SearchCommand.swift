@@ -9,7 +9,10 @@ struct SearchCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: ["bundle", "mirror", "limit"], flags: ["json"])
-        guard !arguments.positionals.isEmpty else { throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--json]") }
+        // No terms, or only spaces, would list everything: a usage error, like a missing argument.
+        guard !arguments.positionals.joined().allSatisfy(\.isWhitespace) else {
+            throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--json] (give a name, part of one, or an id)")
+        }
     }
 
     func execute() throws -> ExitStatus {
@@ -23,10 +26,11 @@ struct SearchCommand {
             print(String(decoding: data, as: UTF8.self))
             return .success
         }
-        if hits.isEmpty { print("no pokemon matches \"\(arguments.positionals.joined(separator: " "))\"") }
+        // The term and the bundle's names are data: their control characters are escaped.
+        if hits.isEmpty { print("no pokemon matches \"\(TerminalText.escaped(arguments.positionals.joined(separator: " ")))\"") }
         for hit in hits {
-            print(String(format: "%5d  ", hit.pokemon.id) + hit.pokemon.name.padding(toLength: 28, withPad: " ", startingAt: 0)
-                  + hit.pokemon.types.joined(separator: "/"))
+            print(String(format: "%5d  ", hit.pokemon.id) + TerminalText.escaped(hit.pokemon.name).padding(toLength: 28, withPad: " ", startingAt: 0)
+                  + TerminalText.escaped(hit.pokemon.types.joined(separator: "/")))
         }
         return .success
     }
