@@ -27,15 +27,20 @@ public struct BundleExporter {
         /// False when the version is not the newest: the index is left as it is.
         public var indexWritten = false
         public var removed: [String] = []
+        /// Damaged files moved aside (`--replace-damaged`), one line each.
+        public var movedAside: [String] = []
         /// The database built; nil when the bundle and its deltas were already there.
         public var database: DeviceDatabaseInfo?
     }
 
     /// Exports `version` (the newest when nil) with `profile`.
+    /// - Parameter replaceDamaged: a damaged file already in the folder under a name this
+    ///   export writes is moved aside and written afresh, instead of refused.
     /// - Throws: `UsageError` (64) for an unknown version, a language the version lacks,
-    ///   sprites it does not hold; `BundleReferenceError` (65) for a dangling reference;
+    ///   sprites it does not hold, a folder that is not pokesync's; `BundleReferenceError`
+    ///   (65) for a dangling reference; ``DamagedBundleError`` (65) for a damaged file;
     ///   `LocalFileError` (74) when the folder cannot be written.
-    public func export(version asked: Int?, profile: BundleProfile, graceHours: Double,
+    public func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
         let versions = try store.versions()
         guard let newest = versions.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
@@ -46,26 +51,28 @@ public struct BundleExporter {
         let lineage = try store.lineage()
         _ = try profile.spriteSet()
         try store.checkLanguagesExist(profile, version: number)
-        try folder.prepare()
-
-        let isNewest = number == newest.number
-        let bases = isNewest ? versions.filter { $0.number < number } : []
-        // What the folder already holds of this version, read once: kept as it is, but
-        // only when it is of this mirror's lineage and this profile.
-        var existing: [String: PublishedFile] = [:]
-        for name in [BundlesFolder.fullName(version: number)] + bases.map({ BundlesFolder.deltaName(from: $0.number, to: number) }) {
-            guard let file = try folder.existing(name) else { continue }
-            try Self.checkSameLine(file, lineage: lineage, profile: profile, folder: folder)
-            existing[name] = file
-        }
-        let fullName = BundlesFolder.fullName(version: number)
-        let missingDeltas = bases.filter { existing[BundlesFolder.deltaName(from: $0.number, to: number)] == nil }
+        try folder.prepare(lineage: lineage)
 
         Self.removeDeadScratch(in: store.layout.scratchFolder)
         let scratch = store.layout.scratchFolder.appendingPathComponent("export-\(getpid())")
         try? FileManager.default.removeItem(at: scratch)
         try FileSystem.createDirectory(scratch)
         defer { try? FileManager.default.removeItem(at: scratch) }
+
+        let isNewest = number == newest.number
+        let bases = isNewest ? versions.filter { $0.number < number } : []
+        // What the folder already holds of this version, read once and checked whole: kept
+        // as it is only when sound, what its name says, of this lineage and this profile.
+        var existing: [String: PublishedFile] = [:]
+        var movedAside: [String] = []
+        let wanted = [(BundlesFolder.fullName(version: number), nil)]
+            + bases.map { (BundlesFolder.deltaName(from: $0.number, to: number), Optional($0.number)) }
+        for (name, base) in wanted {
+            existing[name] = try checkedExisting(name, version: number, base: base, lineage: lineage, profile: profile,
+                                                 replaceDamaged: replaceDamaged, scratch: scratch, movedAside: &movedAside)
+        }
+        let fullName = BundlesFolder.fullName(version: number)
+        let missingDeltas = bases.filter { existing[BundlesFolder.deltaName(from: $0.number, to: number)] == nil }
 
         // The newest version's bundle and deltas already there (the nightly case): nothing
         // to build. A re-export would give the same bytes, and published files never change.
@@ -76,6 +83,7 @@ public struct BundleExporter {
         }
         let full = try existing[fullName] ?? writeFull(built!, record: record, profile: profile, lineage: lineage)
         var result = Result(version: number, full: full, database: built?.info)
+        result.movedAside = movedAside
 
         guard isNewest else { return result }
         var deltaEntries: [BundleIndex.Entry] = []

@@ -26,17 +26,6 @@ public struct BundlesFolder: Sendable {
         url(".\(name).partial-\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
-    /// Makes the folder, or says clearly why it cannot be used.
-    /// - Throws: `UsageError` when the path is a file; `LocalFileError` when it cannot be made.
-    public func prepare() throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), !isFolder.boolValue {
-            throw UsageError("--out \(root.path) is a file, not a folder")
-        }
-        try FileSystem.createDirectory(root)
-        guard access(root.path, W_OK) == 0 else { throw LocalFileError(path: root.path, errno: errno) }
-    }
-
     /// Publishes `scratch` as `name` unless `name` already exists, in which case the file
     /// that is there is kept and `scratch` removed. Returns the published file's facts.
     /// - Throws: `LocalFileError` (74) when linking or reading fails.

@@ -3,7 +3,7 @@ import PokeSyncCore
 import PokedexReader
 
 extension ExportCommand {
-    /// `pokesync export [--format bundle] [--version N] [--sprites SET] [--languages LIST] [--out DIR]`.
+    /// `pokesync export [--format bundle] [--version N] [--sprites SET] [--languages LIST] [--out DIR] [--replace-damaged]`.
     func exportBundles() throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let config = try MirrorConfig.load(layout)
@@ -19,7 +19,7 @@ extension ExportCommand {
         let result = try store.snapshot {
             try BundleExporter(store: store, folder: folder)
                 .export(version: try arguments.integer("version", minimum: 1), profile: profile,
-                        graceHours: config.bundles.graceHours)
+                        graceHours: config.bundles.graceHours, replaceDamaged: arguments.flags.contains("replace-damaged"))
         }
         print(Self.describe(result, folder: folder))
         return .success
@@ -27,7 +27,8 @@ extension ExportCommand {
 
     static func describe(_ result: BundleExporter.Result, folder: BundlesFolder) -> String {
         func size(_ bytes: Int) -> String { bytes >= 1_000_000 ? String(format: "%.1f MB", Double(bytes) / 1e6) : "\(max(1, bytes / 1000)) kB" }
-        var lines = ["\(result.full.isNew ? "wrote" : "kept") \(folder.url(result.full.name).path) (\(size(result.full.size)))"]
+        var lines = result.movedAside
+        lines.append("\(result.full.isNew ? "wrote" : "kept") \(folder.url(result.full.name).path) (\(size(result.full.size)))")
         for delta in result.deltas {
             lines.append("\(delta.isNew ? "wrote" : "kept") \(delta.name) (\(size(delta.size)))")
         }

@@ -6,8 +6,8 @@ struct ExportCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror", "version", "format", "out", "sprites", "languages"], flags: [])
-        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH]")
+        arguments = try Arguments(words, options: ["mirror", "version", "format", "out", "sprites", "languages"], flags: ["replace-damaged"])
+        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH] [--replace-damaged]")
     }
 
     func execute() throws -> ExitStatus {
@@ -20,6 +20,7 @@ struct ExportCommand {
         for option in ["sprites", "languages"] where arguments.options[option] != nil {
             throw UsageError("--\(option) goes with bundles; an api-data export holds every document as served")
         }
+        if arguments.flags.contains("replace-damaged") { throw UsageError("--replace-damaged goes with bundles") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
         let (version, count) = try store.snapshot {

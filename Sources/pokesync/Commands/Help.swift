@@ -25,7 +25,7 @@ enum Help {
 
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 64 usage (an option, a mirror.json key, an export --out
-      that is not an earlier export), 65 bad data (corrupt store, shrunken lists, a dangling
+      that is not pokesync's), 65 bad data (corrupt store, shrunken lists, a dangling
       reference, a damaged or tampered bundle), 69 source unavailable, 74 I/O error,
       75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
 
@@ -88,7 +88,7 @@ enum Help {
         """,
         "export": """
         usage: pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST]
-                               [--out PATH] [--mirror DIR]
+                               [--out PATH] [--replace-damaged] [--mirror DIR]
 
         bundle (the default) writes into the mirror's bundles/ folder (or --out DIR): the full
         bundle pokedex-N.tar.gz of the version (default: the newest), a delta
@@ -96,11 +96,18 @@ enum Help {
         when it would not be smaller than the full bundle), then index.json, atomically. Files
         already published are kept as they are; files the index stops naming go after
         bundles.grace_hours (mirror.json, default 48). A version with a dangling reference is
-        refused (65).
+        refused (65). The folder must be missing, empty, or pokesync's own (marked by
+        .pokesync-bundles; an unmarked one written by an earlier pokesync, holding only export's
+        names and of this mirror's lineage, is adopted): anything else is refused (64), untouched.
+        A file already there under a name export writes is checked as verify checks a bundle,
+        and against its name, before index.json may name it: a damaged one is refused (65).
           --sprites SET      the version's sprites to bundle (default: default); sprites the
-                             version does not hold are a usage error
+                             version does not hold are a usage error; a path listed twice counts
+                             once, and front_default alone is default
           --languages LIST   keep only these language codes (any case; en is always kept);
                              default all; an unknown code is a usage error listing the version's
+          --replace-damaged  move a damaged file aside (.NAME.damaged-TIME, never deleted) and
+                             write it afresh, instead of refusing
 
         api-data writes the version as a PokeAPI/api-data tree that can be served statically or
         crawled back with --source DIR. --out DIR must not exist, or be an earlier export of
@@ -150,6 +157,7 @@ enum Help {
         species' name in a language of the bundle, or its types; accents and case are ignored.
         Exact matches first, then prefixes, then the rest, each by id. --json prints
         [{"id": 6, "name": "charizard", "types": ["fire", "flying"]}, ...] in that order.
+        No term (or only spaces) is a usage error (64).
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

@@ -1,0 +1,69 @@
+import Foundation
+import PokedexReader
+
+extension BundleExporter {
+    /// A file already in the folder under a name this export would write, checked as
+    /// `pokesync verify` checks a bundle (gzip, tar, every manifest size and hash, the
+    /// database or `changes.sqlite`) and against its name: the version and base its
+    /// manifest says, this mirror's lineage and this profile. Only then may an index name
+    /// it. Returns nil when there is no such file, or when a damaged one was moved aside.
+    /// - Parameters:
+    ///   - base: the delta's base version; nil for a full bundle.
+    ///   - replaceDamaged: move a damaged file aside (`.NAME.damaged-TIME`, never deleted)
+    ///     so that a fresh one is written, instead of refusing; what was moved is added
+    ///     to `movedAside`, one line each.
+    /// - Throws: ``DamagedBundleError`` (65) naming the file and how to repair it;
+    ///   `UsageError` (64) for a sound file of another lineage or profile.
+    func checkedExisting(_ name: String, version: Int, base: Int?, lineage: String, profile: BundleProfile,
+                         replaceDamaged: Bool, scratch: URL, movedAside: inout [String]) throws -> PublishedFile? {
+        let url = folder.url(name)
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        let manifest: BundleManifest
+        do {
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw BundleFormatError(file: url.path, reason: "not a regular file (a link or a folder)")
+            }
+            var verifier = BundleVerifier(scratch: scratch)
+            let extract = try verifier.verifyArchive(url, expected: nil, index: nil)
+            try? FileManager.default.removeItem(at: extract.folder)
+            manifest = extract.manifest
+            guard manifest.version == version, manifest.baseVersion == base, manifest.isDelta == (base != nil) else {
+                let said = manifest.isDelta ? "a delta from version \(manifest.baseVersion ?? 0) to \(manifest.version)"
+                    : "the full bundle of version \(manifest.version)"
+                throw BundleFormatError(file: url.path, reason: "its manifest says it is \(said), not what its name says")
+            }
+        } catch let error as any PokeSyncFailure where error.exitStatus == .dataError {
+            guard replaceDamaged else { throw DamagedBundleError(file: url.path, problem: error.description) }
+            let aside = folder.url(".\(name).damaged-\(Self.stamp())")
+            guard rename(url.path, aside.path) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
+            movedAside.append("moved the damaged \(name) aside to \(aside.lastPathComponent) (\(error.description)); writing it afresh")
+            return nil
+        }
+        var file = try PublishedFile(existing: url, name: name, new: false)
+        file.take(manifest)
+        try Self.checkSameLine(file, lineage: lineage, profile: profile, folder: folder)
+        return file
+    }
+
+    /// `20261123T212500Z`: when a damaged file was moved aside.
+    static func stamp() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: Date())
+    }
+}
+
+/// A file in the bundles folder, under a name export would write, that is damaged or not
+/// what its name says: no index may name it. Exit 65, saying how to repair it.
+public struct DamagedBundleError: PokeSyncFailure {
+    public var file: String
+    public var problem: String
+    public var exitStatus: ExitStatus { .dataError }
+    public var description: String {
+        "\(file) is damaged or not what its name says, so no index.json may name it (\(problem)); "
+            + "remove it, or run export again with --replace-damaged to move it aside and write it afresh"
+    }
+}
