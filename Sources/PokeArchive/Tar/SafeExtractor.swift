@@ -31,18 +31,21 @@ public struct SafeExtractor: Sendable {
 
     /// Extracts `archive` into `destination`, a folder that must not exist yet and whose
     /// parent must.
-    /// - Returns: the entries written, in archive order.
+    /// - Parameter only: when given, only the top-level files of these names are written
+    ///   (every entry is still read and checked); for a reader that needs the database and
+    ///   not the sprites.
+    /// - Returns: the entries of the archive (all of them, written or not), in archive order.
     /// - Throws: `TarError.corrupt` or `.truncated` for a damaged archive, `.unsafeEntry`
     ///   for a refused entry, `.overLimit` past a cap, `.io` if `destination` exists or a
     ///   file cannot be read, created or written. The destination is then absent.
     @discardableResult
-    public func extract(archive: String, to destination: String) throws -> [TarEntry] {
+    public func extract(archive: String, to destination: String, only: Set<String>? = nil) throws -> [TarEntry] {
         // Pass 1: everything checked, nothing written.
         let planned = try TarArchive(path: archive, limits: limits).entries()
 
         let folder = try ExtractionFolder(creating: destination)
         do {
-            try write(archive: archive, into: folder, planned: planned)
+            try write(archive: archive, into: folder, planned: planned, only: only)
             if synchronizes { try folder.synchronize() }
             folder.close()
             return planned
@@ -54,7 +57,7 @@ public struct SafeExtractor: Sendable {
     }
 
     /// Pass 2: reads the archive again, checks each entry as pass 1 did, and writes it.
-    private func write(archive: String, into folder: ExtractionFolder, planned: [TarEntry]) throws {
+    private func write(archive: String, into folder: ExtractionFolder, planned: [TarEntry], only: Set<String>?) throws {
         let changed = TarError.corrupt(archive: archive, entry: nil, reason: "the archive changed while it was extracted")
         let reader = try TarReader(path: archive, limits: limits)
         var filter = TarEntryFilter(archive: archive)
@@ -64,6 +67,8 @@ public struct SafeExtractor: Sendable {
             guard index < planned.count, planned[index] == entry else { throw changed }
             index += 1
             let components = entry.components.map(String.init)
+            // Not asked for: its content is skipped by the next `next()`.
+            if let only, entry.kind != .file || components.count != 1 || !only.contains(entry.name) { continue }
             switch entry.kind {
             case .directory:
                 try folder.makeDirectory(components)

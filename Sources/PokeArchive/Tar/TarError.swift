@@ -87,6 +87,12 @@ extension TarError {
     static func reading(_ error: CompressionError, archive: String, entry: String?) -> TarError {
         switch error {
         case .truncated: .truncated(archive: archive, entry: entry)
+        // A checksum of the whole stream (CRC-32, length) is only checked at its end: it
+        // says nothing of where the damage is, so no entry is named.
+        case .corruptData(let detail) where detail.hasPrefix("incorrect data check") || detail.hasPrefix("incorrect length check"):
+            .corrupt(archive: archive, entry: nil,
+                     reason: "gzip data: \(detail) (the stream's checksum does not match: the damage may be anywhere in it)")
+        // Invalid deflate data is found where it is read: while reading that entry.
         case .corruptData(let detail): .corrupt(archive: archive, entry: entry, reason: "gzip data: \(detail)")
         case .outputTooLarge(let limit):
             .overLimit(archive: archive, entry: entry, reason: "the gzip stream expands to more than \(limit) bytes")

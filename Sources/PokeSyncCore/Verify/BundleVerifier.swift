@@ -88,8 +88,16 @@ public struct BundleVerifier {
             return Extract(folder: folder, manifest: manifest)
         } catch {
             try? FileManager.default.removeItem(at: folder)
-            throw error
+            throw Self.naming(file, error, extract: folder)
         }
+    }
+
+    /// Damage found in a file of the extract (SQLite's "malformed" naming its scratch path)
+    /// is reported as the bundle's: the extract is gone by the time the message is read.
+    static func naming(_ file: URL, _ error: any Error, extract folder: URL) -> any Error {
+        guard !(error is BundleFormatError), let failure = error as? any PokeSyncFailure, failure.exitStatus == .dataError,
+              failure.description.contains(folder.path) else { return error }
+        return BundleFormatError(file: file.path, reason: failure.description.replacingOccurrences(of: folder.path + "/", with: ""))
     }
 
     private func checkManifest(_ file: URL, folder: URL, entries: [TarEntry], index: BundleIndex?,

@@ -4,13 +4,15 @@ import PokeSyncCore
 import PokedexReader
 
 /// What `show` and `search` read (`--bundle PATH`): an installed device folder, a
-/// `.tar.gz` full bundle (read through a temporary extract, removed afterwards), or a
-/// bundles folder (its index's full bundle). The default is the full bundle that the
+/// `.tar.gz` full bundle (read through a temporary extract of its manifest and database,
+/// removed afterwards; see ``ScratchFolder``), or a bundles folder (its index's full bundle,
+/// which must be a file in that folder). The default is the full bundle that the
 /// mirror's `bundles/index.json` names.
 struct OpenedPokedex {
     let pokedex: Pokedex
-    /// The temporary extract to remove, if any.
+    /// The temporary extract to remove, if any, and the bundle it came from.
     private let scratch: URL?
+    private let archive: String?
 
     /// The most a bundle may unpack to when read for `show`: a full `--sprites all` bundle is
     /// a few hundred MB.
@@ -45,7 +47,12 @@ struct OpenedPokedex {
             do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
                 throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
             }
-            try self.init(archive: path.appendingPathComponent(index.full.file))
+            // The index names a file in its folder, nothing else: not `../other/x.tar.gz`.
+            let name = index.full.file
+            guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0") else {
+                throw BundleFormatError(file: indexFile.path, reason: "its full bundle \"\(name)\" is not a file name in the folder")
+            }
+            try self.init(archive: path.appendingPathComponent(name))
         } else {
             guard path.lastPathComponent.hasSuffix(".tar.gz") else {
                 throw UsageError("--bundle \(path.path): not a .tar.gz bundle, a bundles folder or an installed folder")
@@ -54,23 +61,34 @@ struct OpenedPokedex {
         }
     }
 
-    private init(pokedex: Pokedex, scratch: URL?) {
+    private init(pokedex: Pokedex, scratch: URL?, archive: String? = nil) {
         self.pokedex = pokedex
         self.scratch = scratch
+        self.archive = archive
+    }
+
+    /// `error` naming the bundle where it names the temporary extract (a damaged database
+    /// is often found by a query, after opening).
+    func naming(_ error: any Error) -> any Error {
+        guard let scratch, let archive else { return error }
+        return ScratchFolder.renaming(error, scratch: scratch, archive: archive)
     }
 
     private init(archive: URL) throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-show-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let scratch = ScratchFolder.make("show")
         do {
-            try SafeExtractor(limits: Self.limits, synchronizes: false).extract(archive: archive.path, to: scratch.path)
-            if FileManager.default.fileExists(atPath: scratch.appendingPathComponent("changes.sqlite").path) {
+            // Only what a reader opens; the sprites (most of the bytes) are checked, not written.
+            let entries = try SafeExtractor(limits: Self.limits, synchronizes: false)
+                .extract(archive: archive.path, to: scratch.path, only: ["manifest.json", "pokedex.sqlite"])
+            if entries.contains(where: { $0.name == "changes.sqlite" }) {
                 throw UsageError("--bundle \(archive.path) is a delta, which only updates an installed device: "
                                  + "give a full bundle (pokedex-N.tar.gz), a bundles folder or a device folder")
             }
-            self.init(pokedex: try Pokedex(databaseAt: scratch.appendingPathComponent("pokedex.sqlite")), scratch: scratch)
+            self.init(pokedex: try Pokedex(databaseAt: scratch.appendingPathComponent("pokedex.sqlite")), scratch: scratch,
+                      archive: archive.path)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
-            throw error
+            throw ScratchFolder.renaming(error, scratch: scratch, archive: archive.path)
         }
     }
 

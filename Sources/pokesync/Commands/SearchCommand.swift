@@ -18,20 +18,24 @@ struct SearchCommand {
     func execute() throws -> ExitStatus {
         let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"])
         defer { opened.close() }
-        let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
-                                             limit: try arguments.integer("limit", minimum: 1))
-        if arguments.flags.contains("json") {
-            let rows = hits.map { ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types] as [String: Any] }
-            let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+        do {
+            let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
+                                                 limit: try arguments.integer("limit", minimum: 1))
+            if arguments.flags.contains("json") {
+                let rows = hits.map { ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types] as [String: Any] }
+                let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+                return .success
+            }
+            // The term and the bundle's names are data: their control characters are escaped.
+            if hits.isEmpty { print("no pokemon matches \"\(TerminalText.escaped(arguments.positionals.joined(separator: " ")))\"") }
+            for hit in hits {
+                print(String(format: "%5d  ", hit.pokemon.id) + TerminalText.escaped(hit.pokemon.name).padding(toLength: 28, withPad: " ", startingAt: 0)
+                      + TerminalText.escaped(hit.pokemon.types.joined(separator: "/")))
+            }
             return .success
+        } catch {
+            throw opened.naming(error)
         }
-        // The term and the bundle's names are data: their control characters are escaped.
-        if hits.isEmpty { print("no pokemon matches \"\(TerminalText.escaped(arguments.positionals.joined(separator: " ")))\"") }
-        for hit in hits {
-            print(String(format: "%5d  ", hit.pokemon.id) + TerminalText.escaped(hit.pokemon.name).padding(toLength: 28, withPad: " ", startingAt: 0)
-                  + TerminalText.escaped(hit.pokemon.types.joined(separator: "/")))
-        }
-        return .success
     }
 }

@@ -15,18 +15,22 @@ struct ShowCommand {
     func execute() throws -> ExitStatus {
         let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"])
         defer { opened.close() }
-        let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
-        let query = arguments.positionals[0]
-        guard let detail = try opened.pokedex.pokemon(nameOrID: query, languages: languages) else {
-            throw NotFound(query: query)
+        do {
+            let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
+            let query = arguments.positionals[0]
+            guard let detail = try opened.pokedex.pokemon(nameOrID: query, languages: languages) else {
+                throw NotFound(query: query)
+            }
+            if arguments.flags.contains("json") {
+                let data = try JSONSerialization.data(withJSONObject: Self.json(detail), options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(PokemonCard(detail: detail, width: 80).render())
+            }
+            return .success
+        } catch {
+            throw opened.naming(error)
         }
-        if arguments.flags.contains("json") {
-            let data = try JSONSerialization.data(withJSONObject: Self.json(detail), options: [.sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            print(PokemonCard(detail: detail, width: 80).render())
-        }
-        return .success
     }
 
     /// DESIGN's `show --json`: id, name, types, height, weight, stats, abilities, moves,

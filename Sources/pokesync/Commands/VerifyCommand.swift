@@ -22,10 +22,15 @@ struct VerifyCommand {
             guard isBundles || path.hasSuffix(".tar.gz") else {
                 throw UsageError("verify \(path): not a mirror folder, a bundles folder or a .tar.gz bundle")
             }
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-verify-\(getpid())")
+            let scratch = ScratchFolder.make("verify")
             defer { try? FileManager.default.removeItem(at: scratch) }
             var verifier = BundleVerifier(scratch: scratch)
-            if isBundles { try verifier.verifyFolder(url) } else { try verifier.verifyArchive(url, expected: nil, index: nil) }
+            do {
+                if isBundles { try verifier.verifyFolder(url) } else { try verifier.verifyArchive(url, expected: nil, index: nil) }
+            } catch {
+                // Extracts live in the scratch folder: an error names the bundle instead.
+                throw ScratchFolder.renaming(error, scratch: scratch, archive: path)
+            }
             for line in verifier.checked { print("ok: \(line)") }
             print("verified \(path): all sound")
             return .success

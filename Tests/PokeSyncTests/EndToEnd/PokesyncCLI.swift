@@ -19,6 +19,8 @@ struct PokesyncCLI {
     }()
 
     let mirror: URL
+    /// Variables added to the child's environment (`TMPDIR` for the scratch tests).
+    var environment: [String: String] = [:]
 
     /// Runs `pokesync ARGS --mirror MIRROR` to the end.
     @discardableResult
@@ -61,6 +63,7 @@ struct PokesyncCLI {
         child.process.standardInput = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "POKESYNC_MIRROR")
+        environment.merge(self.environment) { _, added in added }
         child.process.environment = environment
         return child
     }
