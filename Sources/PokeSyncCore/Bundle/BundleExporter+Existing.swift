@@ -12,22 +12,34 @@ extension BundleExporter {
     ///   - replaceDamaged: move a damaged file aside (`.NAME.damaged-TIME`, never deleted)
     ///     so that a fresh one is written, instead of refusing; what was moved is added
     ///     to `movedAside`, one line each.
+    ///   - checked: the SHA-256 of each file checked or written under its name before
+    ///     (``BundlesFolder/checkedFiles()``): the same bytes are not extracted again.
     /// - Throws: ``DamagedBundleError`` (65) naming the file and how to repair it;
     ///   `UsageError` (64) for a sound file of another lineage or profile.
     func checkedExisting(_ name: String, version: Int, base: Int?, lineage: String, profile: BundleProfile,
-                         replaceDamaged: Bool, scratch: URL, movedAside: inout [String]) throws -> PublishedFile? {
+                         replaceDamaged: Bool, checked: [String: String], scratch: URL,
+                         movedAside: inout [String]) throws -> PublishedFile? {
         let url = folder.url(name)
         var info = stat()
         guard lstat(url.path, &info) == 0 else { return nil }
         let manifest: BundleManifest
+        var file: PublishedFile
         do {
             guard info.st_mode & S_IFMT == S_IFREG else {
                 throw BundleFormatError(file: url.path, reason: "not a regular file (a link or a folder)")
             }
-            var verifier = BundleVerifier(scratch: scratch)
-            let extract = try verifier.verifyArchive(url, expected: nil, index: nil)
-            try? FileManager.default.removeItem(at: extract.folder)
-            manifest = extract.manifest
+            file = try PublishedFile(existing: url, name: name, new: false)
+            if checked[name] == file.sha256 {
+                // These very bytes were checked (or written) under this name before: the
+                // manifest is enough, as it was before checks existed. Saves the nightly job
+                // an extract of every bundle it keeps.
+                manifest = try BundleArchive.readManifest(url)
+            } else {
+                var verifier = BundleVerifier(scratch: scratch)
+                let extract = try verifier.verifyArchive(url, expected: nil, index: nil)
+                try? FileManager.default.removeItem(at: extract.folder)
+                manifest = extract.manifest
+            }
             guard manifest.version == version, manifest.baseVersion == base, manifest.isDelta == (base != nil) else {
                 let said = manifest.isDelta ? "a delta from version \(manifest.baseVersion ?? 0) to \(manifest.version)"
                     : "the full bundle of version \(manifest.version)"
@@ -40,7 +52,6 @@ extension BundleExporter {
             movedAside.append("moved the damaged \(name) aside to \(aside.lastPathComponent) (\(error.description)); writing it afresh")
             return nil
         }
-        var file = try PublishedFile(existing: url, name: name, new: false)
         file.take(manifest)
         try Self.checkSameLine(file, lineage: lineage, profile: profile, folder: folder)
         return file

@@ -65,11 +65,13 @@ public struct BundleExporter {
         // as it is only when sound, what its name says, of this lineage and this profile.
         var existing: [String: PublishedFile] = [:]
         var movedAside: [String] = []
+        let checked = folder.checkedFiles()
         let wanted = [(BundlesFolder.fullName(version: number), nil)]
             + bases.map { (BundlesFolder.deltaName(from: $0.number, to: number), Optional($0.number)) }
         for (name, base) in wanted {
             existing[name] = try checkedExisting(name, version: number, base: base, lineage: lineage, profile: profile,
-                                                 replaceDamaged: replaceDamaged, scratch: scratch, movedAside: &movedAside)
+                                                 replaceDamaged: replaceDamaged, checked: checked,
+                                                 scratch: scratch, movedAside: &movedAside)
         }
         let fullName = BundlesFolder.fullName(version: number)
         let missingDeltas = bases.filter { existing[BundlesFolder.deltaName(from: $0.number, to: number)] == nil }
@@ -105,6 +107,7 @@ public struct BundleExporter {
                                 full: BundleIndex.Entry(to: number, file: full.name, size: full.size,
                                                         unpackedSize: full.unpackedSize, sha256: full.sha256),
                                 deltas: deltaEntries)
+        try folder.recordChecked([full] + result.deltas)
         try folder.writeIndex(index)
         result.indexWritten = true
         result.removed = try folder.sweep(keeping: Set(index.files), graceHours: graceHours)

@@ -69,7 +69,7 @@ extension BundlesFolder {
     /// A name export writes: the index, a bundle or delta named by version numbers, the
     /// marker, the retired list, a scratch file (`.NAME.partial-PID-XXXX`).
     static func isExportName(_ name: String) -> Bool {
-        if [indexName, markerName, retiredName].contains(name) { return true }
+        if [indexName, markerName, retiredName, checkedName].contains(name) { return true }
         if name.hasPrefix("."), name.contains(".partial-") { return true }
         guard name.hasPrefix("pokedex-") else { return false }
         func isNumber(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy { ("0"..."9").contains($0) } }
@@ -78,5 +78,30 @@ extension BundlesFolder {
             return versions.count == 2 && versions.allSatisfy(isNumber)
         }
         return name.hasSuffix(".tar.gz") && isNumber(name.dropFirst("pokedex-".count).dropLast(".tar.gz".count))
+    }
+
+    /// Bookkeeping: the SHA-256 of each file the index names, as checked or written under
+    /// that name. A file whose bytes match is not extracted and checked again; one copied or
+    /// truncated under the name no longer matches, and is.
+    static let checkedName = ".pokesync-checked.json"
+
+    /// The recorded hashes (empty when there are none, or they do not decode).
+    func checkedFiles() -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: url(Self.checkedName).path),
+              let hashes = try? JSONDecoder().decode([String: String].self, from: data) else { return [:] }
+        return hashes
+    }
+
+    /// Records `files` (and only them) as checked.
+    func recordChecked(_ files: [PublishedFile]) throws {
+        let hashes = Dictionary(files.map { ($0.name, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        // Bookkeeping, not for devices: lost, the next export checks the files again.
+        let scratch = scratchFile(for: Self.checkedName)
+        try FileSystem.writeFile(try BundleJSON.encode(hashes), to: scratch)
+        guard rename(scratch.path, url(Self.checkedName).path) == 0 else {
+            let code = errno
+            unlink(scratch.path)
+            throw LocalFileError(path: url(Self.checkedName).path, errno: code)
+        }
     }
 }

@@ -145,8 +145,9 @@ enum Help {
         The detail an app shows: types, size, base stats as bars, abilities, moves, sprites,
         genus and flavor text (in L, else English), and the evolution chain as a tree. NAME is a
         pokemon's name, or a species' name (its default pokemon). PATH is an installed device
-        folder, a .tar.gz bundle or a bundles folder; the default is the full bundle the
-        mirror's bundles/index.json names. --json prints one object (id, name, types, height,
+        folder, a .tar.gz bundle (only its manifest and database are extracted, to a temporary
+        folder) or a bundles folder (its index must name a file in it); the default is the full
+        bundle the mirror's bundles/index.json names. --json prints one object (id, name, types, height,
         weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain).
         Exit 64 when nothing has that name or id.
         """,
