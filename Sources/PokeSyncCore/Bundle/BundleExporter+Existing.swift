@@ -46,10 +46,13 @@ extension BundleExporter {
                 throw BundleFormatError(file: url.path, reason: "its manifest says it is \(said), not what its name says")
             }
         } catch let error as any PokeSyncFailure where error.exitStatus == .dataError {
-            guard replaceDamaged else { throw DamagedBundleError(file: url.path, problem: error.description) }
+            // The problem, without the file's name again in front of it.
+            let problem = error.description.hasPrefix(url.path + ": ") ? String(error.description.dropFirst(url.path.count + 2))
+                : error.description
+            guard replaceDamaged else { throw DamagedBundleError(file: url.path, problem: problem) }
             let aside = folder.url(".\(name).damaged-\(Self.stamp())")
             guard rename(url.path, aside.path) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
-            movedAside.append("moved the damaged \(name) aside to \(aside.lastPathComponent) (\(error.description)); writing it afresh")
+            movedAside.append("moved the damaged \(name) aside to \(aside.lastPathComponent) (\(problem)); writing it afresh")
             return nil
         }
         file.take(manifest)
