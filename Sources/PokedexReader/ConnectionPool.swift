@@ -1,0 +1,93 @@
+import Foundation
+import PokeSQLite
+
+/// A small pool of read-only `immutable=1` connections to one database file, handed out
+/// one per read so that reads from many threads run side by side (GRDB's `DatabasePool`
+/// in miniature: an immutable file needs no writer and no snapshot bookkeeping).
+///
+/// - The first connection is opened by the caller (``Pokedex`` checks the schema with it)
+///   and stays open as long as the pool: it holds the file even if its folder is deleted.
+/// - Others open lazily, up to `capacity`, only when every open one is busy; each has its
+///   own statement cache and a small page cache (`pageCacheKilobytes`).
+/// - When all `capacity` are busy, a read waits (NSCondition) for one to come back.
+/// - A connection that cannot be opened later (an update deleted the version folder the
+///   path names) is not an error: the pool stops growing and shares the ones it has,
+///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
+// @unchecked Sendable: `idle`, `opened` and `capacity` are reached only while `condition`
+// is locked; a connection (not Sendable) is used by one thread at a time, between its
+// check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
+final class ConnectionPool: @unchecked Sendable {
+    /// The resolved file every connection opens (never `current`: all see one version).
+    let path: String
+    private let pageCacheKilobytes: Int
+    private let condition = NSCondition()
+    private var idle: [Database]
+    private var opened: Int
+    private var capacity: Int
+
+    /// The pool's default size: one connection per core, at least 2, at most 8.
+    static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// A pool whose first connection, already open, is `first`.
+    init(first: Database, path: String, capacity: Int = ConnectionPool.defaultCapacity, pageCacheKilobytes: Int = 1024) {
+        self.path = path
+        self.idle = [first]
+        self.opened = 1
+        self.capacity = max(1, capacity)
+        self.pageCacheKilobytes = pageCacheKilobytes
+    }
+
+    /// Opens one more read-only connection to `path`.
+    static func open(path: String, pageCacheKilobytes: Int) throws(DatabaseError) -> Database {
+        // immutable=1: a version's database is never changed, so SQLite may skip locking
+        // and never needs a -journal, -wal or -shm beside it (read-only media works).
+        let database = try Database(path: path, mode: .immutable)
+        try? database.setPageCache(kilobytes: pageCacheKilobytes)
+        return database
+    }
+
+    /// How many connections are open now (for tests and the bench).
+    var openedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return opened
+    }
+
+    /// Runs `body` with a connection of its own, waiting while all are busy.
+    func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        let database = checkOut()
+        defer { checkIn(database) }
+        return try body(database)
+    }
+
+    /// An idle connection, a new one while under capacity, else the next one checked in.
+    func checkOut() -> Database {
+        condition.lock()
+        while true {
+            if let database = idle.popLast() {
+                condition.unlock()
+                return database
+            }
+            if opened < capacity {
+                opened += 1
+                condition.unlock()
+                // Opened outside the lock: other reads go on meanwhile.
+                if let database = try? Self.open(path: path, pageCacheKilobytes: pageCacheKilobytes) { return database }
+                condition.lock()
+                // The file is gone (or no more descriptors): share the connections we have.
+                opened -= 1
+                capacity = opened
+                continue
+            }
+            condition.wait()
+        }
+    }
+
+    /// Gives a connection back and wakes one waiting read.
+    func checkIn(_ database: Database) {
+        condition.lock()
+        idle.append(database)
+        condition.signal()
+        condition.unlock()
+    }
+}
