@@ -9,12 +9,13 @@ import PokeSQLite
 ///   and stays open as long as the pool: it holds the file even if its folder is deleted.
 /// - Others open lazily, up to `capacity`, only when every open one is busy; each has its
 ///   own statement cache and a small page cache (`pageCacheKilobytes`).
-/// - When all `capacity` are busy, a read waits (NSCondition) for one to come back.
+/// - When all `capacity` are busy, a read waits for one to come back: a synchronous read
+///   on an NSCondition, an async one as a queued callback (no thread held meanwhile).
 /// - A connection that cannot be opened later (an update deleted the version folder the
 ///   path names) is not an error: the pool stops growing and shares the ones it has,
 ///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
-// @unchecked Sendable: `idle`, `opened` and `capacity` are reached only while `condition`
-// is locked; a connection (not Sendable) is used by one thread at a time, between its
+// @unchecked Sendable: `idle`, `opened`, `capacity` and `waiters` are reached only while
+// `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
 // check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
 final class ConnectionPool: @unchecked Sendable {
     /// The resolved file every connection opens (never `current`: all see one version).
@@ -24,6 +25,8 @@ final class ConnectionPool: @unchecked Sendable {
     private var idle: [Database]
     private var opened: Int
     private var capacity: Int
+    /// Reads waiting for a connection, in arrival order.
+    private var waiters: [(Database) -> Void] = []
 
     /// The pool's default size: one connection per core, at least 2, at most 8.
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
@@ -60,34 +63,75 @@ final class ConnectionPool: @unchecked Sendable {
         return try body(database)
     }
 
-    /// An idle connection, a new one while under capacity, else the next one checked in.
+    /// A connection for the calling thread, which waits (NSCondition) while all are busy.
     func checkOut() -> Database {
-        condition.lock()
-        while true {
-            if let database = idle.popLast() {
-                condition.unlock()
-                return database
-            }
-            if opened < capacity {
-                opened += 1
-                condition.unlock()
-                // Opened outside the lock: other reads go on meanwhile.
-                if let database = try? Self.open(path: path, pageCacheKilobytes: pageCacheKilobytes) { return database }
-                condition.lock()
-                // The file is gone (or no more descriptors): share the connections we have.
-                opened -= 1
-                capacity = opened
-                continue
-            }
-            condition.wait()
-        }
+        let handoff = Handoff()
+        checkOut { handoff.put($0) }
+        return handoff.take()
     }
 
-    /// Gives a connection back and wakes one waiting read.
+    /// Calls `handler` with a connection: at once (on this thread) when one is idle or may
+    /// be opened, else later, on the thread that checks one in. Waiting reads are served
+    /// first come, first served, sync and async alike; an async read waits without
+    /// holding a thread.
+    func checkOut(then handler: @escaping (Database) -> Void) {
+        condition.lock()
+        if let database = idle.popLast() {
+            condition.unlock()
+            return handler(database)
+        }
+        if opened < capacity {
+            opened += 1
+            condition.unlock()
+            // Opened outside the lock: other reads go on meanwhile.
+            if let database = try? Self.open(path: path, pageCacheKilobytes: pageCacheKilobytes) {
+                return handler(database)
+            }
+            condition.lock()
+            // The file is gone (or no more descriptors): share the connections there are.
+            opened -= 1
+            capacity = opened
+            if let database = idle.popLast() {
+                condition.unlock()
+                return handler(database)
+            }
+        }
+        waiters.append(handler)
+        condition.unlock()
+    }
+
+    /// Gives a connection back: to the first waiting read, else to the idle ones.
     func checkIn(_ database: Database) {
         condition.lock()
+        guard waiters.isEmpty else {
+            let next = waiters.removeFirst()
+            condition.unlock()
+            return next(database)
+        }
         idle.append(database)
-        condition.signal()
         condition.unlock()
+    }
+
+    /// One connection passed from the thread that checks it in to a thread waiting for it.
+    // @unchecked Sendable: `database` is reached only while `condition` is locked.
+    private final class Handoff: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var database: Database?
+
+        func put(_ database: Database) {
+            condition.lock()
+            self.database = database
+            condition.signal()
+            condition.unlock()
+        }
+
+        func take() -> Database {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if let database { return database }
+                condition.wait()
+            }
+        }
     }
 }

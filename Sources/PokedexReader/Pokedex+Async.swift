@@ -37,8 +37,12 @@ extension Pokedex {
         let bound = Pokedex(bound: self, to: binding)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                Self.readQueue.async {
-                    continuation.resume(with: Result { try bound.runBound(binding, body) })
+                // Waits for a connection without holding a thread, then reads on the queue.
+                pool.checkOut { database in
+                    let lease = CheckedOut(database: database)
+                    Self.readQueue.async {
+                        continuation.resume(with: Result { try bound.runBound(binding, lease.database, body) })
+                    }
                 }
             }
         } onCancel: {
@@ -46,21 +50,27 @@ extension Pokedex {
         }
     }
 
+    /// A connection checked out for one async read, on its way to the queue item that runs it.
+    // @unchecked Sendable: the pool hands the connection to this read alone; it crosses
+    // to the queue once and is used there by one thread until checked back in.
+    private struct CheckedOut: @unchecked Sendable {
+        let database: Database
+    }
+
     /// Where async reads run: concurrent, outside Swift's cooperative pool.
     static let readQueue = DispatchQueue(label: "PokedexReader.read", attributes: .concurrent)
 
-    /// Checks out a connection, binds it to this thread, runs `body` with this bound
-    /// `Pokedex`, unbinds and checks the connection back in.
-    private func runBound<T>(_ binding: ReadBinding, _ body: (Pokedex) throws -> T) throws -> T {
-        try pool.withConnection { database in
-            try binding.bind(database)
-            defer { binding.unbind() }
-            do {
-                return try body(self)
-            } catch is PokedexError where binding.isCancelled {
-                // An interrupted query surfaces as a read error; the caller asked to stop.
-                throw CancellationError()
-            }
+    /// Binds `database` to this thread, runs `body` with this bound `Pokedex`, unbinds
+    /// and checks the connection back in.
+    private func runBound<T>(_ binding: ReadBinding, _ database: Database, _ body: (Pokedex) throws -> T) throws -> T {
+        defer { pool.checkIn(database) }
+        try binding.bind(database)
+        defer { binding.unbind() }
+        do {
+            return try body(self)
+        } catch is PokedexError where binding.isCancelled {
+            // An interrupted query surfaces as a read error; the caller asked to stop.
+            throw CancellationError()
         }
     }
 }
