@@ -37,6 +37,8 @@ let package = Package(
         .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
+        // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.
+        .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite", "CSQLite"]),
         .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]

@@ -111,6 +111,23 @@ public final class Database {
         try row(sql, arguments) { $0.optionalInt(0) } ?? nil
     }
 
+    /// Makes the statement running on this connection stop soon with `SQLITE_INTERRUPT`
+    /// (``DatabaseError/isInterrupted``); a no-op when nothing runs.
+    ///
+    /// The one method that may be called from another thread while the connection is in
+    /// use (`sqlite3_interrupt` is thread-safe): a reader cancels a long query this way.
+    /// The caller must make sure the connection is not closed meanwhile (hold a reference)
+    /// and that it is still used by the read it means to cancel.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+
+    /// Sets `PRAGMA cache_size` to about `kilobytes` of page cache (SQLite's default is
+    /// 2,000 kB per connection); a pool of readers keeps each connection's small.
+    public func setPageCache(kilobytes: Int) throws(DatabaseError) {
+        try execute("PRAGMA cache_size = -\(max(kilobytes, 0))")
+    }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

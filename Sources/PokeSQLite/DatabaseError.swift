@@ -24,6 +24,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Equatable {
     /// The file is not a database or its pages are damaged.
     public var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
+    /// The statement was stopped by ``Database/interrupt()``.
+    public var isInterrupted: Bool { primaryCode == SQLITE_INTERRUPT }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let path { text += " (\(path))" }

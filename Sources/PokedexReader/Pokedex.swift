@@ -15,21 +15,38 @@ import PokeSQLite
 ///
 /// Opening is cheap: it reads `meta.schema_version` and nothing else. The search
 /// strings are loaded on the first search (or ``prepareSearch()``).
-// @unchecked Sendable: the only mutable state is the SQLite connection (with its statement
-// cache) and the lazily built search index; both are reached only while `lock` is held.
-// The connection is opened with SQLITE_OPEN_NOMUTEX, so this lock is what serializes it.
-// NSLock rather than Synchronization.Mutex: the library must build for iOS 17 / macOS 14.
+///
+/// The methods block their thread while SQLite reads (well under a millisecond to a few
+/// ms each). Calls from many threads run side by side on a small pool of read-only
+/// connections (one per core, 2 to 8, opened as needed). From async code, prefer
+/// ``read(_:)``, which runs a batch of queries off the caller's actor and can be cancelled:
+///
+/// ```swift
+/// let pikachu = try await pokedex.read { try $0.pokemon(named: "pikachu") }
+/// ```
+///
+/// The `Pokedex` reads the version `DIR/current` pointed at when it opened, even after an
+/// update moves `current` (or deletes that version's folder): ``needsReopen`` says when
+/// to call ``reopened()``.
+// @unchecked Sendable: every stored property is a constant. The mutable state lives in
+// `ConnectionPool` (guarded by its NSCondition), `SearchIndexCache` (its NSLock) and
+// `ReadBinding` (its NSLock), each justified where it is declared.
 public final class Pokedex: @unchecked Sendable {
-    /// The database file.
+    /// The database file as asked for (`DIR/current/pokedex.sqlite` for a device folder).
     public let databaseURL: URL
     /// The folder sprite paths are relative to (the database's folder: `DIR/current`).
     public let spritesBaseURL: URL
     /// `meta.schema_version` as the database states it.
     public let schemaVersion: String
+    /// The file actually opened: ``databaseURL`` with its links resolved once, at open
+    /// (`DIR/versions/7/pokedex.sqlite`). Every connection of this `Pokedex` reads it.
+    public let openedDatabaseURL: URL
 
-    private let lock = NSLock()
-    private let database: Database
-    private var searchIndex: SearchIndex?
+    let pool: ConnectionPool
+    let searchCache: SearchIndexCache
+    /// Set on the `Pokedex` handed to an async ``read(_:)``'s closure: its connection and
+    /// cancellation. Nil on the `Pokedex` an app opens.
+    let binding: ReadBinding?
 
     /// Opens an installed device folder: `folder/current/pokedex.sqlite`.
     /// - Throws: ``PokedexError`` when the folder holds no database, the file cannot be
@@ -43,22 +60,48 @@ public final class Pokedex: @unchecked Sendable {
     /// Sprite paths resolve against the file's folder.
     /// - Throws: ``PokedexError`` when there is no such file, it cannot be opened, is not
     ///   a Pokedex database, or has a newer major schema version.
-    public init(databaseAt url: URL) throws {
-        let path = url.path
-        guard FileManager.default.fileExists(atPath: path) else { throw PokedexError.missingDatabase(path: path) }
+    public convenience init(databaseAt url: URL) throws {
+        try self.init(databaseAt: url, maximumConnections: ConnectionPool.defaultCapacity)
+    }
+
+    /// ``init(databaseAt:)`` with the pool's size chosen (tests pin it).
+    init(databaseAt url: URL, maximumConnections: Int) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw PokedexError.missingDatabase(path: url.path) }
+        // Resolved once: `current` may be switched by an update at any moment, and every
+        // connection, opened now or later, must read the same version.
+        let resolved = url.resolvingSymlinksInPath()
         let database: Database
         do {
-            // immutable=1: a current database is never changed, so SQLite may skip locking
-            // and never needs a -journal, -wal or -shm beside it (read-only media works).
-            database = try Database(path: path, mode: .immutable)
+            database = try Database(path: resolved.path, mode: .immutable)
         } catch {
-            throw PokedexError.cannotOpen(path: path, reason: error.message)
+            throw PokedexError.cannotOpen(path: url.path, reason: error.message)
         }
-        self.database = database
         self.databaseURL = url
+        self.openedDatabaseURL = resolved
         self.spritesBaseURL = url.deletingLastPathComponent()
-        self.schemaVersion = try Self.checkSchema(database, path: path)
+        // The schema first: its query is what finds a file that is not a database.
+        self.schemaVersion = try Self.checkSchema(database, path: url.path)
+        // A tuning, not a requirement: a failure here only leaves SQLite's default.
+        try? database.setPageCache(kilobytes: Self.pageCacheKilobytes)
+        self.pool = ConnectionPool(first: database, path: resolved.path, capacity: maximumConnections,
+                                   pageCacheKilobytes: Self.pageCacheKilobytes)
+        self.searchCache = SearchIndexCache()
+        self.binding = nil
     }
+
+    /// The same database, pool and search strings, reading through `binding`'s connection.
+    init(bound base: Pokedex, to binding: ReadBinding) {
+        databaseURL = base.databaseURL
+        openedDatabaseURL = base.openedDatabaseURL
+        spritesBaseURL = base.spritesBaseURL
+        schemaVersion = base.schemaVersion
+        pool = base.pool
+        searchCache = base.searchCache
+        self.binding = binding
+    }
+
+    /// Each connection's page cache: small, as several may be open (SQLite's default is 2 MB).
+    static let pageCacheKilobytes = 1024
 
     /// Reads `meta.schema_version` and refuses a newer major version than ``DeviceSchema/version``.
     private static func checkSchema(_ database: Database, path: String) throws -> String {
@@ -94,25 +137,26 @@ public final class Pokedex: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with the connection, one caller at a time; SQLite errors become
-    /// ``PokedexError`` values naming the file.
+    /// Runs `body` with a connection of its own: the bound one inside an async
+    /// ``read(_:)``, else one from the pool (waiting while all are busy). SQLite errors
+    /// become ``PokedexError`` values naming the file; a cancelled async read throws
+    /// `CancellationError`.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
         do {
-            return try body(database)
+            if let binding, let database = try binding.connectionForCurrentThread() {
+                return try body(database)
+            }
+            return try pool.withConnection(body)
         } catch let error as DatabaseError {
+            if error.isInterrupted, binding?.isCancelled == true { throw CancellationError() }
             throw PokedexError.reading(error, path: databaseURL.path)
         }
     }
 
-    /// The search index, built on first use under the lock, then shared read-only.
+    /// The search index, built on first use, then shared read-only by every read.
     func loadedSearchIndex() throws -> SearchIndex {
-        try read { database in
-            if let searchIndex { return searchIndex }
-            let index = try SearchIndex.load(from: database)
-            searchIndex = index
-            return index
+        try searchCache.index(waiting: binding?.holdsConnection != true) {
+            try read { database in try SearchIndex.load(from: database) }
         }
     }
 }

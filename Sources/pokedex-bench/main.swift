@@ -8,7 +8,11 @@ import PokedexReader
 //   warm_ms            the same again, median of 50 (a new Pokedex each time)
 //   detail_ms          detail of the pokemon with the longest move list, median of 200
 //   search_*_ms        p50, p95, max over queries typed letter by letter from names in several languages
-//   rss_mb             peak resident memory of the process
+//   concurrent_*       1,600 details read through `await pokedex.read { ... }`, one per read:
+//                      by 1 task, then by 8 tasks (200 each); best of 5 rounds each, and the
+//                      ratio (serial / parallel) and the processor count; the peak memory
+//                      before the 8 tasks (rss_peak_before_8_tasks_mb)
+//   rss_mb             peak resident memory of the process (the concurrent reads included)
 // Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
@@ -89,12 +93,40 @@ do {
     for query in queries { searches.append(try milliseconds { _ = try pokedex.search(query) }) }
 
     let residentAfterSearch = residentMB()
+
+    // Concurrent reads: the same 1,600 details (ids of the list, round and round), read
+    // one per `read` by one task, then shared out to 8 tasks.
+    let ids = try pokedex.list(offset: 0, limit: 2000).map(\.id)
+    let work = (0..<1600).map { ids[$0 % ids.count] }
+    let shared = pokedex!
+    func details(_ ids: ArraySlice<Int>) async throws {
+        for id in ids { _ = try await shared.read { try $0.pokemon(id: id, languages: ["ja", "en"]) } }
+    }
+    func timed(tasks: Int) async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let share = work.count / tasks
+            for task in 0..<tasks { group.addTask { try await details(work[task * share ..< (task + 1) * share]) } }
+            try await group.waitForAll()
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+    try await details(work[0..<200])  // warm the connections' caches
+    var serial: [Double] = [], parallel: [Double] = []
+    for _ in 0..<5 { serial.append(try await timed(tasks: 1)) }
+    // One task's reads use one connection; 8 tasks' open the pool's others.
+    let residentAfterOneTask = residentMB("VmHWM")
+    for _ in 0..<5 { parallel.append(try await timed(tasks: 8)) }
+    let serialBest = serial.min() ?? 0, parallelBest = parallel.min() ?? 0
     let report: [String: Any] = [
         "cold_ms": cold, "warm_ms": percentile(warm, 0.5),
         "detail_ms": percentile(detail, 0.5), "detail_pokemon": heaviest.id, "detail_moves": heaviest.moves,
         "first_search_ms": firstSearch, "queries": queries.count,
         "search_p50_ms": percentile(searches, 0.5), "search_p95_ms": percentile(searches, 0.95),
         "search_max_ms": searches.max() ?? 0,
+        "concurrent_details": work.count, "concurrent_1_task_ms": serialBest, "concurrent_8_tasks_ms": parallelBest,
+        "concurrent_ratio": parallelBest > 0 ? serialBest / parallelBest : 0,
+        "processors": ProcessInfo.processInfo.activeProcessorCount, "rss_peak_before_8_tasks_mb": residentAfterOneTask,
         "rss_mb": residentMB("VmHWM"),
         "rss_after_open_mb": residentAfterOpen, "rss_after_search_mb": residentAfterSearch,
     ]
