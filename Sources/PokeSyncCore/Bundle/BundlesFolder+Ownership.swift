@@ -28,7 +28,14 @@ extension BundlesFolder {
         } else {
             try FileSystem.createDirectory(root)
         }
-        try FileSystem.writeFile(Self.marker(), to: url(Self.markerName))
+        // Written aside and renamed: a link planted under the marker's name is replaced, not followed.
+        let scratch = scratchFile(for: Self.markerName)
+        try FileSystem.writeFile(Self.marker(), to: scratch)
+        guard rename(scratch.path, url(Self.markerName).path) == 0 else {
+            let code = errno
+            unlink(scratch.path)
+            throw LocalFileError(path: url(Self.markerName).path, errno: code)
+        }
         FileSystem.sync(file: root)
     }
 
