@@ -24,7 +24,9 @@ final class ConnectionPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [Database]
     private var opened: Int
-    private var capacity: Int
+    /// Nil until the pool first needs a second connection (then `defaultCapacity`):
+    /// ProcessInfo costs a quarter MB an app that reads from one thread need not pay.
+    private var capacity: Int?
     /// Reads waiting for a connection, in arrival order.
     private var waiters: [(Database) -> Void] = []
 
@@ -32,11 +34,11 @@ final class ConnectionPool: @unchecked Sendable {
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// A pool whose first connection, already open, is `first`.
-    init(first: Database, path: String, capacity: Int = ConnectionPool.defaultCapacity, pageCacheKilobytes: Int = 1024) {
+    init(first: Database, path: String, capacity: Int? = nil, pageCacheKilobytes: Int = 1024) {
         self.path = path
         self.idle = [first]
         self.opened = 1
-        self.capacity = max(1, capacity)
+        self.capacity = capacity.map { max(1, $0) }
         self.pageCacheKilobytes = pageCacheKilobytes
     }
 
@@ -80,6 +82,8 @@ final class ConnectionPool: @unchecked Sendable {
             condition.unlock()
             return handler(database)
         }
+        let capacity = self.capacity ?? Self.defaultCapacity
+        self.capacity = capacity
         if opened < capacity {
             opened += 1
             condition.unlock()
@@ -90,7 +94,7 @@ final class ConnectionPool: @unchecked Sendable {
             condition.lock()
             // The file is gone (or no more descriptors): share the connections there are.
             opened -= 1
-            capacity = opened
+            self.capacity = opened
             if let database = idle.popLast() {
                 condition.unlock()
                 return handler(database)

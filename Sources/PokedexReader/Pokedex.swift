@@ -61,15 +61,15 @@ public final class Pokedex: @unchecked Sendable {
     /// - Throws: ``PokedexError`` when there is no such file, it cannot be opened, is not
     ///   a Pokedex database, or has a newer major schema version.
     public convenience init(databaseAt url: URL) throws {
-        try self.init(databaseAt: url, maximumConnections: ConnectionPool.defaultCapacity)
+        try self.init(databaseAt: url, maximumConnections: nil)
     }
 
-    /// ``init(databaseAt:)`` with the pool's size chosen (tests pin it).
-    init(databaseAt url: URL, maximumConnections: Int) throws {
+    /// ``init(databaseAt:)`` with the pool's size chosen (tests pin it; nil: one per core, 2 to 8).
+    init(databaseAt url: URL, maximumConnections: Int?) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { throw PokedexError.missingDatabase(path: url.path) }
         // Resolved once: `current` may be switched by an update at any moment, and every
         // connection, opened now or later, must read the same version.
-        let resolved = url.resolvingSymlinksInPath()
+        let resolved = URL(fileURLWithPath: Self.resolvedPath(url.path))
         let database: Database
         do {
             database = try Database(path: resolved.path, mode: .immutable)
