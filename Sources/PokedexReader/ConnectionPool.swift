@@ -14,8 +14,8 @@ import PokeSQLite
 /// - A connection that cannot be opened later (an update deleted the version folder the
 ///   path names) is not an error: the pool stops growing and shares the ones it has,
 ///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
-// @unchecked Sendable: `idle`, `opened`, `capacity` and `waiters` are reached only while
-// `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
+// @unchecked Sendable: `idle`, `opened`, `capacity`, `waiters` and `bound` are reached only
+// while `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
 // check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
 final class ConnectionPool: @unchecked Sendable {
     /// The resolved file every connection opens (never `current`: all see one version).
@@ -29,6 +29,8 @@ final class ConnectionPool: @unchecked Sendable {
     private var capacity: Int?
     /// Reads waiting for a connection, in arrival order.
     private var waiters: [(Database) -> Void] = []
+    /// Connections async reads have bound to the thread running their closure.
+    private var bound: [(thread: pthread_t, database: Database)] = []
 
     /// The pool's default size: one connection per core, at least 2, at most 8.
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
@@ -58,11 +60,37 @@ final class ConnectionPool: @unchecked Sendable {
         return opened
     }
 
-    /// Runs `body` with a connection of its own, waiting while all are busy.
+    /// Runs `body` with a connection of its own, waiting while all are busy; or with the
+    /// connection an async read has bound to this thread, so that a query inside its
+    /// closure never waits for a second one (which could wait forever when every
+    /// connection is held that way).
     func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        if let database = connectionBoundToCurrentThread() { return try body(database) }
         let database = checkOut()
         defer { checkIn(database) }
         return try body(database)
+    }
+
+    /// Marks `database`, checked out by an async read, as used by the calling thread.
+    func bind(_ database: Database) {
+        condition.lock()
+        bound.append((pthread_self(), database))
+        condition.unlock()
+    }
+
+    /// Ends ``bind(_:)``.
+    func unbind(_ database: Database) {
+        condition.lock()
+        bound.removeAll { $0.database === database }
+        condition.unlock()
+    }
+
+    /// The connection bound to the calling thread, if any.
+    func connectionBoundToCurrentThread() -> Database? {
+        condition.lock()
+        defer { condition.unlock() }
+        let thread = pthread_self()
+        return bound.first { pthread_equal($0.thread, thread) != 0 }?.database
     }
 
     /// A connection for the calling thread, which waits (NSCondition) while all are busy.

@@ -27,8 +27,8 @@ extension Pokedex {
     ///
     /// The synchronous methods stay as they are (same names, no `await`): they block the
     /// calling thread, which is fine off the main actor and for one short query.
-    /// Query `$0`, not the `Pokedex` the closure captured: a captured one takes a second
-    /// connection from the pool.
+    /// Inside the closure, query `$0`: the `Pokedex` the closure captured reads on the
+    /// same connection too, but only `$0` checks for cancellation before each query.
     /// - Throws: `CancellationError` when the task is cancelled; whatever `body` throws
     ///   (``PokedexError`` when a query fails).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Pokedex) throws -> T) async throws -> T {
@@ -65,7 +65,11 @@ extension Pokedex {
     private func runBound<T>(_ binding: ReadBinding, _ database: Database, _ body: (Pokedex) throws -> T) throws -> T {
         defer { pool.checkIn(database) }
         try binding.bind(database)
-        defer { binding.unbind() }
+        pool.bind(database)
+        defer {
+            pool.unbind(database)
+            binding.unbind()
+        }
         do {
             return try body(self)
         } catch is PokedexError where binding.isCancelled {

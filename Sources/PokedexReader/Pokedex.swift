@@ -29,7 +29,7 @@ import PokeSQLite
 /// update moves `current` (or deletes that version's folder): ``needsReopen`` says when
 /// to call ``reopened()``.
 // @unchecked Sendable: every stored property is a constant. The mutable state lives in
-// `ConnectionPool` (guarded by its NSCondition), `SearchIndexCache` (its NSLock) and
+// `ConnectionPool` and `SearchIndexCache` (each guarded by its NSCondition) and
 // `ReadBinding` (its NSLock), each justified where it is declared.
 public final class Pokedex: @unchecked Sendable {
     /// The database file as asked for (`DIR/current/pokedex.sqlite` for a device folder).
@@ -155,7 +155,8 @@ public final class Pokedex: @unchecked Sendable {
 
     /// The search index, built on first use, then shared read-only by every read.
     func loadedSearchIndex() throws -> SearchIndex {
-        try searchCache.index(waiting: binding?.holdsConnection != true) {
+        // A thread that holds a connection must not wait for a loader that may be waiting for it.
+        try searchCache.index(waiting: pool.connectionBoundToCurrentThread() == nil) {
             try read { database in try SearchIndex.load(from: database) }
         }
     }

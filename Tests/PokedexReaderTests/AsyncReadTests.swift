@@ -92,6 +92,21 @@ import Testing
         }
     }
 
+    /// Inside the closure, the captured `Pokedex` reads on the closure's connection: with
+    /// one connection in the pool, waiting for a second would wait forever.
+    @Test func theCapturedPokedexInsideTheClosureUsesItsConnection() async throws {
+        try await ReaderFixtures.withTemporaryFolder { folder in
+            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 1)
+            let (count, hits) = try await pokedex.read { _ in
+                (try pokedex.pokemonCount(), try pokedex.search("pikachu"))
+            }
+            #expect(count == 17)
+            #expect(hits.first?.pokemon.name == "pikachu")
+            #expect(pokedex.pool.openedCount == 1)
+        }
+    }
+
     /// `$0` kept after the closure reads through the pool, as the `Pokedex` it came from.
     @Test func theBoundPokedexOutlivesItsClosure() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
