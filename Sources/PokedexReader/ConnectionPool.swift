@@ -14,8 +14,8 @@ import PokeSQLite
 /// - A connection that cannot be opened later (an update deleted the version folder the
 ///   path names) is not an error: the pool stops growing and shares the ones it has,
 ///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
-// @unchecked Sendable: `idle`, `opened`, `capacity`, `waiters` and `bound` are reached only
-// while `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
+// @unchecked Sendable: `idle`, `opened`, `capacity`, `waiters`, `queues` and `bound` are
+// reached only while `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
 // check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
 final class ConnectionPool: @unchecked Sendable {
     /// The resolved file every connection opens (never `current`: all see one version).
@@ -29,6 +29,8 @@ final class ConnectionPool: @unchecked Sendable {
     private var capacity: Int?
     /// Reads waiting for a connection, in arrival order.
     private var waiters: [(Database) -> Void] = []
+    /// Per connection, the serial queue async reads on it run on (see ``queue(for:)``).
+    private var queues: [ObjectIdentifier: DispatchQueue] = [:]
     /// Connections async reads have bound to the thread running their closure.
     private var bound: [(thread: pthread_t, database: Database)] = []
 
@@ -69,6 +71,22 @@ final class ConnectionPool: @unchecked Sendable {
         let database = checkOut()
         defer { checkIn(database) }
         return try body(database)
+    }
+
+    /// The serial Dispatch queue async reads on `database` run on, made on first use.
+    ///
+    /// One per connection rather than one concurrent queue: a serial queue gets a thread
+    /// of its own when it needs one, while a concurrent queue's items share the global
+    /// threads, which on Linux are also Swift's cooperative pool (as many as cores); a
+    /// long read there would hold up every task. At most one read per connection runs,
+    /// so these queues never hold more threads than the pool has connections.
+    func queue(for database: Database) -> DispatchQueue {
+        condition.lock()
+        defer { condition.unlock() }
+        if let queue = queues[ObjectIdentifier(database)] { return queue }
+        let queue = DispatchQueue(label: "PokedexReader.read.\(queues.count + 1)")
+        queues[ObjectIdentifier(database)] = queue
+        return queue
     }
 
     /// Marks `database`, checked out by an async read, as used by the calling thread.

@@ -17,8 +17,8 @@ extension Pokedex {
     /// }
     /// ```
     ///
-    /// The closure runs on a Dispatch queue, not on Swift's cooperative thread pool, so
-    /// blocking SQLite work never starves other tasks. Reads from many tasks run side by
+    /// The closure runs on its connection's serial Dispatch queue, not on Swift's
+    /// cooperative thread pool, so blocking SQLite work never starves other tasks. Reads from many tasks run side by
     /// side, one connection each (one per core, 2 to 8); beyond that they wait their turn.
     ///
     /// Cancelling the task stops the read: before it starts, between two queries of the
@@ -38,9 +38,9 @@ extension Pokedex {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 // Waits for a connection without holding a thread, then reads on the queue.
-                pool.checkOut { database in
+                pool.checkOut { [pool] database in
                     let lease = CheckedOut(database: database)
-                    Self.readQueue.async {
+                    pool.queue(for: database).async {
                         continuation.resume(with: Result { try bound.runBound(binding, lease.database, body) })
                     }
                 }
@@ -56,9 +56,6 @@ extension Pokedex {
     private struct CheckedOut: @unchecked Sendable {
         let database: Database
     }
-
-    /// Where async reads run: concurrent, outside Swift's cooperative pool.
-    static let readQueue = DispatchQueue(label: "PokedexReader.read", attributes: .concurrent)
 
     /// Binds `database` to this thread, runs `body` with this bound `Pokedex`, unbinds
     /// and checks the connection back in.

@@ -34,6 +34,37 @@ import Testing
         }
     }
 
+    /// Async reads run on threads of their own (one serial queue per connection), not on
+    /// the global threads Swift's tasks share (on Linux, as many as cores): four reads
+    /// are inside at once on any machine, and tasks still run meanwhile. (With the global
+    /// queue this passes too, but Dispatch took about 3 s to add threads on 2 cores.)
+    @Test func asyncReadsDoNotHoldTheCooperativeThreads() async throws {
+        try await ReaderFixtures.withTemporaryFolder { folder in
+            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
+            let overlap = ConnectionPoolTests.Overlap(), release = Flag()
+            async let reads = withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await pokedex.read { db in
+                            overlap.enter()
+                            defer { overlap.leave() }
+                            let deadline = Date().addingTimeInterval(10)
+                            while !release.isSet && Date() < deadline { usleep(1_000) }
+                            return try db.pokemonCount()
+                        }
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while overlap.most < 4 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(overlap.most == 4)
+            release.set()
+            #expect(try await reads == 4 * 17)
+        }
+    }
+
     @Test func aCancelledTaskDoesNotStartTheRead() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
             let pokedex = try Self.device(folder)
