@@ -38,7 +38,7 @@ final class ConnectionPool: @unchecked Sendable {
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// A pool whose first connection, already open, is `first`.
-    init(first: Database, path: String, capacity: Int? = nil, pageCacheKilobytes: Int = 1024) {
+    init(first: Database, path: String, capacity: Int? = nil, pageCacheKilobytes: Int) {
         self.path = path
         self.idle = [first]
         self.opened = 1
