@@ -19,7 +19,7 @@ import Testing
             try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 2)
             let overlap = Overlap()
-            // Each read waits (up to 10 s) for the other to be inside too: one lock around
+            // Each read waits (up to a minute) for the other to be inside too: one lock around
             // one connection would let only one in at a time, and both would give up.
             let met = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<2 {
@@ -28,7 +28,7 @@ import Testing
                             overlap.enter()
                             defer { overlap.leave() }
                             _ = try db.pokemon(id: 25)
-                            let deadline = Date().addingTimeInterval(10)
+                            let deadline = Date().addingTimeInterval(60)
                             while overlap.most < 2 && Date() < deadline { usleep(1_000) }
                             return overlap.most == 2
                         }
@@ -84,7 +84,7 @@ import Testing
             try ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
             try ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
-            // Four threads inside at once (up to 10 s): the pool must open four connections.
+            // Four threads inside at once (up to a minute): the pool must open four connections.
             // Threads of their own: Dispatch may run only as many queue items as cores.
             let overlap = Overlap()
             let versions = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -96,7 +96,7 @@ import Testing
                                     try pokedex.read { database in
                                         overlap.enter()
                                         defer { overlap.leave() }
-                                        let deadline = Date().addingTimeInterval(10)
+                                        let deadline = Date().addingTimeInterval(60)
                                         while overlap.most < 4 && Date() < deadline { usleep(1_000) }
                                         return try database.row("SELECT value FROM meta WHERE key = 'version'") { $0.text(0) }
                                     }
