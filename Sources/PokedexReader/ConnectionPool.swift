@@ -14,8 +14,8 @@ import PokeSQLite
 /// - A connection that cannot be opened later (an update deleted the version folder the
 ///   path names) is not an error: the pool stops growing and shares the ones it has,
 ///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
-// @unchecked Sendable: `idle`, `opened`, `capacity` and `waiters` are reached only while
-// `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
+// @unchecked Sendable: `idle`, `opened`, `capacity`, `waiters`, `queues` and `bound` are
+// reached only while `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
 // check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
 final class ConnectionPool: @unchecked Sendable {
     /// The resolved file every connection opens (never `current`: all see one version).
@@ -24,19 +24,25 @@ final class ConnectionPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [Database]
     private var opened: Int
-    private var capacity: Int
+    /// Nil until the pool first needs a second connection (then `defaultCapacity`):
+    /// ProcessInfo costs a quarter MB an app that reads from one thread need not pay.
+    private var capacity: Int?
     /// Reads waiting for a connection, in arrival order.
     private var waiters: [(Database) -> Void] = []
+    /// Per connection, the serial queue async reads on it run on (see ``queue(for:)``).
+    private var queues: [ObjectIdentifier: DispatchQueue] = [:]
+    /// Connections async reads have bound to the thread running their closure.
+    private var bound: [(thread: pthread_t, database: Database)] = []
 
     /// The pool's default size: one connection per core, at least 2, at most 8.
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// A pool whose first connection, already open, is `first`.
-    init(first: Database, path: String, capacity: Int = ConnectionPool.defaultCapacity, pageCacheKilobytes: Int = 1024) {
+    init(first: Database, path: String, capacity: Int? = nil, pageCacheKilobytes: Int) {
         self.path = path
         self.idle = [first]
         self.opened = 1
-        self.capacity = max(1, capacity)
+        self.capacity = capacity.map { max(1, $0) }
         self.pageCacheKilobytes = pageCacheKilobytes
     }
 
@@ -56,11 +62,53 @@ final class ConnectionPool: @unchecked Sendable {
         return opened
     }
 
-    /// Runs `body` with a connection of its own, waiting while all are busy.
+    /// Runs `body` with a connection of its own, waiting while all are busy; or with the
+    /// connection an async read has bound to this thread, so that a query inside its
+    /// closure never waits for a second one (which could wait forever when every
+    /// connection is held that way).
     func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        if let database = connectionBoundToCurrentThread() { return try body(database) }
         let database = checkOut()
         defer { checkIn(database) }
         return try body(database)
+    }
+
+    /// The serial Dispatch queue async reads on `database` run on, made on first use.
+    ///
+    /// One per connection rather than one concurrent queue: a serial queue gets a thread
+    /// of its own when it needs one, while a concurrent queue's items share the global
+    /// threads, which on Linux are also Swift's cooperative pool (as many as cores); a
+    /// long read there would hold up every task. At most one read per connection runs,
+    /// so these queues never hold more threads than the pool has connections.
+    func queue(for database: Database) -> DispatchQueue {
+        condition.lock()
+        defer { condition.unlock() }
+        if let queue = queues[ObjectIdentifier(database)] { return queue }
+        let queue = DispatchQueue(label: "PokedexReader.read.\(queues.count + 1)")
+        queues[ObjectIdentifier(database)] = queue
+        return queue
+    }
+
+    /// Marks `database`, checked out by an async read, as used by the calling thread.
+    func bind(_ database: Database) {
+        condition.lock()
+        bound.append((pthread_self(), database))
+        condition.unlock()
+    }
+
+    /// Ends ``bind(_:)``.
+    func unbind(_ database: Database) {
+        condition.lock()
+        bound.removeAll { $0.database === database }
+        condition.unlock()
+    }
+
+    /// The connection bound to the calling thread, if any.
+    func connectionBoundToCurrentThread() -> Database? {
+        condition.lock()
+        defer { condition.unlock() }
+        let thread = pthread_self()
+        return bound.first { pthread_equal($0.thread, thread) != 0 }?.database
     }
 
     /// A connection for the calling thread, which waits (NSCondition) while all are busy.
@@ -80,6 +128,8 @@ final class ConnectionPool: @unchecked Sendable {
             condition.unlock()
             return handler(database)
         }
+        let capacity = self.capacity ?? Self.defaultCapacity
+        self.capacity = capacity
         if opened < capacity {
             opened += 1
             condition.unlock()
@@ -90,7 +140,7 @@ final class ConnectionPool: @unchecked Sendable {
             condition.lock()
             // The file is gone (or no more descriptors): share the connections there are.
             opened -= 1
-            capacity = opened
+            self.capacity = opened
             if let database = idle.popLast() {
                 condition.unlock()
                 return handler(database)

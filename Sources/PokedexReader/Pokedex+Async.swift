@@ -17,8 +17,8 @@ extension Pokedex {
     /// }
     /// ```
     ///
-    /// The closure runs on a Dispatch queue, not on Swift's cooperative thread pool, so
-    /// blocking SQLite work never starves other tasks. Reads from many tasks run side by
+    /// The closure runs on its connection's serial Dispatch queue, not on Swift's
+    /// cooperative thread pool, so blocking SQLite work never starves other tasks. Reads from many tasks run side by
     /// side, one connection each (one per core, 2 to 8); beyond that they wait their turn.
     ///
     /// Cancelling the task stops the read: before it starts, between two queries of the
@@ -27,8 +27,8 @@ extension Pokedex {
     ///
     /// The synchronous methods stay as they are (same names, no `await`): they block the
     /// calling thread, which is fine off the main actor and for one short query.
-    /// Query `$0`, not the `Pokedex` the closure captured: a captured one takes a second
-    /// connection from the pool.
+    /// Inside the closure, query `$0`: the `Pokedex` the closure captured reads on the
+    /// same connection too, but only `$0` checks for cancellation before each query.
     /// - Throws: `CancellationError` when the task is cancelled; whatever `body` throws
     ///   (``PokedexError`` when a query fails).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Pokedex) throws -> T) async throws -> T {
@@ -38,9 +38,9 @@ extension Pokedex {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 // Waits for a connection without holding a thread, then reads on the queue.
-                pool.checkOut { database in
+                pool.checkOut { [pool] database in
                     let lease = CheckedOut(database: database)
-                    Self.readQueue.async {
+                    pool.queue(for: database).async {
                         continuation.resume(with: Result { try bound.runBound(binding, lease.database, body) })
                     }
                 }
@@ -57,15 +57,16 @@ extension Pokedex {
         let database: Database
     }
 
-    /// Where async reads run: concurrent, outside Swift's cooperative pool.
-    static let readQueue = DispatchQueue(label: "PokedexReader.read", attributes: .concurrent)
-
     /// Binds `database` to this thread, runs `body` with this bound `Pokedex`, unbinds
     /// and checks the connection back in.
     private func runBound<T>(_ binding: ReadBinding, _ database: Database, _ body: (Pokedex) throws -> T) throws -> T {
         defer { pool.checkIn(database) }
         try binding.bind(database)
-        defer { binding.unbind() }
+        pool.bind(database)
+        defer {
+            pool.unbind(database)
+            binding.unbind()
+        }
         do {
             return try body(self)
         } catch is PokedexError where binding.isCancelled {

@@ -14,7 +14,16 @@ extension Pokedex {
     ///
     /// Cheap (it resolves one link), so an app may check it on each launch or foreground.
     public var needsReopen: Bool {
-        databaseURL.resolvingSymlinksInPath().path != openedDatabaseURL.path
+        Self.resolvedPath(databaseURL.path) != openedDatabaseURL.path
+    }
+
+    /// `path` with every link resolved (`realpath`), or `path` itself when it does not
+    /// lead to a file now. realpath rather than Foundation's `resolvingSymlinksInPath`:
+    /// one system call, and it resolves `/tmp` on macOS too.
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// A new `Pokedex` on what ``databaseURL`` leads to now (the new `current` after an

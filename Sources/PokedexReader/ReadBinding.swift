@@ -52,14 +52,6 @@ final class ReadBinding: @unchecked Sendable {
         return database
     }
 
-    /// True when the calling thread holds the bound connection (it must not wait for others).
-    var holdsConnection: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let owner, database != nil else { return false }
-        return pthread_equal(owner, pthread_self()) != 0
-    }
-
     /// Marks the read cancelled and stops the query running on its connection, if any.
     func cancel() {
         lock.lock()

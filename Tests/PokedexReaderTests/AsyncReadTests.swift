@@ -34,6 +34,35 @@ import Testing
         }
     }
 
+    /// Async reads run on threads of their own (one serial queue per connection), not on
+    /// the global threads Swift's tasks share (on Linux, as many as cores): four reads
+    /// are inside at once on any machine, and tasks still run meanwhile. (With the global
+    /// queue this passes too, but Dispatch took about 3 s to add threads on 2 cores.)
+    @Test func asyncReadsDoNotHoldTheCooperativeThreads() async throws {
+        try await ReaderFixtures.withTemporaryFolder { folder in
+            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
+            let overlap = ConnectionPoolTests.Overlap()
+            // Each read waits (up to a minute: other suites may hold the cooperative
+            // threads that start these tasks) until all four are inside.
+            let sawFour = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await pokedex.read { db in
+                            overlap.enter()
+                            defer { overlap.leave() }
+                            let deadline = Date().addingTimeInterval(60)
+                            while overlap.most < 4 && Date() < deadline { usleep(1_000) }
+                            return try db.pokemonCount() == 17 && overlap.most == 4
+                        }
+                    }
+                }
+                return try await group.reduce(true) { $0 && $1 }
+            }
+            #expect(sawFour)
+        }
+    }
+
     @Test func aCancelledTaskDoesNotStartTheRead() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
             let pokedex = try Self.device(folder)
@@ -89,6 +118,21 @@ import Testing
             try await started.wait()
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
+        }
+    }
+
+    /// Inside the closure, the captured `Pokedex` reads on the closure's connection: with
+    /// one connection in the pool, waiting for a second would wait forever.
+    @Test func theCapturedPokedexInsideTheClosureUsesItsConnection() async throws {
+        try await ReaderFixtures.withTemporaryFolder { folder in
+            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 1)
+            let (count, hits) = try await pokedex.read { _ in
+                (try pokedex.pokemonCount(), try pokedex.search("pikachu"))
+            }
+            #expect(count == 17)
+            #expect(hits.first?.pokemon.name == "pikachu")
+            #expect(pokedex.pool.openedCount == 1)
         }
     }
 

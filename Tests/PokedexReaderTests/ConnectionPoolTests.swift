@@ -12,7 +12,6 @@ import Testing
         private(set) var most = 0
         func enter() { lock.lock(); inside += 1; most = max(most, inside); lock.unlock() }
         func leave() { lock.lock(); inside -= 1; lock.unlock() }
-        var insideNow: Int { lock.lock(); defer { lock.unlock() }; return inside }
     }
 
     @Test func twoReadsAreInsideTheirClosuresAtOnce() async throws {
@@ -20,7 +19,7 @@ import Testing
             try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 2)
             let overlap = Overlap()
-            // Each read waits (up to 10 s) for the other to be inside too: one lock around
+            // Each read waits (up to a minute) for the other to be inside too: one lock around
             // one connection would let only one in at a time, and both would give up.
             let met = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<2 {
@@ -29,7 +28,7 @@ import Testing
                             overlap.enter()
                             defer { overlap.leave() }
                             _ = try db.pokemon(id: 25)
-                            let deadline = Date().addingTimeInterval(10)
+                            let deadline = Date().addingTimeInterval(60)
                             while overlap.most < 2 && Date() < deadline { usleep(1_000) }
                             return overlap.most == 2
                         }
@@ -67,8 +66,14 @@ import Testing
             #expect(overlap.most <= 3)
             #expect(pokedex.pool.openedCount <= 3)
             // The synchronous methods from many threads, as before, through the same pool.
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                #expect((try? ids.map { try pokedex.pokemon(id: $0, languages: ["en"]) }) == expected)
+            // (On a Dispatch thread: concurrentPerform must not hold a cooperative thread.)
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                        #expect((try? ids.map { try pokedex.pokemon(id: $0, languages: ["en"]) }) == expected)
+                    }
+                    done.resume()
+                }
             }
         }
     }
@@ -79,18 +84,31 @@ import Testing
             try ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
             try ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
+            // Four threads inside at once (up to a minute): the pool must open four connections.
+            // Threads of their own: Dispatch may run only as many queue items as cores.
+            let overlap = Overlap()
             let versions = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        try await pokedex.read { db in
-                            usleep(50_000)
-                            return try db.metaValue("version")
+                        try await withCheckedThrowingContinuation { (done: CheckedContinuation<String?, any Error>) in
+                            Thread.detachNewThread {
+                                done.resume(with: Result {
+                                    try pokedex.read { database in
+                                        overlap.enter()
+                                        defer { overlap.leave() }
+                                        let deadline = Date().addingTimeInterval(60)
+                                        while overlap.most < 4 && Date() < deadline { usleep(1_000) }
+                                        return try database.row("SELECT value FROM meta WHERE key = 'version'") { $0.text(0) }
+                                    }
+                                })
+                            }
                         }
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(pokedex.pool.openedCount > 1)
+            #expect(overlap.most == 4)
+            #expect(pokedex.pool.openedCount == 4)
             #expect(versions == ["1", "1", "1", "1"])
         }
     }
@@ -104,18 +122,23 @@ import Testing
             #expect(try pokedex.pokemonCount() == 17)
             try ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
             try ReaderFixtures.delete(version: 1, in: folder)
-            let overlap = Overlap()
+            let overlap = Overlap(), release = AsyncReadTests.Flag()
             // One read holds the only open connection while another needs a second one.
             async let holding: String? = pokedex.read { db in
                 overlap.enter()
                 defer { overlap.leave() }
-                usleep(200_000)
+                while !release.isSet { usleep(1_000) }
                 return try db.metaValue("version")
             }
-            while overlap.insideNow == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            let other = try pokedex.pokemon(id: 10263)
+            while overlap.most == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // The other read on a thread of its own: it blocks until the first one ends.
+            async let other: PokemonDetail? = withCheckedThrowingContinuation { done in
+                Thread.detachNewThread { done.resume(with: Result { try pokedex.pokemon(id: 10263) }) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            release.set()
             #expect(try await holding == "1")
-            #expect(other?.name != nil)
+            #expect(try await other?.name != nil)
             #expect(pokedex.pool.openedCount == 1)
             #expect(try pokedex.search("pika").isEmpty == false)
         }
