@@ -87,9 +87,11 @@ struct StandInStats: Decodable, Sendable {
     var faults: Int
     /// Injected faults per kind, e.g. `"reset"`.
     var faultKinds: [String: Int]
+    /// Connections accepted (a canary that must never be contacted has 0).
+    var connections: Int?
 
     enum CodingKeys: String, CodingKey {
-        case requests, status, faults
+        case requests, status, faults, connections
         case byPath = "by_path"
         case bodyBytes = "body_bytes"
         case faultKinds = "fault_kinds"
