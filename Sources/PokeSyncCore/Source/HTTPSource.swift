@@ -75,15 +75,13 @@ public struct HTTPSource: DocumentSource {
     }
 
     /// A list's `next` link, followed on the source's own base: its `/api/v2/...` part
-    /// (path and query) whatever origin it names. A server behind a reverse proxy writes
+    /// (path and query) whatever origin or path prefix it names. A server behind a reverse proxy writes
     /// the host it was asked for (an internal address, or http for https), which this
     /// process must never contact. Nil when the link holds no `/api/v2/`.
     func followOnBase(_ next: String) -> URL? {
+        // Whatever stands before /api/v2/ (an origin, a proxy's path prefix, nothing) is
+        // the server's idea of its address, not ours.
         guard let api = next.range(of: "/api/v2/") else { return nil }
-        let prefix = next[..<api.lowerBound]
-        // Only a bare origin ("http://host:port") or nothing may stand before /api/v2/.
-        guard prefix.isEmpty || (prefix.contains("://") && !prefix.split(separator: "://", maxSplits: 1)
-            .last!.contains("/")) else { return nil }
         return URL(string: stripPrefix + next[api.lowerBound...])
     }
 

@@ -136,6 +136,18 @@ struct SelfHostedSourceTests {
         }
     }
 
+    @Test("a next link keeps only its /api/v2/ path and query, put on the source's base")
+    func nextLinkRebase() throws {
+        let client = HTTPClient(configuration: HTTPClientConfiguration())
+        defer { client.invalidate() }
+        let source = HTTPSource(base: URL(string: "https://pokedex.example/pokeapi/api/v2/")!, client: client)
+        #expect(source.followOnBase("http://internal:8000/api/v2/pokemon/?offset=5&limit=5")?.absoluteString
+                == "https://pokedex.example/pokeapi/api/v2/pokemon/?offset=5&limit=5")
+        #expect(source.followOnBase("/api/v2/pokedex/?offset=2")?.absoluteString
+                == "https://pokedex.example/pokeapi/api/v2/pokedex/?offset=2")
+        #expect(source.followOnBase("http://internal:8000/other/?offset=5") == nil)
+    }
+
     @Test("a source that is not a PokeAPI v2 base says what was expected (exit 69)")
     func notAV2Base() async throws {
         try await withTemporaryDirectory { scratch in
