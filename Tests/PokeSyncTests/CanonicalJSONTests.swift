@@ -76,10 +76,9 @@ struct CanonicalJSONTests {
                 #expect(served != pretty.bytes)
                 let stripped = try CanonicalJSON.canonicalize(served, stripPrefix: origin)
                 #expect(stripped == pretty, "origin \(origin), ensure_ascii \(asciiOnly)")
-                // Without stripping, the absolute URLs stay.
-                let kept = try CanonicalJSON.canonicalize(served)
-                #expect(kept.bytes != pretty.bytes)
-                #expect(try Self.sameValue(kept.bytes, served))
+                // Any origin in front of /api/v2/ goes, the source's own or not (issue 18).
+                #expect(try CanonicalJSON.canonicalize(served) == pretty)
+                #expect(try CanonicalJSON.canonicalize(served, stripPrefix: "https://elsewhere.example") == pretty)
             }
         }
     }
@@ -203,13 +202,37 @@ struct CanonicalJSONTests {
             + #""c": "https://pokeapi.co.evil/api/v2/y", "d": ["https://pokeapi.co/api/v2/"], "#
             + #""e": "see https://pokeapi.co/api/v2/z"}"#
         let expected = #"{"https://pokeapi.co/api/v2/k":"/api/v2/pokemon/1/","a":"/api/v2/x","#
-            + #""b":"https://pokeapi.co/api/v2","c":"https://pokeapi.co.evil/api/v2/y","d":["/api/v2/"],"#
+            + #""b":"https://pokeapi.co/api/v2","c":"/api/v2/y","d":["/api/v2/"],"#
             + #""e":"see https://pokeapi.co/api/v2/z"}"#
         #expect(try Self.canonical(input, stripPrefix: "https://pokeapi.co") == expected)
         #expect(try Self.canonical(expected, stripPrefix: "https://pokeapi.co") == expected)
         #expect(try Self.canonical(#"["http://127.0.0.1:8080/api/v2/a/"]"#, stripPrefix: "http://127.0.0.1:8080")
                 == #"["/api/v2/a/"]"#)
         #expect(try Self.canonical(#"["/api/v2/a/"]"#, stripPrefix: "") == #"["/api/v2/a/"]"#)
+    }
+
+    /// Issue 18: behind a reverse proxy the server names whatever host it was asked for.
+    @Test("any http(s) origin in front of /api/v2/ is stripped, whatever host or port it names")
+    func anyOriginStripping() throws {
+        let input = #"{"a": "http://127.0.0.1:8000/api/v2/pokemon/1/", "b": "http://internal:8000/api/v2/", "#
+            + #""c": "HTTPS://Other.Example/api/v2/x?y=1", "d": "https:\/\/[::1]:9\/api\/v2\/z", "#
+            + #""e": "https://raw.githubusercontent.com/PokeAPI/sprites/1.png", "f": "http://h/api/v1/x", "#
+            + #""g": "ftp://h/api/v2/x", "h": "http:///api/v2/x", "i": "http://u@h/api/v2/x", "#
+            + #""j": "http://h/api/v2", "k": "http://h?q/api/v2/x", "l": "http://h/p/api/v2/x"}"#
+        let expected = #"{"a":"/api/v2/pokemon/1/","b":"/api/v2/","c":"/api/v2/x?y=1","d":"/api/v2/z","#
+            + #""e":"https://raw.githubusercontent.com/PokeAPI/sprites/1.png","f":"http://h/api/v1/x","#
+            + #""g":"ftp://h/api/v2/x","h":"http:///api/v2/x","i":"http://u@h/api/v2/x","#
+            + #""j":"http://h/api/v2","k":"http://h?q/api/v2/x","l":"http://h/p/api/v2/x"}"#
+        for prefix: String? in [nil, "", "https://pokeapi.co", "http://127.0.0.1:8080"] {
+            #expect(try Self.canonical(input, stripPrefix: prefix) == expected)
+            #expect(try Self.canonical(expected, stripPrefix: prefix) == expected)
+        }
+        // The same document served through two hosts hashes the same.
+        let direct = try CanonicalJSON.canonicalize(Array(#"{"id":1,"u":"http://127.0.0.1:8000/api/v2/a/1/"}"#.utf8),
+                                                    stripPrefix: "http://127.0.0.1:8000")
+        let proxied = try CanonicalJSON.canonicalize(Array(#"{"id":1,"u":"http://internal:8000/api/v2/a/1/"}"#.utf8),
+                                                     stripPrefix: "https://pokedex.example")
+        #expect(direct.bytes == proxied.bytes)
     }
 
     @Test("id, name and collected values follow the top-level rules")

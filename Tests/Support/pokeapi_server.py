@@ -6,6 +6,7 @@
         [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
         [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
         [--sprite-missing GLOB] [--pregzip] [--quiet]
+        [--url-base http://HOST:PORT] [--no-validators] [--no-gzip]
 
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
@@ -16,6 +17,10 @@ Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "fault
 Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
            among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
            connection. truncate always sends the identity body, so a client sees a short 200.
+Self-hosted PokeAPI (its stock Django server, behind a proxy that does not pass Host):
+           --url-base writes absolute URLs (documents, list `url`s and `next`) on another origin
+           than the one listened on; --no-validators sends no ETag, Last-Modified nor
+           X-PokeAPI-Hash and never answers 304; --no-gzip ignores Accept-Encoding.
 Python 3 standard library only. Exits 2 when --root is not an api-data folder.
 """
 
@@ -143,6 +148,12 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
     parser.add_argument("--pregzip", action="store_true",
                         help="gzip every document at start, so answers come from memory (benchmarks)")
+    parser.add_argument("--url-base",
+                        help="origin written in absolute URLs instead of the listening one, e.g. "
+                             "http://internal:8000 (a server behind a proxy that does not pass Host)")
+    parser.add_argument("--no-validators", action="store_true",
+                        help="send no ETag, Last-Modified nor X-PokeAPI-Hash, never 304 (stock self-hosted PokeAPI)")
+    parser.add_argument("--no-gzip", action="store_true", help="never gzip answers (no GZipMiddleware)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser.parse_args(argv)
 
@@ -158,14 +169,17 @@ def main(argv=None):
         return 1
     host, port = server.server_address[:2]
     base = f"http://{host}:{port}"
+    written_base = (arguments.url_base or base).rstrip("/")
     try:
-        server.data = standin_data.ApiData(arguments.root, base, arguments.deploy_hash,
+        server.data = standin_data.ApiData(arguments.root, written_base, arguments.deploy_hash,
                                            pregzip=arguments.pregzip)
     except standin_data.NotApiData as error:
         print(f"pokeapi_server.py: error: {error}", file=sys.stderr)
         server.server_close()
         return 2
-    server.base = base
+    server.base = written_base
+    server.validators = not arguments.no_validators
+    server.gzip = not arguments.no_gzip
     server.latency = arguments.latency_ms / 1000.0
     server.faults = FaultInjector(arguments.fault_rate, arguments.faults, arguments.seed)
     server.stats = Stats()

@@ -153,6 +153,8 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
 
     def _api_headers(self):
         data = self.server.data
+        if not getattr(self.server, "validators", True):
+            return []
         return [("X-PokeAPI-Hash", data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
 
     def _serve_api(self, path, query):
@@ -180,16 +182,17 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
     def _respond_body(self, body, content_type, compressible):
         """200 or 304 for a prepared Body, gzipped when the client accepts it."""
         data = self.server.data
-        headers = [("ETag", body.etag), ("Last-Modified", data.last_modified),
-                   ("Cache-Control", "public, max-age=86400")]
+        validators = getattr(self.server, "validators", True)
+        headers = [("ETag", body.etag), ("Last-Modified", data.last_modified)] if validators else []
+        headers.append(("Cache-Control", "public, max-age=86400"))
         if compressible:
             headers += [("Vary", "Accept-Encoding")] + self._api_headers()
-        if self._not_modified(body.etag):
+        if validators and self._not_modified(body.etag):
             self._record(304, 0)
             self._send(304, headers, None)
             return
         payload = body.identity
-        if compressible and _accepts_gzip(self.headers.get("Accept-Encoding")):
+        if compressible and getattr(self.server, "gzip", True) and _accepts_gzip(self.headers.get("Accept-Encoding")):
             payload = body.gzipped()
             headers.append(("Content-Encoding", "gzip"))
         headers.append(("Content-Type", content_type))

@@ -48,7 +48,11 @@ public struct CrawlSummary: Sendable {
     public var spritesUnchanged: Int
     public var spriteReports: [SpriteReport]
     public var requests: Int
+    /// Body bytes decoded, and as sent (smaller when the server compresses).
     public var bodyBytes: Int
+    public var wireBytes: Int
+    /// The one line saying the source sends no validators, when it does not.
+    public var sourceNotice: String?
     public var seconds: Double
     /// The published version's diff against the one before (nil for a first version or no change).
     public var diff: VersionDiff?

@@ -24,7 +24,13 @@ public final class CrawlProgress: Sendable {
         public var spritesSkipped = 0
         public var spritesFailed = 0
         public var requests = 0
+        /// Decoded body bytes, and the same bodies' bytes as sent (gzip-encoded ones smaller).
         public var bodyBytes = 0
+        public var wireBytes = 0
+        /// Documents fetched whole (200) whose content was the same as the base version's.
+        public var documentsRefetchedSame = 0
+        /// Documents that came with an ETag or Last-Modified, and 304s.
+        public var documentsWithValidators = 0
 
         /// Jobs settled in the current phase's unit (documents or sprites).
         public var phaseSettled: Int {
@@ -69,6 +75,20 @@ public final class CrawlProgress: Sendable {
         }
     }
 
+    /// A document fetched whole turned out the same as before: it counts as unchanged.
+    func documentRefetchedSame(_ kind: ResourceKind) {
+        state.withLock {
+            $0.documentsSettled[kind, default: 0] += 1
+            $0.documentsUnchanged += 1
+            $0.documentsRefetchedSame += 1
+        }
+    }
+
+    /// The source sent a validator for a document (or answered a conditional request).
+    func documentHadValidators() {
+        state.withLock { $0.documentsWithValidators += 1 }
+    }
+
     func documentSettled(_ kind: ResourceKind, fetched: Bool) {
         state.withLock {
             $0.documentsSettled[kind, default: 0] += 1
@@ -92,7 +112,11 @@ public final class CrawlProgress: Sendable {
         }
     }
 
-    func addRequestBytes(_ count: Int) {
-        state.withLock { $0.bodyBytes += count }
+    /// - Parameters: count: decoded body bytes; wire: the same bodies as sent (default: as decoded).
+    func addRequestBytes(_ count: Int, wire: Int? = nil) {
+        state.withLock {
+            $0.bodyBytes += count
+            $0.wireBytes += wire ?? count
+        }
     }
 }

@@ -48,6 +48,9 @@ public struct Crawler: Sendable {
         try refreshProgress(run: current.id)
         progress.begin(phase: .documents)
         try await DocumentPhase(crawler: self, run: current, shortcut: shortcut).run()
+        let notice = validatorNotice(run: try store.currentRun() ?? current)
+        if let notice { log(notice) }
+        try store.setSourceNotice(notice)
         if options.sprites != .none, let sprites {
             try await fetchSprites(with: sprites, run: current)
         }
@@ -62,6 +65,7 @@ public struct Crawler: Sendable {
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
+                            wireBytes: counters.wireBytes, sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
     }
 
@@ -120,7 +124,7 @@ public struct Crawler: Sendable {
                 try store.setDeployHash(run: run.id, deploy)
             }
             try store.recordList(run: run.id, list.resources, kind: kind)
-            progress.addRequestBytes(list.bodyBytes)
+            progress.addRequestBytes(list.bodyBytes, wire: list.wireBytes)
         }
     }
 
@@ -131,6 +135,22 @@ public struct Crawler: Sendable {
               let baseRecord = try store.version(base) else { return false }
         return baseRecord.deployHash == deploy && baseRecord.spriteSet == plan.spriteSet
             && baseRecord.spriteSource == plan.spriteSource && baseRecord.source == plan.source
+    }
+
+    /// One line when the source sent no ETag, Last-Modified nor deploy hash for any document
+    /// this run fetched (a stock self-hosted PokeAPI): every `sync` then downloads every
+    /// document whole again. Nil when it sent any, or nothing was fetched.
+    func validatorNotice(run: RunRecord) -> String? {
+        let counters = progress.snapshot()
+        let fetched = counters.documentsFetched + counters.documentsRefetchedSame
+        guard run.deployHash == nil, counters.documentsWithValidators == 0, fetched > 0 else { return nil }
+        let cost = options.mode == .sync
+            ? "this sync downloaded all \(fetched) documents again (\(counters.documentsRefetchedSame) of them unchanged)"
+            : "every sync will download all \(fetched) documents again"
+        return "the source sends no ETag, Last-Modified or deploy hash (X-PokeAPI-Hash): \(cost), "
+            + String(format: "%.1f MB on the wire so far this run; ", Double(counters.wireBytes) / 1_000_000)
+            + "on a self-hosted PokeAPI, Django's django.middleware.http.ConditionalGetMiddleware (validators, 304s) "
+            + "and django.middleware.gzip.GZipMiddleware (compression) fix that"
     }
 
     func refreshProgress(run: Int) throws {

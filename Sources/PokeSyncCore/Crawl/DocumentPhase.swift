@@ -14,15 +14,17 @@ struct DocumentPhase {
 
     func run() async throws {
         let jobs = try store.documentJobs(run: run.id, states: JobState.unfinished)
-        let baseHashes = shortcut && run.baseVersion != nil
-            ? try store.documentHashes(version: run.baseVersion!) : [:]
+        // The base version's hashes: taken as they are under the shortcut, and otherwise
+        // compared with what is fetched, so that a document fetched whole (a source that
+        // sends no validators) but the same as before counts as unchanged.
+        let baseHashes = run.baseVersion != nil ? try store.documentHashes(version: run.baseVersion!) : [:]
         try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
             try await process(job, baseHash: baseHashes[job.key])
         }
     }
 
     private func process(_ job: DocumentJob, baseHash: SHA256Digest?) async throws {
-        if let baseHash {
+        if shortcut, let baseHash {
             try settleUnchanged(job, hash: baseHash)
             return
         }
@@ -32,10 +34,13 @@ struct DocumentPhase {
             ? job.validators : nil
         do {
             switch try await crawler.source.fetch(job.kind, id: job.id, validators: validators) {
-            case .content(let document, let kept, let bodyBytes):
-                crawler.progress.addRequestBytes(bodyBytes)
-                try storeContent(job, document: document, validators: kept)
-            case .notModified:
+            case .content(let document, let kept, let bodyBytes, let wireBytes):
+                crawler.progress.addRequestBytes(bodyBytes, wire: wireBytes)
+                if !kept.isEmpty { crawler.progress.documentHadValidators() }
+                try storeContent(job, document: document, validators: kept, baseHash: baseHash)
+            case .notModified(let wireBytes):
+                crawler.progress.addRequestBytes(0, wire: wireBytes)
+                crawler.progress.documentHadValidators()
                 try settleUnchanged(job, hash: job.knownHash!)
             }
         } catch where !isFatalToRun(error) {
@@ -45,7 +50,8 @@ struct DocumentPhase {
         }
     }
 
-    private func storeContent(_ job: DocumentJob, document: CanonicalDocument, validators: Validators) throws {
+    private func storeContent(_ job: DocumentJob, document: CanonicalDocument, validators: Validators,
+                              baseHash: SHA256Digest?) throws {
         let hash = SHA256.hash(document.bytes)
         let references = document.collected.map { SpriteReference(key: $0.path, url: $0.value) }
         let content = StoredDocument(
@@ -55,7 +61,11 @@ struct DocumentPhase {
         let queued = crawler.planner.plan(references, document: job.key)
         try store.storeDocument(run: run.id, job: job, content: content, hash: hash, validators: validators,
                                 state: .done, sprites: queued.jobs, reports: queued.reports)
-        crawler.progress.documentSettled(job.kind, fetched: true)
+        if hash == baseHash {
+            crawler.progress.documentRefetchedSame(job.kind)
+        } else {
+            crawler.progress.documentSettled(job.kind, fetched: true)
+        }
     }
 
     /// The known content stands (a 304, or an unchanged deploy); its sprites are queued again.

@@ -158,21 +158,63 @@ struct CanonicalScanner {
         return .other
     }
 
-    /// Reads a string value, then strips the API origin from it when it begins with one.
+    /// Reads a string value, then strips the API origin from it when it begins with one:
+    /// the source's own (which may carry a path, e.g. `https://host/pokeapi`), or any
+    /// `http(s)://authority` directly in front of `/api/v2/`, whatever host it names.
     /// - Returns: where the (possibly shortened) contents lie in `output`.
     mutating func readStringValue() throws(JSONSyntaxError) -> Range<Int> {
         let contents = try readString()
         let match = options.strippedMatch
-        guard !match.isEmpty, contents.count >= match.count, outputEquals(contents.prefix(match.count), match) else {
+        let cut: Int
+        if !match.isEmpty, contents.count >= match.count, outputEquals(contents.prefix(match.count), match) {
+            cut = options.strippedOrigin.count
+        } else if let origin = anyOriginBeforeAPI(contents) {
+            cut = origin
+        } else {
             return contents
         }
-        let cut = options.strippedOrigin.count
         // Shift the rest of the string, with its closing quote, over the origin.
         (output + contents.lowerBound).update(from: output + contents.lowerBound + cut,
                                               count: written - contents.lowerBound - cut)
         written -= cut
         return contents.lowerBound ..< contents.upperBound - cut
     }
+
+    /// The length of an `http://` or `https://` origin (scheme and a non-empty authority,
+    /// any host and port) that `contents` begins with when `/api/v2/` follows it, else nil.
+    ///
+    /// A server behind a reverse proxy writes its absolute URLs from the Host header it
+    /// got, which may name an internal address: stripping any origin keeps the document's
+    /// bytes, and so its hash, the same whichever address served it. Cheap: most strings
+    /// fail on their first byte; a URL costs one pass over its authority.
+    func anyOriginBeforeAPI(_ contents: Range<Int>) -> Int? {
+        let start = contents.lowerBound, end = contents.upperBound
+        // "http://" is the shortest scheme part; then at least one authority byte and "/api/v2/".
+        guard end - start >= 7 + 1 + 8, output[start] | 0x20 == 0x68 else { return nil }  // 'h' or 'H'
+        var cursor = start + 4
+        guard output[start + 1] | 0x20 == 0x74, output[start + 2] | 0x20 == 0x74,
+              output[start + 3] | 0x20 == 0x70 else { return nil }  // "ttp"
+        if output[cursor] | 0x20 == 0x73 { cursor += 1 }  // 's'
+        guard cursor + 3 <= end, output[cursor] == JSONByte.colon, output[cursor + 1] == JSONByte.slash,
+              output[cursor + 2] == JSONByte.slash else { return nil }
+        cursor += 3
+        let authority = cursor
+        // The authority ends at the first "/"; "?", "#", "\\", a quote, space or control means
+        // this is not a plain origin (or the path does not start there).
+        while cursor < end {
+            let byte = output[cursor]
+            if byte == JSONByte.slash { break }
+            if byte <= JSONByte.space || byte == 0x3F || byte == 0x23 || byte == JSONByte.backslash
+                || byte == JSONByte.quote || byte == 0x40 /* '@': no user info */ { return nil }
+            cursor += 1
+        }
+        guard cursor > authority, end - cursor >= 8,
+              memcmp(output + cursor, Self.apiPath.utf8Start, 8) == 0 else { return nil }
+        return cursor - start
+    }
+
+    /// What must follow a stripped origin.
+    static let apiPath: StaticString = "/api/v2/"
 
     /// Validates a number against the JSON grammar and copies it as written.
     /// - Returns: its value when `wantsInteger` and it is an integer that fits an `Int`.

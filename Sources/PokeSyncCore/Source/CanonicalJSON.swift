@@ -98,6 +98,9 @@ public enum CanonicalJSON {
     ///     "/" on the prefix is ignored; an empty prefix strips nothing. The prefix is
     ///     meant to be an origin (scheme and host): one that itself begins with
     ///     "/api/v2/" would make the result depend on how often it is applied.
+    ///     Whatever the prefix, any `http://` or `https://` origin (any host, any port,
+    ///     no user info) directly in front of `/api/v2/` is stripped too: a server behind
+    ///     a reverse proxy names the host it was asked for, which need not be the source's.
     ///   - collectUnder: the top-level member whose string values are collected, or nil.
     ///   - maximumSize: inputs longer than this many bytes are rejected unread.
     /// - Returns: the canonical bytes, the top-level id and name, and the collected strings.

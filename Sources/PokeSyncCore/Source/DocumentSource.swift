@@ -24,11 +24,12 @@ public struct Validators: Sendable, Hashable {
 
 /// The answer of a source for one document.
 public enum DocumentFetch: Sendable {
-    /// New content: the canonical document and the validators to keep for next time.
-    case content(CanonicalDocument, validators: Validators, bodyBytes: Int)
+    /// New content: the canonical document and the validators to keep for next time;
+    /// `bodyBytes` decoded, `wireBytes` as sent (smaller when gzip-encoded).
+    case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wireBytes: Int)
     /// The conditional request matched: what the store has is current.
     /// A 304 is a normal result, not a failure.
-    case notModified
+    case notModified(wireBytes: Int)
 }
 
 /// The list of one kind, with the deploy identifier the source sent along, if any.
@@ -37,11 +38,14 @@ public struct ResourceList: Sendable {
     /// pokeapi.co sends `X-PokeAPI-Hash` on every response; it changes with each deploy.
     public var deployHash: String?
     public var bodyBytes: Int
+    /// Body bytes as sent (gzip-encoded when the server compresses).
+    public var wireBytes: Int
 
-    public init(resources: [ListedResource], deployHash: String?, bodyBytes: Int) {
+    public init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
         self.resources = resources
         self.deployHash = deployHash
         self.bodyBytes = bodyBytes
+        self.wireBytes = wireBytes ?? bodyBytes
     }
 }
 

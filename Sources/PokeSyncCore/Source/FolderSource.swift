@@ -37,7 +37,7 @@ public struct FolderSource: DocumentSource {
         try Task.checkCancellation()
         let file = kindFolder(kind).appendingPathComponent("\(id)/index.json")
         let stamp = Self.fileStamp(file.path)
-        if let stamp, let known = validators?.etag, known == stamp { return .notModified }
+        if let stamp, let known = validators?.etag, known == stamp { return .notModified(wireBytes: 0) }
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
             throw SourceError(resource: file.path, reason: "cannot read the document")
@@ -46,7 +46,8 @@ public struct FolderSource: DocumentSource {
         do { document = try CanonicalJSON.canonicalize(data, stripPrefix: nil) } catch {
             throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
         }
-        return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count)
+        return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count,
+                        wireBytes: data.count)
     }
 
     /// "inode-size-mtime_ns": changes whenever the file is rewritten, and differs

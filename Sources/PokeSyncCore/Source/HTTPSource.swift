@@ -33,13 +33,18 @@ public struct HTTPSource: DocumentSource {
         var resources: [ListedResource] = []
         var deployHash: String?
         var bodyBytes = 0
+        var wireBytes = 0
         var seenPages = Set<String>()
         var announced: Int?
         while true {
             guard seenPages.insert(pageURL.absoluteString).inserted, seenPages.count <= 1_000 else {
                 throw SourceError(resource: pageURL.absoluteString, reason: "list pagination loops")
             }
+            let isFirstPage = seenPages.count == 1
             let (page, response) = try await client.fetch(pageURL) { response in
+                if isFirstPage, [400, 404, 410].contains(response.status) {
+                    throw notAnAPIBase(kind, status: response.status)
+                }
                 guard response.status == 200 else {
                     throw HTTPError.status(url: response.url, status: response.status)
                 }
@@ -53,11 +58,11 @@ public struct HTTPSource: DocumentSource {
             resources += page.results
             announced = announced ?? page.count
             bodyBytes += response.body.count
+            wireBytes += response.wireBytes
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
-            guard let nextURL = URL(string: next), nextURL.host == base.host, nextURL.scheme == base.scheme,
-                  nextURL.port == base.port else {
-                throw SourceError(resource: pageURL.absoluteString, reason: "list `next` leaves the source: \(next)")
+            guard let nextURL = followOnBase(next) else {
+                throw SourceError(resource: pageURL.absoluteString, reason: "list `next` is not an /api/v2/ URL: \(next)")
             }
             pageURL = nextURL
         }
@@ -66,7 +71,28 @@ public struct HTTPSource: DocumentSource {
             throw SourceError(resource: base.appendingPathComponent(kind.apiName + "/").absoluteString,
                               reason: "the list announces \(announced) resources but gave \(resources.count)")
         }
-        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes)
+        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes, wireBytes: wireBytes)
+    }
+
+    /// A list's `next` link, followed on the source's own base: its `/api/v2/...` part
+    /// (path and query) whatever origin or path prefix it names. A server behind a reverse proxy writes
+    /// the host it was asked for (an internal address, or http for https), which this
+    /// process must never contact. Nil when the link holds no `/api/v2/`.
+    func followOnBase(_ next: String) -> URL? {
+        // Whatever stands before /api/v2/ (an origin, a proxy's path prefix, nothing) is
+        // the server's idea of its address, not ours.
+        guard let api = next.range(of: "/api/v2/") else { return nil }
+        return URL(string: stripPrefix + next[api.lowerBound...])
+    }
+
+    /// A list that is not there at all on the first page: the base is not a PokeAPI v2 base.
+    func notAnAPIBase(_ kind: ResourceKind, status: Int) -> SourceError {
+        let listURL = base.absoluteString + "/" + kind.apiName + "/"
+        let hint = base.path.hasSuffix("/api/v2")
+            ? "is this a PokeAPI server?"
+            : "--source must be the API base ending in /api/v2 (e.g. https://pokeapi.co/api/v2)"
+        return SourceError(resource: base.absoluteString,
+                           reason: "no PokeAPI v2 list at \(listURL) (HTTP \(status)); \(hint)")
     }
 
     public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
@@ -75,7 +101,7 @@ public struct HTTPSource: DocumentSource {
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {
             case 304 where validators != nil:
-                return .notModified
+                return .notModified(wireBytes: response.wireBytes)
             case 200:
                 let document: CanonicalDocument
                 do {
@@ -89,7 +115,8 @@ public struct HTTPSource: DocumentSource {
                                       exitStatus: .dataError)
                 }
                 let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
-                return .content(document, validators: kept, bodyBytes: response.body.count)
+                return .content(document, validators: kept, bodyBytes: response.body.count,
+                                wireBytes: response.wireBytes)
             case 404:
                 throw SourceError(resource: url.absoluteString, reason: "listed, but the server says 404 Not Found")
             default:

@@ -38,6 +38,7 @@ public final class Store: Sendable {
                 // nothing committed, a power cut at most the last commits, never consistency.
                 try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
                 try Self.migrate(database)
+                try Self.applyOriginRule(database, display: layout.display(layout.storeFile))
             }
         } catch let error as DatabaseError where error.isCorruption {
             throw StoreError.corrupt(layout.display(layout.storeFile), error.message)

@@ -26,14 +26,16 @@ enum Help {
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 64 usage (an option, a mirror.json key, an export --out
       that is not pokesync's), 65 bad data (corrupt store, shrunken lists, a dangling
-      reference, a damaged or tampered bundle), 69 source unavailable, 74 I/O error,
+      reference, a damaged or tampered bundle), 69 source unavailable or no PokeAPI v2 list
+      at --source (it must be the API base ending in /api/v2), 74 I/O error,
       75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.
     """
 
     static let runOptions = """
-      --source URL|DIR        a PokeAPI base URL (default https://pokeapi.co/api/v2) or an api-data folder
+      --source URL|DIR        a PokeAPI base URL ending in /api/v2 (default https://pokeapi.co/api/v2;
+                              a self-hosted one too, e.g. http://127.0.0.1:8000/api/v2) or an api-data folder
       --sprite-source URL|DIR where sprite bytes come from: replaces
                               https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server);
                               a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
@@ -67,6 +69,9 @@ enum Help {
         publishes a version only when something changed ("no changes since version N" otherwise).
         When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped;
         sprites (another repository, updated on its own) are always revalidated.
+        A source that sends no ETag, Last-Modified nor deploy hash (a stock self-hosted PokeAPI) is
+        downloaded whole every time; the run says so once (and `status` repeats it), and counts a
+        document that came back the same as unchanged.
 
         \(runOptions)
           --revalidate            check every document and sprite even when the deploy is unchanged

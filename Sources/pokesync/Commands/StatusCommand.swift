@@ -46,6 +46,8 @@ struct MirrorStatus {
     var runProgress: RunProgress?
     var runFailures = 0
     var holderPID: Int32?
+    /// What the last run said about its source (it sends no validators ...), if anything.
+    var sourceNotice: String?
 
     static func read(store: Store, layout: MirrorLayout) throws -> MirrorStatus {
         var status = MirrorStatus(mirror: layout.root.path)
@@ -61,6 +63,7 @@ struct MirrorStatus {
             status.runFailures = try store.failures(run: run.id).count
         }
         status.holderPID = Self.lockHolder(layout)
+        status.sourceNotice = try store.sourceNotice()
         return status
     }
 
@@ -81,6 +84,7 @@ struct MirrorStatus {
         } else {
             lines.append("latest   no versions yet")
         }
+        if let sourceNotice { lines.append("source   \(sourceNotice)") }
         if let run, let progress = runProgress {
             let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"
             let state = holderPID.map { "running (pid \($0))" }
@@ -95,7 +99,7 @@ struct MirrorStatus {
     }
 
     var json: [String: Any] {
-        var object: [String: Any] = ["mirror": mirror]
+        var object: [String: Any] = ["mirror": mirror, "source_notice": sourceNotice ?? NSNull()]
         if let latest {
             var version = JSONOutput.object(latest)
             version["documents_by_kind"] = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, kinds[$0] ?? 0) })

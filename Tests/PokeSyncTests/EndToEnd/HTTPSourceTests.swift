@@ -34,8 +34,8 @@ struct HTTPSourceTests {
             defer { client.invalidate() }
             let source = HTTPSource(base: server.baseURL, client: client)
             let folder = try FolderSource(root: TestPaths.sample2026)
-            guard case .content(let overHTTP, let validators, _) = try await source.fetch(.pokemon, id: 25, validators: nil),
-                  case .content(let fromFolder, _, _) = try await folder.fetch(.pokemon, id: 25, validators: nil) else {
+            guard case .content(let overHTTP, let validators, _, _) = try await source.fetch(.pokemon, id: 25, validators: nil),
+                  case .content(let fromFolder, _, _, _) = try await folder.fetch(.pokemon, id: 25, validators: nil) else {
                 Issue.record("expected content")
                 return
             }

@@ -42,6 +42,13 @@ struct StandInOptions: Sendable {
     var spriteSaltGlob: String?
     /// Comma-separated globs of sprite paths below `sprites/` answered 404 (`--sprite-missing`).
     var spriteMissing: String?
+    /// The origin written in absolute URLs instead of the listening one (`--url-base`):
+    /// a self-hosted server behind a proxy that does not pass the Host header.
+    var urlBase: String?
+    /// Send no ETag, Last-Modified nor X-PokeAPI-Hash and never 304 (`--no-validators`).
+    var noValidators = false
+    /// Never gzip (`--no-gzip`).
+    var noGzip = false
     /// How long to wait for the server to listen; the full 377 MB fixture takes about 5 s to load.
     var startupTimeout: Duration = .seconds(60)
 
@@ -59,6 +66,9 @@ struct StandInOptions: Sendable {
         if let spriteSalt { arguments += ["--sprite-salt", spriteSalt] }
         if let spriteSaltGlob { arguments += ["--sprite-salt-glob", spriteSaltGlob] }
         if let spriteMissing { arguments += ["--sprite-missing", spriteMissing] }
+        if let urlBase { arguments += ["--url-base", urlBase] }
+        if noValidators { arguments.append("--no-validators") }
+        if noGzip { arguments.append("--no-gzip") }
         return arguments
     }
 }
@@ -77,9 +87,11 @@ struct StandInStats: Decodable, Sendable {
     var faults: Int
     /// Injected faults per kind, e.g. `"reset"`.
     var faultKinds: [String: Int]
+    /// Connections accepted (a canary that must never be contacted has 0).
+    var connections: Int?
 
     enum CodingKeys: String, CodingKey {
-        case requests, status, faults
+        case requests, status, faults, connections
         case byPath = "by_path"
         case bodyBytes = "body_bytes"
         case faultKinds = "fault_kinds"

@@ -15,6 +15,14 @@ public struct HTTPResponse: Sendable {
     /// The body, already decoded when it was sent gzip-encoded.
     public var body: Data
 
+    /// The body's size as sent: its Content-Length when given (the compressed size of a
+    /// gzip-encoded body), else the decoded size. Header bytes are not counted.
+    public var wireBytes: Int {
+        if let length = headers["content-length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+           length >= 0 { return length }
+        return body.count
+    }
+
     public init(url: URL, status: Int, headers: [String: String], body: Data) {
         self.url = url
         self.status = status
