@@ -91,6 +91,8 @@ public struct DeviceDatabaseBuilder: Sendable {
                 return DeviceRows.pokedex(try decoder.decode(PokedexDocument.self, from: Data(body)))
             case .evolutionChain:
                 return DeviceRows.evolutionChain(try decoder.decode(EvolutionChainDocument.self, from: Data(body)))
+            case .type, .ability, .move, .stat, .version, .language:
+                return DeviceRows()
             }
         } catch let error as DecodingError {
             throw DeviceDataError("\(document.kind.apiName) \(document.id): \(Self.describe(error))")

@@ -8,7 +8,8 @@ enum Help {
     usage: pokesync COMMAND [options]
 
     commands:
-      full       mirror every pokemon, pokemon-species, pokedex and evolution-chain (and sprites) as a new version
+      full       mirror the ten kinds (pokemon, pokemon-species, pokedex, evolution-chain, type,
+                 ability, move, stat, version, language) and sprites as a new version
       sync       bring the mirror up to date, fetching only what changed (the nightly job)
       status     the latest version, and the run in progress with its progress
       versions   every retained version
