@@ -86,7 +86,7 @@ struct PokedexDetailTests {
             #expect(chinese.genus == LocalizedText(text: "鼠寶可夢", language: "zh-hant"))
             #expect(chinese.flavorTexts.count == 8)
             #expect(chinese.flavorTexts.map(\.entryIndex) == chinese.flavorTexts.map(\.entryIndex).sorted(by: >))
-            #expect(chinese.flavorText == FlavorText(text: "皮卡丘們把尾巴 貼在一起交換電流， 其實是在互相打招呼。",
+            #expect(chinese.flavorText == FlavorText(text: "皮卡丘們把尾巴貼在一起交換電流，其實是在互相打招呼。",
                                                      language: "zh-hant", version: "shield", entryIndex: 137))
             #expect(chinese.flavorTexts.last?.version == "sun")
 
