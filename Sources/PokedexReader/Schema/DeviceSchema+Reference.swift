@@ -3,7 +3,8 @@
 ///
 /// Entity tables are keyed by their integer id (the rowid) with `name` UNIQUE, which
 /// gives the reader its joins from a slug. The localized tables are `WITHOUT ROWID`,
-/// keyed by (entity id, language), so one entity's languages sit together in the file.
+/// keyed by (entity id, language), so one entity's languages sit together in the file;
+/// `ability_text` and `move_text` are views over shared texts (DeviceSchema+SharedTexts).
 extension DeviceSchema {
     static let referenceDDL = """
     CREATE TABLE "type"(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, generation TEXT);
@@ -17,18 +18,14 @@ extension DeviceSchema {
     CREATE TABLE ability_name(
         ability_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
         PRIMARY KEY(ability_id, language)) WITHOUT ROWID;
-    CREATE TABLE ability_text(
-        ability_id INTEGER NOT NULL, language TEXT NOT NULL, short_effect TEXT, flavor_text TEXT,
-        PRIMARY KEY(ability_id, language)) WITHOUT ROWID;
+    \(sharedTextDDL("ability"))
     CREATE TABLE move(
         id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, type_id INTEGER, damage_class TEXT, power INTEGER,
         accuracy INTEGER, pp INTEGER, priority INTEGER, generation TEXT);
     CREATE TABLE move_name(
         move_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
         PRIMARY KEY(move_id, language)) WITHOUT ROWID;
-    CREATE TABLE move_text(
-        move_id INTEGER NOT NULL, language TEXT NOT NULL, short_effect TEXT, flavor_text TEXT,
-        PRIMARY KEY(move_id, language)) WITHOUT ROWID;
+    \(sharedTextDDL("move"))
     CREATE TABLE stat(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, is_battle_only INTEGER NOT NULL);
     CREATE TABLE stat_name(
         stat_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
