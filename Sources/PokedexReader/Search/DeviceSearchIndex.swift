@@ -2,7 +2,10 @@ import PokeSQLite
 
 /// `pokemon_search`: for each pokemon, the folded strings DESIGN's search matches terms
 /// against: its own name, its species' name in every language of the database, and its
-/// types, each folded with ``SearchFolding/fold(_:)``.
+/// types, each folded with ``SearchFolding/fold(_:)``. Its types' localized names, which
+/// DESIGN's search matches too, are not stored per pokemon: the reader takes them from
+/// `type_name` when it loads the strings (SearchIndex), so this table, and a delta that
+/// renames a type, stay small.
 ///
 /// A plain `(pokemon_id, text)` table rather than FTS5: search matches substrings
 /// anywhere in a string (`"zard"` finds charizard), which FTS5's token index does not
