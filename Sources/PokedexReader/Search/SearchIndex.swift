@@ -73,7 +73,6 @@ final class SearchIndex: Sendable {
             let sources = [
                 "SELECT id, name FROM pokemon",
                 "SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL",
-                "SELECT pokemon_id, type FROM pokemon_type",
             ]
             for sql in sources {
                 for (id, text) in try database.rows(sql, [], { ($0.int(0), $0.text(1)) }) {
@@ -104,8 +103,9 @@ final class SearchIndex: Sendable {
         return SearchIndex(bytes: bytes, stringStarts: starts, entries: entries)
     }
 
-    /// Each type slug's names in every language of the database, folded and distinct,
-    /// and each pokemon's type slugs. A database without `type_name` gives no names.
+    /// Each type slug's strings (the slug and its names in every language of the
+    /// database, folded and distinct), and each pokemon's type slugs. A database without
+    /// `type_name` gives the slugs alone.
     private static func typeNameStrings(_ database: Database) throws -> (names: [String: [String]], types: [Int: [String]]) {
         var names: [String: Set<String>] = [:]
         let hasNames = try database.integer("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'type_name'") ?? 0 > 0
@@ -119,6 +119,8 @@ final class SearchIndex: Sendable {
         var types: [Int: [String]] = [:]
         for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type", [], { ($0.int(0), $0.text(1)) }) {
             types[id, default: []].append(type)
+            let folded = SearchFolding.fold(type)
+            if !folded.isEmpty { names[type, default: []].insert(folded) }
         }
         return (names.mapValues { $0.sorted() }, types)
     }
