@@ -33,7 +33,7 @@ extension DeviceDatabaseWriter {
 
     /// Rows `[id, language, short_effect, flavor_text]` of `ability_text` or `move_text`, in
     /// key order, into `<kind>_text_link` and `<kind>_text_body`: one body per distinct
-    /// text of an entity, numbered language by language (then entity), as species
+    /// text of the kind, numbered language by language (then entity), as species
     /// flavor texts are, and within a language in text order, which puts alike texts
     /// ("The user ...") together for gzip.
     static func insertTexts(_ rows: [[SQLValue]], kind: String, _ database: Database) throws {
@@ -47,19 +47,17 @@ extension DeviceDatabaseWriter {
             if tx != ty { return tx.utf8.lexicographicallyPrecedes(ty.utf8) }
             return rows[a][0].integerValue! < rows[b][0].integerValue!
         }
-        struct Body: Hashable { var entity: Int; var text: String }
-        var bodies: [Body: Int64] = [:]
+        var bodies: [String: Int64] = [:]
         let insertBody = try database.statement("INSERT INTO \(kind)_text_body(id, text) VALUES (?, ?)")
         var ids = [[SQLValue]](repeating: [.null, .null], count: rows.count)
         for index in byLanguage {
             for column in 0..<2 {
                 guard let text = rows[index][2 + column].textValue else { continue }
-                let body = Body(entity: rows[index][0].integerValue!, text: text)
-                if bodies[body] == nil {
-                    bodies[body] = Int64(bodies.count + 1)
-                    try insertBody.run([.integer(bodies[body]!), .text(text)])
+                if bodies[text] == nil {
+                    bodies[text] = Int64(bodies.count + 1)
+                    try insertBody.run([.integer(bodies[text]!), .text(text)])
                 }
-                ids[index][column] = .integer(bodies[body]!)
+                ids[index][column] = .integer(bodies[text]!)
             }
         }
         let insert = try database.statement("""

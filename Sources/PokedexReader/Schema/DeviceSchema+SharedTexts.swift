@@ -1,13 +1,16 @@
 /// `ability_text` and `move_text` as views over shared texts, the way
 /// `species_flavor_text` is (DeviceSchema+SharedTables.swift): their texts were most of
-/// what the reference tables add to the gzipped database. Each text is stored once per
-/// ability or move (`es-419` repeats `es` word for word) in `<kind>_text_body`, numbered
-/// language by language so that gzip sees one language's texts together; the language
-/// is a code from `language_code`. Measured on the full 2026 snapshot, every language:
-/// the plain tables made the whole database 4.54 MB gzip -9 (see the README).
+/// what the reference tables add to the gzipped database. Each distinct text is stored
+/// once in `<kind>_text_body` (`es-419` repeats `es` word for word; a quarter of the move
+/// texts repeat another move's: the Max and Z-moves, "Inflicts regular damage..."),
+/// numbered language by language so that gzip sees one language's texts together; the
+/// language is a code from `language_code`. Measured on the full 2026 snapshot, every
+/// language: the plain tables made the whole database 4.54 MB gzip -9 (see the README).
 ///
-/// A body is shared only within one ability or move, so the delete trigger finds its
-/// other users by the link table's key, and the body goes with its last user.
+/// Unlike species flavor texts, a body is shared across abilities (or moves), so the
+/// triggers find a text, or a body's other users, by scanning the kind's few thousand
+/// rows (no index: it would store every text twice). That is a millisecond a row,
+/// nothing for a delta of a few abilities or moves.
 extension DeviceSchema {
     /// The builder tables behind `ability_text` and `move_text`.
     static let sharedTextTables = ["ability_text_body", "ability_text_link", "move_text_body", "move_text_link"]
@@ -15,12 +18,9 @@ extension DeviceSchema {
     /// The view `<kind>_text` over `<kind>_text_link` and `<kind>_text_body`.
     static func sharedTextDDL(_ kind: String) -> String {
         let id = "\(kind)_id", body = "\(kind)_text_body", link = "\(kind)_text_link"
-        // The id of NEW.<column>'s text among this entity's bodies, if there is one.
+        // The id of NEW.<column>'s text among the bodies, if there is one.
         func bodyOf(_ column: String) -> String {
-            """
-            (SELECT b.id FROM \(link) l JOIN \(body) b ON b.id IN (l.short_effect_id, l.flavor_text_id)
-             WHERE l.\(id) = NEW.\(id) AND b.text = NEW.\(column) LIMIT 1)
-            """
+            "(SELECT b.id FROM \(body) b WHERE b.text = NEW.\(column) ORDER BY b.id LIMIT 1)"
         }
         func insertBody(_ column: String) -> String {
             """
@@ -50,15 +50,14 @@ extension DeviceSchema {
                 WHERE \(id) = NEW.\(id) AND language_id = (SELECT id FROM language_code WHERE code = NEW.language);
         END;
         CREATE TRIGGER \(kind)_text_delete INSTEAD OF DELETE ON \(kind)_text BEGIN
-            -- A body goes with the last row of its entity that uses it.
+            -- A body goes with the last row that uses it.
             DELETE FROM \(body) WHERE id IN (
                 SELECT b FROM (SELECT l.short_effect_id AS b FROM \(link) l WHERE l.\(id) = OLD.\(id)
                                  AND l.language_id = (SELECT id FROM language_code WHERE code = OLD.language)
                                UNION SELECT l.flavor_text_id FROM \(link) l WHERE l.\(id) = OLD.\(id)
                                  AND l.language_id = (SELECT id FROM language_code WHERE code = OLD.language))
                 WHERE b IS NOT NULL
-                  AND (SELECT count(*) FROM \(link) l WHERE l.\(id) = OLD.\(id)
-                       AND (l.short_effect_id = b OR l.flavor_text_id = b)) = 1);
+                  AND (SELECT count(*) FROM \(link) l WHERE l.short_effect_id = b OR l.flavor_text_id = b) = 1);
             DELETE FROM \(link)
                 WHERE \(id) = OLD.\(id) AND language_id = (SELECT id FROM language_code WHERE code = OLD.language);
         END;

@@ -34,6 +34,43 @@ struct ReferenceTablesTests {
         }
     }
 
+    /// `move_text` is a view over texts shared across moves: the plain SQL of a delta
+    /// (delete an entity's rows, insert rows) keeps a text while another move uses it
+    /// and drops it with its last user.
+    @Test func sharedMoveTextsSurviveTheDeltaSQL() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let (file, _) = try fixture.build()
+            let database = try Database(path: file.path)
+            func rows(_ move: Int) throws -> [String] {
+                try database.rows("SELECT language, short_effect, flavor_text FROM move_text WHERE move_id = ? ORDER BY language",
+                                  [.integer(Int64(move))]) { "\($0.text(0))|\($0.optionalText(1) ?? "-")|\($0.optionalText(2) ?? "-")" }
+            }
+            let bodies = try database.integer("SELECT COUNT(*) FROM move_text_body") ?? 0
+            let thunderbolt = try rows(85)
+            #expect(thunderbolt.count > 5 && thunderbolt.contains { $0.hasPrefix("ja|") && !$0.contains("\n") })
+            // A new move with thunderbolt's texts stores no new text.
+            try database.execute("INSERT INTO move_text SELECT 99999, language, short_effect, flavor_text FROM move_text WHERE move_id = 85")
+            #expect(try rows(99999) == thunderbolt)
+            #expect(try database.integer("SELECT COUNT(*) FROM move_text_body") == bodies)
+            // Thunderbolt removed (as a delta does): the texts stay for the other move.
+            try database.execute("DELETE FROM move_text WHERE move_id = 85")
+            #expect(try rows(85).isEmpty && rows(99999) == thunderbolt)
+            #expect(try database.integer("SELECT COUNT(*) FROM move_text_body") == bodies)
+            // Thunderbolt back; then the other move gone: only its own texts went with it.
+            try database.execute("INSERT INTO move_text SELECT 85, language, short_effect, flavor_text FROM move_text WHERE move_id = 99999")
+            try database.execute("DELETE FROM move_text WHERE move_id = 99999")
+            #expect(try rows(85) == thunderbolt && rows(99999).isEmpty)
+            #expect(try database.integer("SELECT COUNT(*) FROM move_text_body") == bodies)
+            try database.execute("DELETE FROM move_text WHERE move_id = 85")
+            #expect(try database.integer("SELECT COUNT(*) FROM move_text_body") ?? 0 < bodies)
+            #expect(try database.integer("""
+                SELECT COUNT(*) FROM move_text_body b WHERE NOT EXISTS
+                    (SELECT 1 FROM move_text_link l WHERE b.id IN (l.short_effect_id, l.flavor_text_id))
+                """) == 0)
+        }
+    }
+
     @Test func aTypeRenamedInKoreanReachesADeviceAsASmallDelta() throws {
         try withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
