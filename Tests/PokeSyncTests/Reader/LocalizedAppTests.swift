@@ -97,3 +97,25 @@ struct LocalizedAppTests {
         }
     }
 }
+
+@Suite("PokedexReader: typed evolution conditions")
+struct EvolutionConditionTests {
+    @Test("every field of evolution_details as a typed value: Espeon's friendship by day, Jolteon's stone")
+    func eeveelutions() throws {
+        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+            let chain = try #require(try pokedex.pokemon(id: 133, languages: ["en"])?.species?.evolutionChain)
+            let espeon = try #require(chain.node(speciesID: 196)?.conditions.first)
+            #expect(espeon.trigger == "level-up" && espeon.minHappiness == 160 && espeon.timeOfDay == "day")
+            #expect(espeon.item == nil && espeon.minLevel == nil && espeon.needsOverworldRain == false)
+            #expect(espeon.baseForm == "eevee" && espeon.versionGroup == "gold-silver")
+            let jolteon = try #require(chain.node(speciesID: 135)?.conditions.first)
+            #expect(jolteon.trigger == "use-item" && jolteon.item == "thunder-stone" && jolteon.timeOfDay == nil)
+            #expect(chain.conditions.isEmpty)
+            // Each node's conditions are all of the step's details.
+            let leafeon = try #require(chain.node(speciesID: 470))
+            #expect(leafeon.conditions.count == 6)
+            let data = try JSONEncoder().encode(espeon)
+            #expect(try JSONDecoder().decode(EvolutionCondition.self, from: data) == espeon)
+        }
+    }
+}
