@@ -49,23 +49,26 @@ extension Pokedex {
         let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
             $0.text(0)
         }
-        let abilities = try database.rows(
-            "SELECT ability, slot, is_hidden FROM pokemon_ability WHERE pokemon_id = ? ORDER BY slot", [key]) {
-            PokemonAbility(name: $0.text(0), slot: $0.int(1), isHidden: $0.int(2) != 0)
-        }
+        let abilities = try localizedAbilities(pokemonID: id, languages: languages, in: database)
         let moves = try database.rows("SELECT move FROM pokemon_move WHERE pokemon_id = ? ORDER BY move", [key]) {
             $0.text(0)
         }
+        let statNames = try localizedNames("""
+            SELECT s.name, n.language, n.name FROM stat s JOIN stat_name n ON n.stat_id = s.id
+            WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
+            """, [key], languages, in: database)
         let stats = try database.rows("SELECT stat, base_stat, effort FROM pokemon_stat WHERE pokemon_id = ?", [key]) {
-            PokemonStat(name: $0.text(0), baseStat: $0.int(1), effort: $0.int(2))
+            PokemonStat(name: $0.text(0), baseStat: $0.int(1), effort: $0.int(2), localizedName: statNames[$0.text(0)])
         }
         let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) {
             PokemonSprite(key: $0.text(0), url: $0.text(1), path: $0.optionalText(2))
         }
         let species = try base.1.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
         return PokemonDetail(id: id, name: base.0, types: types, height: base.2, weight: base.3, baseExperience: base.4,
-                             isDefault: base.5, abilities: abilities, moves: moves, stats: stats.sorted(by: statOrder),
-                             sprites: sprites, species: species)
+                             isDefault: base.5, abilities: abilities, moves: moves,
+                             localizedTypes: try localizedTypes(pokemonID: id, languages: languages, in: database),
+                             moveDetails: try localizedMoves(pokemonID: id, languages: languages, in: database),
+                             stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
     }
 
     /// Game order for the six stats; any other stat after them, by name.
@@ -100,9 +103,16 @@ extension Pokedex {
             WHERE species_id = ? ORDER BY entry_index DESC, version
             """, [key]) { FlavorText(text: $0.text(3), language: $0.text(0), version: $0.text(1), entryIndex: $0.int(2)) }
         let language = PreferredLanguages.choose(from: Array(Set(texts.map(\.language))).sorted(), preferred: languages)
+        let versionNames = try localizedNames("""
+            SELECT v.name, n.language, n.name FROM version v JOIN version_name n ON n.version_id = v.id
+            WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
+            """, [key], languages, in: database)
         let chain = try row.2.flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
         return SpeciesDetail(id: id, name: row.0, localizedName: localizedName, genus: genus,
-                             flavorTexts: texts.filter { $0.language == language }, generation: row.1, color: row.6,
+                             flavorTexts: texts.filter { $0.language == language }.map {
+                                 FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
+                                            versionName: versionNames[$0.version])
+                             }, generation: row.1, color: row.6,
                              habitat: row.7, isBaby: row.3, isLegendary: row.4, isMythical: row.5, genderRate: row.8,
                              captureRate: row.9, evolutionChain: chain)
     }

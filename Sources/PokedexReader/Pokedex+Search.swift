@@ -4,7 +4,9 @@ extension Pokedex {
     /// `query` is split on whitespace into terms, each folded (``SearchFolding``: accents
     /// and case ignored, `ß` as `ss`, `’` as `'`). A pokemon matches when every term is
     /// inside one of its strings: its name (`charizard-mega-x`), its species' name in each
-    /// language of the bundle (`Glurak`, `リザードン`), its types (`fire`). A term's rank is
+    /// language of the bundle (`Glurak`, `リザードン`), its types (`fire`) and their names in
+    /// each language of the bundle (`Feu`, `ほのお`, `불꽃`: so "eau" finds the water types,
+    /// and ranks them exact, before Beautifly's substring). A term's rank is
     /// the best of exact (equals a whole string), prefix, substring; the pokemon's is the
     /// worst of its terms'. Results come by rank, then id. One letter is a query too; an
     /// empty or blank query gives no results.

@@ -274,7 +274,7 @@ struct StandInServerTests {
 
     /// An api-data root with `pokemonCount` listed pokemon and no documents: enough for lists.
     func writeIndexOnlyRoot(at root: URL, pokemonCount: Int) throws {
-        for kind in ["pokemon", "pokemon-species", "pokedex", "evolution-chain"] {
+        for kind in Samples.kinds {
             let folder = root.appendingPathComponent("api/v2/\(kind)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let results: [[String: String]] = kind == "pokemon"

@@ -36,6 +36,34 @@ def table_weights(database):
     return [line.split("|") for line in out.strip().splitlines() if "|" in line]
 
 
+# The reference tables (DESIGN) and the builder tables behind ability_text and move_text,
+# with their UNIQUE(name) indexes.
+REFERENCE_TABLES = ("type", "type_name", "type_efficacy", "ability", "ability_name", "ability_text_link",
+                    "ability_text_body", "move", "move_name", "move_text_link", "move_text_body", "stat",
+                    "stat_name", "version", "version_name", "language", "language_name")
+
+
+def reference_weights(database):
+    """Raw bytes of each reference table (its pages, indexes included), and the gzip -9
+    bytes they add: the database's gzip -9 size minus that of a copy without them."""
+    weights = {}
+    for name, size in table_weights(database):
+        table = name[len("sqlite_autoindex_"):].rsplit("_", 1)[0] if name.startswith("sqlite_autoindex_") else name
+        if table in REFERENCE_TABLES:
+            weights[table] = weights.get(table, 0) + int(size)
+    stripped = database + ".without-reference"
+    shutil.copyfile(database, stripped)
+    connection = sqlite3.connect(stripped)
+    for table in REFERENCE_TABLES:
+        connection.execute(f'DELETE FROM "{table}"')
+    connection.commit()
+    connection.execute("VACUUM")
+    connection.close()
+    added = gzip9(database) - gzip9(stripped)
+    os.remove(stripped)
+    return weights, added
+
+
 def unpack_database(bundle, into):
     os.makedirs(into, exist_ok=True)
     subprocess.run(["tar", "xzf", bundle, "-C", into, "pokedex.sqlite"], check=True)
@@ -100,6 +128,10 @@ def main():
               flush=True)
         print("   what each table weighs: " + ", ".join(f"{name} {int(size) / 1e6:.2f} MB"
                                                        for name, size in table_weights(database)[:10]), flush=True)
+        weights, added = reference_weights(database)
+        print(f"   the reference tables add {added / 1e6:.2f} MB gzip -9 ({sum(weights.values()) / 1e6:.2f} MB raw): "
+              + ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in sorted(weights.items(), key=lambda x: -x[1])),
+              flush=True)
 
         print("\n== the reader on an installed device (3 runs, a new process each)", flush=True)
         device = os.path.join(work, "device")

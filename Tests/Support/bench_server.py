@@ -25,7 +25,10 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
+# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
+# then the six reference kinds.
+KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
+         "type", "ability", "move", "stat", "version", "language")
 SPRITE_URL = re.compile(rb'"https://raw\.githubusercontent\.com(/PokeAPI/sprites/master/sprites/[^"]+)"')
 
 

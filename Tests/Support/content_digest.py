@@ -29,6 +29,21 @@ TABLES = [
     ("evolution_chain", ["id", "root_species_id", "baby_trigger_item"]),
     ("evolution_step", ["chain_id", "to_species_id", "from_species_id", "trigger", "min_level", "item",
                         "details_json"]),
+    ("type", ["id", "name", "generation"]),
+    ("type_name", ["type_id", "language", "name"]),
+    ("type_efficacy", ["attacking_type_id", "defending_type_id", "factor"]),
+    ("ability", ["id", "name", "generation", "is_main_series"]),
+    ("ability_name", ["ability_id", "language", "name"]),
+    ("ability_text", ["ability_id", "language", "short_effect", "flavor_text"]),
+    ("move", ["id", "name", "type_id", "damage_class", "power", "accuracy", "pp", "priority", "generation"]),
+    ("move_name", ["move_id", "language", "name"]),
+    ("move_text", ["move_id", "language", "short_effect", "flavor_text"]),
+    ("stat", ["id", "name", "is_battle_only"]),
+    ("stat_name", ["stat_id", "language", "name"]),
+    ("version", ["id", "name", "version_group"]),
+    ("version_name", ["version_id", "language", "name"]),
+    ("language", ["id", "name", "iso639", "iso3166", "official"]),
+    ("language_name", ["language_id", "in_language", "name"]),
 ]
 
 

@@ -24,7 +24,17 @@ import os
 import shutil
 import sys
 
-KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
+KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
+         "type", "ability", "move", "stat", "version", "language")
+
+# Reference kinds copied whole: every type, stat, version and language of the snapshot.
+ALL_OF = ("type", "stat", "version", "language")
+# Moves: a sample pokemon's moves are hundreds of 30 KB documents (pikachu alone learns
+# 109, 4 MB), so the samples hold only the moves the sample pokemon learn by level-up
+# in the newest version group their document lists (chosen on the 2026 snapshot, the
+# same ids in both samples), plus thunderbolt (85), which the reader tests name.
+# A pokemon's other moves dangle, as its items and encounter links do.
+EXTRA_MOVES = [85]
 
 # Pokemon in both samples: small documents, pikachu, and forms with ids >= 10001;
 # then eevee (eight evolutions), the "fire dragon" answers (reshiram, turtonator,
@@ -66,7 +76,7 @@ def chain_species(node):
     return found
 
 
-def closure(root, pokemon_ids, pokedex_ids):
+def closure(root, pokemon_ids, pokedex_ids, move_ids):
     """The ids of every kind: the pokemon, their species, those species' chains, and
     every species those chains name, until nothing new appears (a chain species'
     own chain is the same chain, so this ends after one round in practice)."""
@@ -87,12 +97,69 @@ def closure(root, pokemon_ids, pokedex_ids):
             named |= chain_species(load(root, "evolution-chain", ident)["chain"])
         pending = named - species
         species |= pending
-    return {
+    ids = {
         "pokemon": sorted(pokemon_ids),
         "pokemon-species": sorted(species),
         "pokedex": sorted(pokedex_ids),
         "evolution-chain": sorted(chains),
+        "ability": sorted(abilities(root, pokemon_ids)),
+        "move": sorted(move_ids),
     }
+    for kind in ALL_OF:
+        ids[kind] = all_listed(root, kind)
+    return ids
+
+
+def level_up_moves(root, pokemon_ids):
+    """The moves each pokemon learns by level-up in the newest version group it lists."""
+    found = set(EXTRA_MOVES)
+    for ident in pokemon_ids:
+        for entry in load(root, "pokemon", ident)["moves"]:
+            details = entry["version_group_details"]
+            if details and details[-1]["move_learn_method"]["name"] == "level-up":
+                found.add(resource_id(entry["move"]["url"]))
+    return found
+
+
+def abilities(root, pokemon_ids):
+    return {resource_id(entry["ability"]["url"])
+            for ident in pokemon_ids for entry in load(root, "pokemon", ident)["abilities"]}
+
+
+def all_listed(root, kind):
+    with open(os.path.join(root, "api", "v2", kind, "index.json"), "rb") as handle:
+        return sorted(resource_id(entry["url"]) for entry in json.loads(handle.read())["results"])
+
+
+# The lists of pokemon (and moves) inside a reference document, cut to the sample
+# like a pokedex's entries: field -> (how an item names its resource, the kind).
+TRIMMED_LISTS = {
+    "type": {"pokemon": (lambda item: item["pokemon"]["url"], "pokemon"),
+             "moves": (lambda item: item["url"], "move")},
+    "ability": {"pokemon": (lambda item: item["pokemon"]["url"], "pokemon")},
+    "move": {"learned_by_pokemon": (lambda item: item["url"], "pokemon")},
+}
+
+
+def reserialized(original, trim):
+    """The document with `trim` applied, re-serialized like the index files
+    (json.dumps(indent=4), no trailing newline), escaping non-ASCII characters only
+    where upstream did (the 2026 snapshot does, the 2025 one does not)."""
+    document = json.loads(original)
+    escaped = json.dumps(document, indent=4).encode("utf-8") == original
+    trim(document)
+    return json.dumps(document, indent=4, ensure_ascii=escaped)
+
+
+def trimmed_reference(source_root, kind, ident, ids_by_kind):
+    with open(document_path(source_root, kind, ident), "rb") as handle:
+        original = handle.read()
+
+    def trim(document):
+        for field, (url_of, target) in TRIMMED_LISTS[kind].items():
+            keep = set(ids_by_kind[target])
+            document[field] = [item for item in document[field] if resource_id(url_of(item)) in keep]
+    return reserialized(original, trim)
 
 
 def trimmed_pokedex(source_root, ident, species_ids):
@@ -124,16 +191,19 @@ def write_index(source_root, out_root, kind, ids):
         handle.write(text)
 
 
-def cut(source_root, out_root, pokemon_ids, pokedex_ids):
+def cut(source_root, out_root, pokemon_ids, pokedex_ids, move_ids):
     if os.path.exists(out_root):
         shutil.rmtree(out_root)
-    ids_by_kind = closure(source_root, pokemon_ids, pokedex_ids)
+    ids_by_kind = closure(source_root, pokemon_ids, pokedex_ids, move_ids)
     for kind in KINDS:
         for ident in ids_by_kind[kind]:
             target = document_path(out_root, kind, ident)
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            if kind == "pokedex":
-                text = trimmed_pokedex(source_root, ident, set(ids_by_kind["pokemon-species"]))
+            if kind == "pokedex" or kind in TRIMMED_LISTS:
+                if kind == "pokedex":
+                    text = trimmed_pokedex(source_root, ident, set(ids_by_kind["pokemon-species"]))
+                else:
+                    text = trimmed_reference(source_root, kind, ident, ids_by_kind)
                 with open(target, "w", encoding="utf-8") as handle:
                     handle.write(text)
             else:
@@ -150,14 +220,16 @@ def main():
     parser.add_argument("--out", default=os.path.join(here, "..", "Fixtures"), help="Tests/Fixtures")
     args = parser.parse_args()
     roots = {"old": args.old, "new": args.new}
+    move_ids = level_up_moves(args.new, COMMON_POKEMON + ADDED_POKEMON)
     for name, (which, pokemon_ids, pokedex_ids) in SAMPLES.items():
         out_root = os.path.normpath(os.path.join(args.out, name))
-        ids = cut(roots[which], out_root, pokemon_ids, pokedex_ids)
+        ids = cut(roots[which], out_root, pokemon_ids, pokedex_ids, move_ids)
         size = sum(os.path.getsize(os.path.join(folder, file))
                    for folder, _, files in os.walk(out_root) for file in files)
         print(f"{name}: {size / 1e6:.2f} MB")
         for kind in KINDS:
-            print(f"  {kind}: {ids[kind]}")
+            shown = ids[kind] if kind not in ALL_OF else f"all {len(ids[kind])}"
+            print(f"  {kind}: {shown}")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,10 @@ import sys
 import threading
 import zlib
 
-KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
+# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
+# then the six reference kinds.
+KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
+         "type", "ability", "move", "stat", "version", "language")
 SPRITE_PATH = "/PokeAPI/sprites/master/sprites/pokemon/1.png"
 UPSTREAM_SPRITE = "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png"
 DEFAULT_SIZES = {"gzip-bomb": 2 << 30, "no-length": 1 << 30, "huge-sprite": 100_000_000,

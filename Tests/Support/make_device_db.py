@@ -22,6 +22,8 @@ import sqlite3
 import sys
 import unicodedata
 
+import reference_tables
+
 SPRITE_PREFIX = "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/"
 
 SCHEMA = """
@@ -68,15 +70,8 @@ def fold(text):
 
 
 def clean_flavor(text):
-    """DESIGN's flavor text cleaning: soft hyphen + line break removed, form feeds and
-    line breaks as spaces, runs of spaces as one."""
-    for brk in ("\r\n", "\n", "\r", "\f"):
-        text = text.replace("\u00ad" + brk, "")
-    for brk in ("\r\n", "\n", "\r", "\f"):
-        text = text.replace(brk, " ")
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text
+    """DESIGN's flavor text cleaning (the CJK rule included): reference_tables.clean."""
+    return reference_tables.clean(text)
 
 
 def url_id(url):
@@ -205,7 +200,7 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--sprites", default="default")
     parser.add_argument("--version", type=int, default=1)
-    parser.add_argument("--schema-version", default="1")
+    parser.add_argument("--schema-version", default="2")
     args = parser.parse_args()
 
     bundle_all = args.sprites == "all"
@@ -213,7 +208,7 @@ def main():
     if os.path.exists(args.out):
         os.remove(args.out)
     db = sqlite3.connect(args.out)
-    db.executescript(SCHEMA)
+    db.executescript(SCHEMA + reference_tables.create_sql())
     with db:
         for root in args.source:
             for doc in documents(root, "pokemon"):
@@ -224,6 +219,7 @@ def main():
                 add_pokedex(db, doc)
             for doc in documents(root, "evolution-chain"):
                 add_chain(db, doc)
+            reference_tables.insert(db, reference_tables.rows(root))
         fill_search(db)
         profile = json.dumps({"sprites": args.sprites, "languages": "all"}, separators=(",", ":"))
         meta = {"schema_version": args.schema_version, "lineage": "test-lineage", "version": str(args.version),

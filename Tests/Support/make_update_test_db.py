@@ -17,6 +17,8 @@ import os
 import sqlite3
 import sys
 
+import reference_tables
+
 TABLES = [
     ("meta", "key TEXT PRIMARY KEY, value TEXT"),
     ("pokemon", "id INTEGER PRIMARY KEY, name TEXT UNIQUE, species_id INTEGER, height INTEGER, weight INTEGER,"
@@ -69,8 +71,7 @@ def flatten_sprites(node, prefix=""):
 
 
 def clean(text):
-    text = text.replace("\u00ad\n", "").replace("\x0c", " ").replace("\n", " ")
-    return " ".join(text.split(" ")).replace("  ", " ")
+    return reference_tables.clean(text)
 
 
 def insert(db, table, row):
@@ -93,6 +94,8 @@ def build(sample, out, version, lineage, sprites_out):
     for name, columns in TABLES:
         db.execute(f"CREATE TABLE {name} ({columns})")
     # The search table: not in content_digest; the updater rebuilds it when it applies a delta.
+    db.executescript(reference_tables.create_sql())
+    reference_tables.insert(db, reference_tables.rows(sample))
     db.execute("CREATE TABLE pokemon_search(pokemon_id INTEGER NOT NULL, text TEXT NOT NULL, "
                "PRIMARY KEY(pokemon_id, text)) WITHOUT ROWID")
     for p in documents(sample, "pokemon"):
@@ -140,7 +143,7 @@ def build(sample, out, version, lineage, sprites_out):
     for c in documents(sample, "evolution-chain"):
         insert(db, "evolution_chain", (c["id"], url_id(c["chain"]["species"]["url"]), name_of(c["baby_trigger_item"])))
         add_steps(db, c["id"], c["chain"])
-    meta = {"schema_version": "1", "lineage": lineage, "version": str(version),
+    meta = {"schema_version": "2", "lineage": lineage, "version": str(version),
             "created_at": f"2026-01-{version:02d}T00:00:00Z", "source": "test-sample",
             "profile": '{"languages":"all","sprites":"default"}', "content_digest": ""}
     for key, value in meta.items():

@@ -9,7 +9,8 @@ Prints JSON: [{"query": Q, "hits": [[id, rank], ...]}, ...] with rank 0 exact,
 
 DESIGN's rule: fold (NFKD, drop U+0300-U+036F, str.casefold(), U+2019 as '), split on
 whitespace; every term must be a substring of one of the pokemon's strings (its name,
-its species' name in each language, its types); a term's rank is the best over the
+its species' name in each language, its types' slugs and their names in each language
+of the type documents); a term's rank is the best over the
 strings, the pokemon's the worst over the terms.
 
 --generate adds a few hundred queries made from the data: prefixes of names in every
@@ -42,12 +43,18 @@ def load(root):
     species_names = {}
     for sid in ids("pokemon-species"):
         species_names[sid] = [n["name"] for n in read("pokemon-species", sid)["names"]]
+    type_names = {}
+    for tid in ids("type"):
+        document = read("type", tid)
+        type_names[document["name"]] = [n["name"] for n in document["names"]]
     pokemon = {}
     for pid in ids("pokemon"):
         doc = read("pokemon", pid)
         sid = int(doc["species"]["url"].rstrip("/").split("/")[-1])
         types = [t["type"]["name"] for t in sorted(doc["types"], key=lambda t: t["slot"])]
         raw = [doc["name"]] + species_names.get(sid, []) + types
+        for slug in types:
+            raw += type_names.get(slug, [])
         pokemon[pid] = {"raw": raw, "strings": {fold(s) for s in raw if fold(s)}, "types": types}
     return pokemon
 

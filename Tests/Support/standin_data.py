@@ -14,7 +14,10 @@ import threading
 import time
 import urllib.parse
 
-KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain")
+# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
+# then the six reference kinds.
+KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
+         "type", "ability", "move", "stat", "version", "language")
 API_PREFIX = "/api/v2/"
 DEFAULT_LIMIT = 20
 

@@ -4,7 +4,10 @@ import PokeSQLite
 
 extension DeviceDatabaseBuilder {
     /// The localized tables and their language column.
-    static let localizedTables = [("species_name", 1), ("species_flavor_text", 1), ("pokedex_description", 1)]
+    /// (`language_name` by `in_language`, the code its name is written in.)
+    static let localizedTables = [("species_name", 1), ("species_flavor_text", 1), ("pokedex_description", 1),
+                                  ("type_name", 1), ("ability_name", 1), ("ability_text", 1), ("move_name", 1),
+                                  ("move_text", 1), ("stat_name", 1), ("version_name", 1), ("language_name", 1)]
 
     /// Keeps only the profile's languages in every localized table.
     /// - Returns: the language codes left in the database, as the API spells them, sorted.

@@ -91,6 +91,12 @@ public struct DeviceDatabaseBuilder: Sendable {
                 return DeviceRows.pokedex(try decoder.decode(PokedexDocument.self, from: Data(body)))
             case .evolutionChain:
                 return DeviceRows.evolutionChain(try decoder.decode(EvolutionChainDocument.self, from: Data(body)))
+            case .type: return DeviceRows.type(try decoder.decode(TypeDocument.self, from: Data(body)))
+            case .ability: return DeviceRows.ability(try decoder.decode(AbilityDocument.self, from: Data(body)))
+            case .move: return DeviceRows.move(try decoder.decode(MoveDocument.self, from: Data(body)))
+            case .stat: return DeviceRows.stat(try decoder.decode(StatDocument.self, from: Data(body)))
+            case .version: return DeviceRows.version(try decoder.decode(GameVersionDocument.self, from: Data(body)))
+            case .language: return DeviceRows.language(try decoder.decode(LanguageDocument.self, from: Data(body)))
             }
         } catch let error as DecodingError {
             throw DeviceDataError("\(document.kind.apiName) \(document.id): \(Self.describe(error))")

@@ -8,15 +8,63 @@ import PokedexReader
 /// numbered in the order that compresses best rather than in arrival order.
 extension DeviceDatabaseWriter {
     /// The view tables this writer fills through their builder tables.
-    static let sharedTables: Set<String> = ["species_flavor_text", "pokemon_move", "pokemon_sprite"]
+    static let sharedTables: Set<String> = ["species_flavor_text", "pokemon_move", "pokemon_sprite",
+                                            "ability_text", "move_text"]
+
+    /// The tables whose language column is a `language_code`; the codes are assigned
+    /// over all of them at once (with the species' flavor texts, the first in order).
+    static let languageCodedTables = ["species_flavor_text", "ability_text", "move_text"]
 
     /// - Throws: `DatabaseError` when a row cannot be written.
-    static func insertShared(_ table: String, _ rows: [[SQLValue]], _ database: Database) throws {
+    static func insertShared(_ table: String, _ all: DeviceRows, _ database: Database) throws {
+        let rows = all.rows(table)
         switch table {
-        case "species_flavor_text": try insertFlavorTexts(rows, database)
+        case "species_flavor_text":
+            let languages = codes(languageCodedTables.flatMap { all.rows($0).map { $0[1].textValue ?? "" } })
+            try insertCodes(languages, "INSERT INTO language_code(id, code) VALUES (?, ?)", database)
+            try insertFlavorTexts(rows, languages: languages, database)
         case "pokemon_move": try insertMoves(rows, database)
         case "pokemon_sprite": try insertSprites(rows, database)
+        case "ability_text": try insertTexts(rows, kind: "ability", database)
+        case "move_text": try insertTexts(rows, kind: "move", database)
         default: preconditionFailure("\(table) is not a view table")
+        }
+    }
+
+    /// Rows `[id, language, short_effect, flavor_text]` of `ability_text` or `move_text`, in
+    /// key order, into `<kind>_text_link` and `<kind>_text_body`: one body per distinct
+    /// text of the kind, numbered language by language (then entity), as species
+    /// flavor texts are, and within a language in text order, which puts alike texts
+    /// ("The user ...") together for gzip.
+    static func insertTexts(_ rows: [[SQLValue]], kind: String, _ database: Database) throws {
+        let languages = Dictionary(uniqueKeysWithValues: try database.rows("SELECT code, id FROM language_code", []) {
+            ($0.text(0), Int64($0.int(1)))
+        })
+        let byLanguage = rows.indices.sorted { a, b in
+            let (lx, ly) = (languages[rows[a][1].textValue ?? ""]!, languages[rows[b][1].textValue ?? ""]!)
+            if lx != ly { return lx < ly }
+            let (tx, ty) = (rows[a][3].textValue ?? "", rows[b][3].textValue ?? "")
+            if tx != ty { return tx.utf8.lexicographicallyPrecedes(ty.utf8) }
+            return rows[a][0].integerValue! < rows[b][0].integerValue!
+        }
+        var bodies: [String: Int64] = [:]
+        let insertBody = try database.statement("INSERT INTO \(kind)_text_body(id, text) VALUES (?, ?)")
+        var ids = [[SQLValue]](repeating: [.null, .null], count: rows.count)
+        for index in byLanguage {
+            for column in 0..<2 {
+                guard let text = rows[index][2 + column].textValue else { continue }
+                if bodies[text] == nil {
+                    bodies[text] = Int64(bodies.count + 1)
+                    try insertBody.run([.integer(bodies[text]!), .text(text)])
+                }
+                ids[index][column] = .integer(bodies[text]!)
+            }
+        }
+        let insert = try database.statement("""
+            INSERT INTO \(kind)_text_link(\(kind)_id, language_id, short_effect_id, flavor_text_id) VALUES (?, ?, ?, ?)
+            """)
+        for (index, row) in rows.enumerated() {
+            try insert.run([row[0], .integer(languages[row[1].textValue ?? ""]!), ids[index][0], ids[index][1]])
         }
     }
 
@@ -33,10 +81,8 @@ extension DeviceDatabaseWriter {
     }
 
     /// Rows `[species_id, language, version, entry_index, text]`, in key order.
-    static func insertFlavorTexts(_ rows: [[SQLValue]], _ database: Database) throws {
-        let languages = codes(rows.map { $0[1].textValue ?? "" })
+    static func insertFlavorTexts(_ rows: [[SQLValue]], languages: [String: Int64], _ database: Database) throws {
         let versions = codes(rows.map { $0[2].textValue ?? "" })
-        try insertCodes(languages, "INSERT INTO language_code(id, code) VALUES (?, ?)", database)
         try insertCodes(versions, "INSERT INTO version_code(id, name) VALUES (?, ?)", database)
         // Bodies numbered language by language (then species, then game order): gzip
         // then sees one language's texts together, which compresses a fifth better

@@ -34,7 +34,7 @@ struct DeviceDatabaseWriter {
             try database.transaction { database in
                 for table in DeviceSchema.tables where table.name != "meta" {
                     if Self.sharedTables.contains(table.name) {
-                        try Self.insertShared(table.name, rows.rows(table.name), database)
+                        try Self.insertShared(table.name, rows, database)
                     } else {
                         try Self.insert(rows.rows(table.name), into: table, database)
                     }

@@ -44,7 +44,7 @@ public final class ProgressPrinter: Sendable {
         let unit: String
         switch snapshot.phase {
         case .starting: return "starting"
-        case .listing: return "listing pokemon, pokemon-species, pokedex, evolution-chain"
+        case .listing: return "listing " + ResourceKind.allCases.map(\.apiName).joined(separator: ", ")
         case .publishing: return "publishing"
         case .documents:
             unit = "documents"

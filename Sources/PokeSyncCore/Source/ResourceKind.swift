@@ -1,9 +1,18 @@
-/// The four kinds of PokeAPI resource pokesync mirrors, by their API names.
+/// The ten kinds of PokeAPI resource pokesync mirrors, by their API names: the four
+/// the apps are built on, then the six small reference kinds whose localized names
+/// and facts the device database carries (DESIGN, Sources). The order is the order
+/// of lists, progress lines and diff summaries.
 public enum ResourceKind: String, CaseIterable, Sendable, Codable, Comparable {
     case pokemon
     case pokemonSpecies = "pokemon-species"
     case pokedex
     case evolutionChain = "evolution-chain"
+    case type
+    case ability
+    case move
+    case stat
+    case version
+    case language
 
     /// The API name, as in `/api/v2/pokemon-species/25/`.
     public var apiName: String { rawValue }

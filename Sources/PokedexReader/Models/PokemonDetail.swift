@@ -18,6 +18,12 @@ public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
     public let abilities: [PokemonAbility]
     /// Move slugs, sorted.
     public let moves: [String]
+    /// The types with their localized names, in slot order (a type the bundle does not
+    /// describe has id 0 and no name).
+    public let localizedTypes: [PokemonType]
+    /// The moves with their localized names and facts, by slug (a move the bundle does
+    /// not describe has only its slug).
+    public let moveDetails: [PokemonMove]
     /// Base stats in game order (hp, attack, defense, special-attack, special-defense, speed).
     public let stats: [PokemonStat]
     /// Every sprite with a URL, sorted by key.
@@ -52,10 +58,14 @@ public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
 /// One ability of a pokemon.
 public struct PokemonAbility: Sendable, Hashable, Codable {
     /// Makes a value from its parts (for previews and tests; the reader makes its own).
-    public init(name: String, slot: Int, isHidden: Bool) {
+    public init(name: String, slot: Int, isHidden: Bool, localizedName: LocalizedText? = nil,
+                shortEffect: LocalizedText? = nil, flavorText: LocalizedText? = nil) {
         self.name = name
         self.slot = slot
         self.isHidden = isHidden
+        self.localizedName = localizedName
+        self.shortEffect = shortEffect
+        self.flavorText = flavorText
     }
 
 
@@ -65,15 +75,22 @@ public struct PokemonAbility: Sendable, Hashable, Codable {
     public let slot: Int
     /// A hidden ability (obtained only in special ways).
     public let isHidden: Bool
+    /// The ability's name in the first preferred language the data has, else English.
+    public let localizedName: LocalizedText?
+    /// Its short effect, in the first preferred language that has one, else English.
+    public let shortEffect: LocalizedText?
+    /// Its newest game's flavor text, in the first preferred language that has one, else English.
+    public let flavorText: LocalizedText?
 }
 
 /// One base stat of a pokemon.
 public struct PokemonStat: Sendable, Hashable, Codable {
     /// Makes a value from its parts (for previews and tests; the reader makes its own).
-    public init(name: String, baseStat: Int, effort: Int) {
+    public init(name: String, baseStat: Int, effort: Int, localizedName: LocalizedText? = nil) {
         self.name = name
         self.baseStat = baseStat
         self.effort = effort
+        self.localizedName = localizedName
     }
 
 
@@ -83,6 +100,8 @@ public struct PokemonStat: Sendable, Hashable, Codable {
     public let baseStat: Int
     /// The effort values a defeated pokemon gives in this stat.
     public let effort: Int
+    /// The stat's name in the first preferred language the data has, else English (`스피드`).
+    public let localizedName: LocalizedText?
 }
 
 /// The species part of a detail page, in the chosen language.
@@ -140,11 +159,12 @@ public struct LocalizedText: Sendable, Hashable, Codable {
 /// One Pokedex entry of a species: a game's text.
 public struct FlavorText: Sendable, Hashable, Codable {
     /// Makes a value from its parts (for previews and tests; the reader makes its own).
-    public init(text: String, language: String, version: String, entryIndex: Int) {
+    public init(text: String, language: String, version: String, entryIndex: Int, versionName: LocalizedText? = nil) {
         self.text = text
         self.language = language
         self.version = version
         self.entryIndex = entryIndex
+        self.versionName = versionName
     }
 
 
@@ -156,4 +176,6 @@ public struct FlavorText: Sendable, Hashable, Codable {
     public let version: String
     /// The position in the API's list: higher is a newer game.
     public let entryIndex: Int
+    /// The game's name in the first preferred language the data has, else English (`Shield`).
+    public let versionName: LocalizedText?
 }

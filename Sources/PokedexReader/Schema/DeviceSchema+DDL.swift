@@ -57,6 +57,7 @@ extension DeviceSchema {
         chain_id INTEGER NOT NULL, to_species_id INTEGER NOT NULL, from_species_id INTEGER NOT NULL,
         trigger TEXT, min_level INTEGER, item TEXT, details_json TEXT NOT NULL,
         PRIMARY KEY(chain_id, to_species_id)) WITHOUT ROWID;
+    \(referenceDDL)
     \(DeviceSearchIndex.ddl)
     """
 

@@ -24,7 +24,7 @@ extension DeviceSchema {
     public static let builderTables = [
         "language_code", "version_code", "flavor_text_body", "species_flavor_link",
         "move_code", "pokemon_move_link", "sprite_key_code", "pokemon_sprite_link",
-    ]
+    ] + sharedTextTables
 
     static let sharedMoveDDL = """
     CREATE TABLE move_code(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);

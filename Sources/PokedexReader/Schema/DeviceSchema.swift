@@ -6,7 +6,7 @@
 public enum DeviceSchema {
     /// The schema version written to `meta`, manifests and the index. A reader refuses a
     /// database whose major version is newer than this.
-    public static let version = 1
+    public static let version = 2
 
     /// One table of the schema.
     public struct Table: Sendable, Hashable {
@@ -36,6 +36,8 @@ public enum DeviceSchema {
     public enum Entity: String, Sendable, CaseIterable {
         case pokemon, species, pokedex
         case evolutionChain = "evolution_chain"
+        /// The reference entities (DESIGN: `type*` tables belong to `type(id)`, ...).
+        case type, ability, move, stat, version, language
         /// The table whose `id` names the entity.
         public var rootTable: String { rawValue }
     }
@@ -66,6 +68,26 @@ public enum DeviceSchema {
               entity: .evolutionChain),
         Table(name: "evolution_step", columns: ["chain_id", "to_species_id", "from_species_id", "trigger", "min_level",
                                                 "item", "details_json"], keyCount: 2, entity: .evolutionChain),
+        Table(name: "type", columns: ["id", "name", "generation"], keyCount: 1, entity: .type),
+        Table(name: "type_name", columns: ["type_id", "language", "name"], keyCount: 2, entity: .type),
+        Table(name: "type_efficacy", columns: ["attacking_type_id", "defending_type_id", "factor"], keyCount: 2,
+              entity: .type),
+        Table(name: "ability", columns: ["id", "name", "generation", "is_main_series"], keyCount: 1, entity: .ability),
+        Table(name: "ability_name", columns: ["ability_id", "language", "name"], keyCount: 2, entity: .ability),
+        Table(name: "ability_text", columns: ["ability_id", "language", "short_effect", "flavor_text"], keyCount: 2,
+              entity: .ability),
+        Table(name: "move", columns: ["id", "name", "type_id", "damage_class", "power", "accuracy", "pp", "priority",
+                                      "generation"], keyCount: 1, entity: .move),
+        Table(name: "move_name", columns: ["move_id", "language", "name"], keyCount: 2, entity: .move),
+        Table(name: "move_text", columns: ["move_id", "language", "short_effect", "flavor_text"], keyCount: 2,
+              entity: .move),
+        Table(name: "stat", columns: ["id", "name", "is_battle_only"], keyCount: 1, entity: .stat),
+        Table(name: "stat_name", columns: ["stat_id", "language", "name"], keyCount: 2, entity: .stat),
+        Table(name: "version", columns: ["id", "name", "version_group"], keyCount: 1, entity: .version),
+        Table(name: "version_name", columns: ["version_id", "language", "name"], keyCount: 2, entity: .version),
+        Table(name: "language", columns: ["id", "name", "iso639", "iso3166", "official"], keyCount: 1,
+              entity: .language),
+        Table(name: "language_name", columns: ["language_id", "in_language", "name"], keyCount: 2, entity: .language),
     ]
 
     /// `name` as an SQL identifier (the schema's names need no escaping inside the quotes).

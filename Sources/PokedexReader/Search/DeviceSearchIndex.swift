@@ -1,8 +1,11 @@
 import PokeSQLite
 
 /// `pokemon_search`: for each pokemon, the folded strings DESIGN's search matches terms
-/// against: its own name, its species' name in every language of the database, and its
-/// types, each folded with ``SearchFolding/fold(_:)``.
+/// against that are its own: its name and its species' name in every language of the
+/// database, each folded with ``SearchFolding/fold(_:)``. Its types (slugs and names in
+/// every language), which DESIGN's search matches too, are not stored per pokemon: the
+/// reader adds them from `pokemon_type` and `type_name` when it loads the strings
+/// (SearchIndex), so this table, and a delta that renames a type, stay small.
 ///
 /// A plain `(pokemon_id, text)` table rather than FTS5: search matches substrings
 /// anywhere in a string (`"zard"` finds charizard), which FTS5's token index does not
@@ -23,8 +26,6 @@ public enum DeviceSearchIndex {
     SELECT id, name FROM pokemon
     UNION ALL
     SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL
-    UNION ALL
-    SELECT pokemon_id, type FROM pokemon_type
     """
 
     /// Replaces the content of `pokemon_search` with what the other tables give. Call it

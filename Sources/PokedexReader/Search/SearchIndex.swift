@@ -36,7 +36,17 @@ final class SearchIndex: Sendable {
         var starts: [Int] = [0]
         // Per pokemon id, its strings' index range in `starts`.
         var ranges: [Int: Range<Int>] = [:]
+        // DESIGN: a pokemon's types' names in every language of the bundle are its strings
+        // too ("eau", "물"). They are made here from `type_name` rather than stored per
+        // pokemon in the search table: 21 types' names, not 1,351 pokemon's copies.
+        let typeNames = try typeNameStrings(database)
         func close(_ id: Int, from first: Int) {
+            for type in typeNames.types[id] ?? [] {
+                for text in typeNames.names[type] ?? [] {
+                    bytes.append(contentsOf: text.utf8)
+                    starts.append(bytes.count)
+                }
+            }
             if starts.count - 1 > first { ranges[id] = first ..< starts.count - 1 }
         }
         if try hasPlainSearchTable(database) {
@@ -63,7 +73,6 @@ final class SearchIndex: Sendable {
             let sources = [
                 "SELECT id, name FROM pokemon",
                 "SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL",
-                "SELECT pokemon_id, type FROM pokemon_type",
             ]
             for sql in sources {
                 for (id, text) in try database.rows(sql, [], { ($0.int(0), $0.text(1)) }) {
@@ -92,6 +101,28 @@ final class SearchIndex: Sendable {
                   strings: ranges[id] ?? 0 ..< 0)
         }
         return SearchIndex(bytes: bytes, stringStarts: starts, entries: entries)
+    }
+
+    /// Each type slug's strings (the slug and its names in every language of the
+    /// database, folded and distinct), and each pokemon's type slugs. A database without
+    /// `type_name` gives the slugs alone.
+    private static func typeNameStrings(_ database: Database) throws -> (names: [String: [String]], types: [Int: [String]]) {
+        var names: [String: Set<String>] = [:]
+        let hasNames = try database.integer("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'type_name'") ?? 0 > 0
+        if hasNames {
+            for (type, name) in try database.rows("SELECT t.name, n.name FROM type t JOIN type_name n ON n.type_id = t.id", [],
+                                                  { ($0.text(0), $0.text(1)) }) {
+                let folded = SearchFolding.fold(name)
+                if !folded.isEmpty { names[type, default: []].insert(folded) }
+            }
+        }
+        var types: [Int: [String]] = [:]
+        for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type", [], { ($0.int(0), $0.text(1)) }) {
+            types[id, default: []].append(type)
+            let folded = SearchFolding.fold(type)
+            if !folded.isEmpty { names[type, default: []].insert(folded) }
+        }
+        return (names.mapValues { $0.sorted() }, types)
     }
 
     /// Whether `pokemon_search` exists with `pokemon_id` and `text` columns.

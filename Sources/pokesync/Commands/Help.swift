@@ -8,7 +8,8 @@ enum Help {
     usage: pokesync COMMAND [options]
 
     commands:
-      full       mirror every pokemon, pokemon-species, pokedex and evolution-chain (and sprites) as a new version
+      full       mirror the ten kinds (pokemon, pokemon-species, pokedex, evolution-chain, type,
+                 ability, move, stat, version, language) and sprites as a new version
       sync       bring the mirror up to date, fetching only what changed (the nightly job)
       status     the latest version, and the run in progress with its progress
       versions   every retained version
@@ -148,22 +149,28 @@ enum Help {
         usage: pokesync show NAME|ID [--bundle PATH] [--language L] [--json]
 
         The detail an app shows: types, size, base stats as bars, abilities, moves, sprites,
-        genus and flavor text (in L, else English), and the evolution chain as a tree. NAME is a
+        genus and flavor text, the damage each attacking type does to it, and the evolution
+        chain as a tree; names of the pokemon, its types, abilities, moves and stats, the
+        genus and texts in L (an API code: fr, ko, ja-hrkt, zh-hant), else English. NAME is a
         pokemon's name, or a species' name (its default pokemon). PATH is an installed device
         folder, a .tar.gz bundle (only its manifest and database are extracted, to a temporary
         folder) or a bundles folder (its index must name a file in it); the default is the full
         bundle the mirror's bundles/index.json names. --json prints one object (id, name, types, height,
-        weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain).
+        weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain,
+        type_defense: attacking type to factor, and localized_name, type_names, ability_names,
+        move_names, stat_names in L).
         Exit 64 when nothing has that name or id.
         """,
         "search": """
-        usage: pokesync search TERM... [--bundle PATH] [--limit N] [--json]
+        usage: pokesync search TERM... [--bundle PATH] [--limit N] [--language L] [--json]
 
         What an app's search field finds: every term must be part of the pokemon's name, its
-        species' name in a language of the bundle, or its types; accents and case are ignored.
-        Exact matches first, then prefixes, then the rest, each by id. --json prints
-        [{"id": 6, "name": "charizard", "types": ["fire", "flying"]}, ...] in that order.
-        No term (or only spaces) is a usage error (64).
+        species' name in a language of the bundle, or its types (slugs, and their names in each
+        language of the bundle: "eau", "물"); accents and case are ignored. Exact matches
+        first, then prefixes, then the rest, each by id. --json prints
+        [{"id": 6, "name": "charizard", "types": ["fire", "flying"], "localized_name": "Dracaufeu"}, ...]
+        in that order, localized_name in L (else English). No term (or only spaces) is a usage
+        error (64).
         """,
         "prune": """
         usage: pokesync prune [--keep N] [--mirror DIR]

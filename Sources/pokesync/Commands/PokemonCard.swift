@@ -6,7 +6,20 @@ import PokedexReader
 /// bars, abilities, moves, sprites, the flavor text and the evolution chain as a tree.
 struct PokemonCard {
     let detail: PokemonDetail
+    var defense: TypeDefense?
     let width: Int
+
+    init(detail: PokemonDetail, defense: TypeDefense? = nil, width: Int) {
+        self.detail = detail
+        self.defense = defense
+        self.width = width
+    }
+
+    /// "전기 (electric)" in another language, "electric" in English.
+    private func named(_ slug: String, _ name: LocalizedText?) -> String {
+        guard let text = name?.text, text.lowercased() != slug.replacingOccurrences(of: "-", with: " ") else { return slug }
+        return "\(text) (\(slug))"
+    }
 
     func render() -> String {
         var lines: [String] = []
@@ -14,26 +27,43 @@ struct PokemonCard {
         let title = "#\(detail.id) \(detail.name)" + (species?.localizedName.map { "  (\($0.text))" } ?? "")
         lines.append(title)
         if let genus = species?.genus { lines.append(genus.text) }
-        lines.append("types: " + detail.types.joined(separator: ", "))
+        lines.append("types: " + detail.localizedTypes.map { named($0.name, $0.localizedName) }.joined(separator: ", "))
         lines.append(String(format: "height %.1f m, weight %.1f kg", Double(detail.height) / 10, Double(detail.weight) / 10))
         lines.append("")
         lines.append("base stats")
         let barWidth = max(10, min(40, width - 24))
         for stat in detail.stats {
             let filled = min(barWidth, stat.baseStat * barWidth / 255)
-            lines.append("  " + stat.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            lines.append("  " + (stat.localizedName?.text ?? stat.name).padding(toLength: 16, withPad: " ", startingAt: 0)
                          + String(format: "%3d ", stat.baseStat) + String(repeating: "█", count: filled))
         }
         lines.append("")
-        lines.append("abilities: " + detail.abilities.map { $0.isHidden ? "\($0.name) (hidden)" : $0.name }.joined(separator: ", "))
-        let shown = detail.moves.prefix(12).joined(separator: ", ")
+        lines.append("abilities: " + detail.abilities.map {
+            let name = named($0.name, $0.localizedName)
+            return $0.isHidden ? "\(name) (hidden)" : name
+        }.joined(separator: ", "))
+        for ability in detail.abilities {
+            if let effect = ability.flavorText ?? ability.shortEffect {
+                lines.append("  \(ability.localizedName?.text ?? ability.name): \(effect.text)")
+            }
+        }
+        let shown = detail.moveDetails.prefix(12).map { $0.localizedName?.text ?? $0.name }.joined(separator: ", ")
         lines.append("moves (\(detail.moves.count)): " + shown + (detail.moves.count > 12 ? ", ..." : ""))
         let bundled = detail.sprites.filter { $0.path != nil }
         lines.append("sprites: \(detail.sprites.count) known, \(bundled.count) in the bundle"
                      + (bundled.first.map { " (\($0.key): \($0.path!))" } ?? ""))
         if let flavor = species?.flavorText {
             lines.append("")
-            lines.append("\u{201C}\(flavor.text)\u{201D} (\(flavor.version), \(flavor.language))")
+            lines.append("\u{201C}\(flavor.text)\u{201D} (\(flavor.versionName?.text ?? flavor.version), \(flavor.language))")
+        }
+        if let defense {
+            lines.append("")
+            lines.append("damage taken")
+            for (factor, types) in defense.byFactor where factor != 1 {
+                let label = factor == 0.25 ? "1/4x" : factor == 0.5 ? "1/2x" : factor == 0 ? "0x" : "\(Int(factor))x"
+                lines.append("  " + label.padding(toLength: 6, withPad: " ", startingAt: 0)
+                             + types.map { $0.displayName }.joined(separator: ", "))
+            }
         }
         if let chain = species?.evolutionChain {
             lines.append("")

@@ -2,16 +2,17 @@ import Foundation
 import PokeSyncCore
 import PokedexReader
 
-/// `pokesync search TERM... [--bundle PATH] [--json]`: what an app's search field finds,
-/// in rank order (exact, then prefix, then substring; then id).
+/// `pokesync search TERM... [--bundle PATH] [--language L] [--json]`: what an app's search
+/// field finds, in rank order (exact, then prefix, then substring; then id), with the
+/// species' name in L (English where L has none).
 struct SearchCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["bundle", "mirror", "limit"], flags: ["json"])
+        arguments = try Arguments(words, options: ["bundle", "mirror", "limit", "language"], flags: ["json"])
         // No terms, or only spaces, would list everything: a usage error, like a missing argument.
         guard !arguments.positionals.joined().allSatisfy(\.isWhitespace) else {
-            throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--json] (give a name, part of one, or an id)")
+            throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--language L] [--json] (give a name, part of one, or an id)")
         }
     }
 
@@ -21,8 +22,13 @@ struct SearchCommand {
         do {
             let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
                                                  limit: try arguments.integer("limit", minimum: 1))
+            let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
+            let extras = try opened.pokedex.listExtras(for: hits.map(\.pokemon.id), languages: languages)
             if arguments.flags.contains("json") {
-                let rows = hits.map { ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types] as [String: Any] }
+                let rows = hits.map {
+                    ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types,
+                     "localized_name": extras[$0.pokemon.id]?.localizedName?.text ?? NSNull()] as [String: Any]
+                }
                 let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
                 return .success

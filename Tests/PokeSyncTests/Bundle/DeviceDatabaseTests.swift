@@ -189,6 +189,23 @@ struct DeviceDatabaseTests {
         #expect(DeviceRows.cleanFlavorText("\n\u{0C}") == "")
     }
 
+    /// DESIGN's CJK rule: a line break between two CJK characters goes (Chinese and
+    /// Japanese put no space there); next to anything else it is a space.
+    @Test func flavorTextCleaningKeepsChineseAndJapaneseLinesTogether() {
+        // pikachu's shield entries, as the 2026 snapshot has them.
+        #expect(DeviceRows.cleanFlavorText("皮卡丘们把尾巴\n贴在一起交换电流，\n其实是在互相打招呼。")
+                == "皮卡丘们把尾巴贴在一起交换电流，其实是在互相打招呼。")
+        #expect(DeviceRows.cleanFlavorText("おたがいの\u{3000}しっぽを\u{3000}くっつけて\nでんきを\u{3000}ながしあうのが\nピカチュウ")
+                == "おたがいの\u{3000}しっぽを\u{3000}くっつけて\nでんきを\u{3000}ながしあうのが\nピカチュウ"
+                    .replacingOccurrences(of: "\n", with: ""))
+        // Katakana's long mark, full-width forms and CRLF and form feeds count too.
+        #expect(DeviceRows.cleanFlavorText("ポケモンー\r\nＡ\u{0C}字") == "ポケモンーＡ字")
+        // Next to Latin text, digits or a space, a break is a space.
+        #expect(DeviceRows.cleanFlavorText("ピカチュウ\nPikachu\n25\n電気") == "ピカチュウ Pikachu 25 電気")
+        #expect(DeviceRows.cleanFlavorText("전기\n타입") == "전기 타입")  // Korean puts spaces between words
+        #expect(DeviceRows.cleanFlavorText("電気 \n流し") == "電気 流し")
+    }
+
     /// DESIGN's cleaning, written independently: soft hyphen + line break dropped, form
     /// feeds and line breaks as spaces, runs of spaces as one, trimmed.
     static func clean(_ text: String) -> String {

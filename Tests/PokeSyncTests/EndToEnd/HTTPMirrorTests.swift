@@ -120,7 +120,8 @@ struct HTTPMirrorTests {
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let child = cli.start(["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"])
                 try child.process.run()
-                while try await server.stats().requests < 8 && child.process.isRunning {
+                // Ten lists, then a few documents.
+                while try await server.stats().requests < 14 && child.process.isRunning {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 kill(child.process.processIdentifier, SIGKILL)

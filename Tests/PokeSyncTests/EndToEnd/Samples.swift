@@ -3,7 +3,8 @@ import Testing
 
 /// Reading the api-data samples (`TestPaths.sample2025`, `sample2026`) as JSON, to compare trees.
 enum Samples {
-    static let kinds = ["pokemon", "pokemon-species", "pokedex", "evolution-chain"]
+    static let kinds = ["pokemon", "pokemon-species", "pokedex", "evolution-chain",
+                        "type", "ability", "move", "stat", "version", "language"]
 
     /// Every document of an api-data tree, parsed: "kind/id" → JSON value.
     static func documents(_ root: URL) throws -> [String: NSObject] {

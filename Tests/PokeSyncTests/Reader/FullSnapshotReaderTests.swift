@@ -38,8 +38,20 @@ struct FullSnapshotReaderTests {
             #expect(try pokedex.search("farfetch’d").map(\.pokemon.name) == ["farfetchd", "farfetchd-galar"])
             #expect(try pokedex.search("FARFETCH'D").map(\.pokemon.name) == ["farfetchd", "farfetchd-galar"])
             #expect(try pokedex.search("레시라무").map(\.pokemon.name) == ["reshiram"])
+            // Type names in every language: a whole type name is an exact match, so "eau"
+            // puts the water types before Beautifly (whose French name holds it).
+            let eau = try pokedex.search("eau")
+            let beautifly = try #require(eau.firstIndex { $0.pokemon.name == "beautifly" })
+            #expect(eau.filter { $0.rank == .exact }.allSatisfy { $0.pokemon.types.contains("water") })
+            #expect(eau[..<beautifly].filter { $0.pokemon.types.contains("water") }.count
+                    == eau.filter { $0.pokemon.types.contains("water") }.count)
+            #expect(eau.filter { $0.pokemon.types.contains("water") }.count > 150)
+            for query in ["électrik", "전기", "물", "ほのお", "Wasser"] {
+                #expect(try pokedex.search(query).contains { $0.rank == .exact }, "\(query)")
+            }
             #expect(try pokedex.search("Glurak").map(\.pokemon.id) == [6, 10034, 10035, 10196])
-            #expect(try pokedex.search("ß").count == 261)  // "ss": grass, glass, ...
+            // "ss": grass, glass, ... and every water type ("Wasser").
+            #expect(try pokedex.search("ß").count == 422)
 
             // A species' name gives its default pokemon.
             #expect(try pokedex.pokemon(named: "giratina", languages: ["en"])?.name == "giratina-altered")
@@ -50,7 +62,8 @@ struct FullSnapshotReaderTests {
             #expect(eevee.children.allSatisfy { $0.defaultPokemonID == $0.speciesID })
 
             // The independent oracle, on every 40th generated query plus DESIGN's examples.
-            let answers = try ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d"],
+            let answers = try ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d",
+                                                                                   "eau", "électrique", "물", "전기", "ほのお", "Wasser"],
                                                      generate: true, every: 40)
             #expect(answers.count > 900)
             var searchTimes: [Duration] = []

@@ -18,8 +18,8 @@ struct PokedexDetailTests {
             #expect(detail.baseStats == ["hp": 35, "attack": 55, "defense": 40, "special-attack": 50,
                                          "special-defense": 50, "speed": 90])
             #expect(detail.stats.last?.effort == 2)
-            #expect(detail.abilities == [PokemonAbility(name: "static", slot: 1, isHidden: false),
-                                         PokemonAbility(name: "lightning-rod", slot: 3, isHidden: true)])
+            #expect(detail.abilities.map { [$0.name, "\($0.slot)", "\($0.isHidden)"] }
+                    == [["static", "1", "false"], ["lightning-rod", "3", "true"]])
             #expect(detail.moves.count == 109)
             #expect(detail.moves == detail.moves.sorted())
             #expect(detail.moves.contains("thunderbolt"))
@@ -86,8 +86,9 @@ struct PokedexDetailTests {
             #expect(chinese.genus == LocalizedText(text: "鼠寶可夢", language: "zh-hant"))
             #expect(chinese.flavorTexts.count == 8)
             #expect(chinese.flavorTexts.map(\.entryIndex) == chinese.flavorTexts.map(\.entryIndex).sorted(by: >))
-            #expect(chinese.flavorText == FlavorText(text: "皮卡丘們把尾巴 貼在一起交換電流， 其實是在互相打招呼。",
-                                                     language: "zh-hant", version: "shield", entryIndex: 137))
+            #expect(chinese.flavorText == FlavorText(text: "皮卡丘們把尾巴貼在一起交換電流，其實是在互相打招呼。",
+                                                     language: "zh-hant", version: "shield", entryIndex: 137,
+                                                     versionName: LocalizedText(text: "盾", language: "zh-hant")))
             #expect(chinese.flavorTexts.last?.version == "sun")
 
             // Case-insensitive codes; a language the data lacks falls through to the next, then English.
@@ -97,7 +98,8 @@ struct PokedexDetailTests {
             #expect(fallback.flavorText == FlavorText(
                 text: "Possesses cheek sacs in which it stores electricity. This clever forest-dweller roasts tough "
                     + "berries with an electric shock before consuming them.",
-                language: "en", version: "legends-arceus", entryIndex: 146))
+                language: "en", version: "legends-arceus", entryIndex: 146,
+                versionName: LocalizedText(text: "Legends: Arceus", language: "en")))
             #expect(try pokedex.pokemon(id: 25, languages: ["pt", "fr"])?.species?.genus?.text == "Pokémon Souris")
             // Cleaned text: the red/blue entry's line breaks and form feed are single spaces.
             let red = fallback.flavorTexts.first { $0.version == "red" }

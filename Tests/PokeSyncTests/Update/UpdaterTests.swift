@@ -166,7 +166,7 @@ struct UpdaterTests {
             #expect(try await updater.update(from: world.bundles(1), allowDowngrade: true).installedVersion == 1)
 
             let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: world.bundles(3).appendingPathComponent("index.json")))
-            try UpdateFixtures.writeIndex(world.bundles(3), full: index.full, deltas: index.deltas, schemaVersion: 2)
+            try UpdateFixtures.writeIndex(world.bundles(3), full: index.full, deltas: index.deltas, schemaVersion: DeviceSchema.version + 1)
             await #expect { try await updater.update(from: world.bundles(3)) } throws: { error in
                 guard case .newerSchema = error as? UpdateError else { return false }
                 return error.localizedDescription.isEmpty || "\(error)".contains("app update")

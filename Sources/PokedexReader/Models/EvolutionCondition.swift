@@ -1,0 +1,111 @@
+import Foundation
+
+/// One way a species evolves from its parent: every field of the API's
+/// `evolution_details` entry as a typed value (DESIGN: trigger, level, item, held item,
+/// known move, happiness, time of day, location...). Named things are their slugs (the
+/// bundle does not carry items, locations or version groups); absent or null fields are nil.
+public struct EvolutionCondition: Sendable, Hashable, Codable {
+    /// `level-up`, `use-item`, `trade`, `shed`, ...
+    public var trigger: String?
+    public var minLevel: Int?
+    /// An item used on it (`thunder-stone`).
+    public var item: String?
+    /// An item it holds (`metal-coat` for a trade).
+    public var heldItem: String?
+    /// 1 female, 2 male.
+    public var gender: Int?
+    public var knownMove: String?
+    public var knownMoveType: String?
+    public var location: String?
+    public var minAffection: Int?
+    public var minBeauty: Int?
+    public var minDamageTaken: Int?
+    /// Friendship, as the API calls it happiness (Espeon: 160).
+    public var minHappiness: Int?
+    public var minMoveCount: Int?
+    public var minSteps: Int?
+    public var needsOverworldRain: Bool?
+    public var needsMultiplayer: Bool?
+    public var nearSpecialRock: Bool?
+    public var partySpecies: String?
+    public var partyType: String?
+    public var region: String?
+    /// 1 attack > defense, 0 equal, -1 attack < defense.
+    public var relativePhysicalStats: Int?
+    /// `day`, `night`, `dusk`; nil when any time will do (the API's empty string).
+    public var timeOfDay: String?
+    public var tradeSpecies: String?
+    public var turnUpsideDown: Bool?
+    public var usedMove: String?
+    public var baseForm: String?
+    public var evolvedForm: String?
+    public var versionGroup: String?
+    public var isDefault: Bool?
+
+    private struct Named: Decodable { var name: String }
+
+    private enum Keys: String, CodingKey {
+        case trigger, item, gender, location, region
+        case minLevel = "min_level", heldItem = "held_item", knownMove = "known_move", knownMoveType = "known_move_type"
+        case minAffection = "min_affection", minBeauty = "min_beauty", minDamageTaken = "min_damage_taken"
+        case minHappiness = "min_happiness", minMoveCount = "min_move_count", minSteps = "min_steps"
+        case needsOverworldRain = "needs_overworld_rain", needsMultiplayer = "needs_multiplayer"
+        case nearSpecialRock = "near_special_rock", partySpecies = "party_species", partyType = "party_type"
+        case relativePhysicalStats = "relative_physical_stats", timeOfDay = "time_of_day", tradeSpecies = "trade_species"
+        case turnUpsideDown = "turn_upside_down", usedMove = "used_move", baseForm = "base_form"
+        case evolvedForm = "evolved_form", versionGroup = "version_group", isDefault = "is_default"
+    }
+
+    /// Decodes one `evolution_details` entry as the API writes it (snake_case, named
+    /// resources as `{"name": ..., "url": ...}`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        func name(_ key: Keys) -> String? { (try? c.decodeIfPresent(Named.self, forKey: key))??.name }
+        func int(_ key: Keys) -> Int? { (try? c.decodeIfPresent(Int.self, forKey: key)) ?? nil }
+        func bool(_ key: Keys) -> Bool? { (try? c.decodeIfPresent(Bool.self, forKey: key)) ?? nil }
+        trigger = name(.trigger); minLevel = int(.minLevel); item = name(.item); heldItem = name(.heldItem)
+        gender = int(.gender); knownMove = name(.knownMove); knownMoveType = name(.knownMoveType)
+        location = name(.location); minAffection = int(.minAffection); minBeauty = int(.minBeauty)
+        minDamageTaken = int(.minDamageTaken); minHappiness = int(.minHappiness); minMoveCount = int(.minMoveCount)
+        minSteps = int(.minSteps); needsOverworldRain = bool(.needsOverworldRain); needsMultiplayer = bool(.needsMultiplayer)
+        nearSpecialRock = bool(.nearSpecialRock); partySpecies = name(.partySpecies); partyType = name(.partyType)
+        region = name(.region); relativePhysicalStats = int(.relativePhysicalStats)
+        let time = (try? c.decodeIfPresent(String.self, forKey: .timeOfDay)) ?? nil
+        timeOfDay = time?.isEmpty == false ? time : nil
+        tradeSpecies = name(.tradeSpecies); turnUpsideDown = bool(.turnUpsideDown); usedMove = name(.usedMove)
+        baseForm = name(.baseForm); evolvedForm = name(.evolvedForm); versionGroup = name(.versionGroup)
+        isDefault = bool(.isDefault)
+    }
+
+    /// Encodes the same snake_case shape, names as `{"name": ...}`, so that a condition
+    /// round-trips.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        func name(_ value: String?, _ key: Keys) throws { if let value { try c.encode(["name": value], forKey: key) } }
+        try name(trigger, .trigger); try c.encodeIfPresent(minLevel, forKey: .minLevel); try name(item, .item)
+        try name(heldItem, .heldItem); try c.encodeIfPresent(gender, forKey: .gender); try name(knownMove, .knownMove)
+        try name(knownMoveType, .knownMoveType); try name(location, .location)
+        try c.encodeIfPresent(minAffection, forKey: .minAffection); try c.encodeIfPresent(minBeauty, forKey: .minBeauty)
+        try c.encodeIfPresent(minDamageTaken, forKey: .minDamageTaken)
+        try c.encodeIfPresent(minHappiness, forKey: .minHappiness); try c.encodeIfPresent(minMoveCount, forKey: .minMoveCount)
+        try c.encodeIfPresent(minSteps, forKey: .minSteps)
+        try c.encodeIfPresent(needsOverworldRain, forKey: .needsOverworldRain)
+        try c.encodeIfPresent(needsMultiplayer, forKey: .needsMultiplayer)
+        try c.encodeIfPresent(nearSpecialRock, forKey: .nearSpecialRock); try name(partySpecies, .partySpecies)
+        try name(partyType, .partyType); try name(region, .region)
+        try c.encodeIfPresent(relativePhysicalStats, forKey: .relativePhysicalStats)
+        try c.encodeIfPresent(timeOfDay, forKey: .timeOfDay); try name(tradeSpecies, .tradeSpecies)
+        try c.encodeIfPresent(turnUpsideDown, forKey: .turnUpsideDown); try name(usedMove, .usedMove)
+        try name(baseForm, .baseForm); try name(evolvedForm, .evolvedForm); try name(versionGroup, .versionGroup)
+        try c.encodeIfPresent(isDefault, forKey: .isDefault)
+    }
+}
+
+extension EvolutionNode {
+    /// Every way this species evolves from its parent (eevee's espeon: friendship 160 by
+    /// day), decoded from ``detailsJSON``; empty at the root.
+    public var conditions: [EvolutionCondition] {
+        guard let detailsJSON else { return [] }
+        return (try? JSONDecoder().decode([EvolutionCondition].self, from: Data(detailsJSON.utf8))) ?? []
+    }
+}
