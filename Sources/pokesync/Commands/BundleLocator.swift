@@ -41,10 +41,8 @@ struct OpenedPokedex {
             guard let data = FileManager.default.contents(atPath: indexFile.path) else {
                 throw UsageError("--bundle \(path.path): neither an installed folder (current/) nor a bundles folder (index.json)")
             }
-            let index: BundleIndex
-            do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-                throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
-            }
+            // The reader library's loader: its file names are plain names inside the folder.
+            let index = try BundleIndex(validating: data, source: indexFile.path)
             try self.init(archive: path.appendingPathComponent(index.full.file))
         } else {
             guard path.lastPathComponent.hasSuffix(".tar.gz") else {
