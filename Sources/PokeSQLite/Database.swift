@@ -16,6 +16,8 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Kept alive while SQLite's progress handler points at it (``limitWork(steps:stop:)``).
+    var workBudget: WorkBudget?
 
     /// Opens (and for `.readWrite`, creates) the database at `path`.
     /// - Throws: `DatabaseError` when the file cannot be opened; a file that is not a
@@ -60,6 +62,7 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        sqlite3_progress_handler(handle, 0, nil, nil)
         sqlite3_close_v2(handle)
     }
 

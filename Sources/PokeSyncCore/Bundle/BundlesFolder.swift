@@ -51,11 +51,12 @@ public struct BundlesFolder: Sendable {
         return file
     }
 
-    /// The index the folder holds now, or nil when there is none (or it does not decode:
+    /// The index the folder holds now, or nil when there is none (or it is not a sound index:
     /// it is replaced by the next export of the newest version).
     public func currentIndex() -> BundleIndex? {
         guard let data = FileManager.default.contents(atPath: url(Self.indexName).path) else { return nil }
-        return try? JSONDecoder().decode(BundleIndex.self, from: data)
+        // The reader library's loader: an index a device would refuse is no index here either.
+        return try? BundleIndex(validating: data, source: url(Self.indexName).path)
     }
 
     /// Replaces `index.json` atomically: written aside, flushed, renamed.

@@ -15,3 +15,22 @@ extension UpdateError: PokeSyncFailure {
         }
     }
 }
+
+extension BundleCheckError: PokeSyncFailure {
+    /// A lying index, a manifest that breaks the format, a delta whose database is not data.
+    public var exitStatus: ExitStatus { .dataError }
+}
+
+extension DeltaApplyError: PokeSyncFailure {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .digestMismatch, .invalidChanges: .dataError
+        case .io: .ioError
+        }
+    }
+}
+
+extension ContentDigestError: PokeSyncFailure {
+    /// A database holding a value the digest cannot encode is not a device database.
+    public var exitStatus: ExitStatus { .dataError }
+}

@@ -26,14 +26,11 @@ public struct BundleVerifier {
         guard let data = FileManager.default.contents(atPath: indexFile.path) else {
             throw BundleFormatError(file: indexFile.path, reason: "missing: not a bundles folder")
         }
-        let index: BundleIndex
-        do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-            throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
-        }
+        // The reader library's loader: the same rules a device applies (numbers, names, versions).
+        let index = try BundleIndex(validating: data, source: indexFile.path)
         guard index.schemaVersion <= DeviceSchema.version else {
             throw BundleFormatError(file: indexFile.path, reason: "schema \(index.schemaVersion): newer than this build reads")
         }
-        if let problem = index.inconsistency { throw BundleFormatError(file: indexFile.path, reason: problem) }
         let full = try verifyArchive(folder.appendingPathComponent(index.full.file), expected: index.full, index: index)
         defer { try? FileManager.default.removeItem(at: full.folder) }
         for delta in index.deltas {
@@ -66,6 +63,7 @@ public struct BundleVerifier {
             throw BundleFormatError(file: file.path, reason: "missing or unreadable")
         }
         if let expected {
+            if let problem = expected.validationProblem { throw BundleFormatError(file: file.path, reason: "its index entry \(problem)") }
             guard size == expected.size, digest.hex == expected.sha256.lowercased() else {
                 throw BundleFormatError(file: file.path, reason: "its size or SHA-256 is not what index.json says")
             }
@@ -76,7 +74,7 @@ public struct BundleVerifier {
         try FileSystem.createDirectory(scratch)
         let entries = try SafeExtractor(limits: limits, synchronizes: false).extract(archive: file.path, to: folder.path)
         do {
-            let manifest = try checkManifest(file, folder: folder, entries: entries.filter { $0.kind == .file }, index: index,
+            let manifest = try checkManifest(file, folder: folder, entries: entries, index: index,
                                              expected: expected)
             if manifest.isDelta {
                 try checkDelta(file, folder: folder, manifest: manifest, base: base)
@@ -100,27 +98,23 @@ public struct BundleVerifier {
         return BundleFormatError(file: file.path, reason: failure.description.replacingOccurrences(of: folder.path + "/", with: ""))
     }
 
+    /// The reader library's checks (``ExtractedBundle``), as a device makes them, naming `file`.
     private func checkManifest(_ file: URL, folder: URL, entries: [TarEntry], index: BundleIndex?,
                                expected: BundleIndex.Entry?) throws -> BundleManifest {
-        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: reason) }
-        let manifest: BundleManifest
         do {
-            manifest = try JSONDecoder().decode(BundleManifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
-        } catch { throw bad("manifest.json is missing or does not decode: \(error)") }
-        guard [BundleManifest.fullFormat, BundleManifest.deltaFormat].contains(manifest.format),
-              manifest.formatVersion <= BundleManifest.currentFormatVersion, manifest.schemaVersion <= DeviceSchema.version else {
-            throw bad("manifest format \(manifest.format) \(manifest.formatVersion), schema \(manifest.schemaVersion): not one this build reads")
-        }
-        if let problem = manifest.fileListProblem { throw bad("its manifest \(problem)") }
-        if let problem = manifest.mismatch(inExtracted: folder, holding: entries.map(\.name)) { throw bad(problem) }
-        guard entries.reduce(0, { $0 + $1.size }) == manifest.unpackedSize else { throw bad("unpacked_size is not what it unpacks to") }
-        if let index, let expected {
-            guard manifest.lineage == index.lineage, manifest.profile == index.profile, manifest.version == expected.to,
-                  manifest.baseVersion == expected.from, manifest.unpackedSize == expected.unpackedSize else {
-                throw bad("its manifest does not match index.json (lineage, profile, versions or unpacked size)")
+            let manifest = try ExtractedBundle.manifest(in: folder, file: file.path)
+            guard manifest.schemaVersion <= DeviceSchema.version else {
+                throw BundleFormatError(file: file.path, reason: "manifest schema \(manifest.schemaVersion): newer than this build reads")
             }
+            if let index, let expected {
+                var named = expected
+                named.file = file.path
+                try manifest.check(against: named, lineage: index.lineage, profile: index.profile)
+            }
+            return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: file.path).manifest
+        } catch let error as BundleCheckError {
+            throw BundleFormatError(file: error.file, reason: error.reason)
         }
-        return manifest
     }
 
     private func checkDatabase(_ file: URL, database url: URL, manifest: BundleManifest) throws {

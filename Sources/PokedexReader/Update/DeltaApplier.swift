@@ -49,19 +49,46 @@ public struct DeltaApplier: Sendable {
         }
     }
 
+    /// SQLite virtual-machine steps an apply may take per byte of the two databases: a
+    /// sound delta needs a small fraction of it (the search rebuild and digest read every
+    /// row a few times); a hostile one is stopped long before it fills anything.
+    static let stepsPerByte = 2_000
+    static let minimumSteps = 2_000_000_000
+
     private func applyInPlace(changes: URL, database path: URL, manifest: BundleManifest) throws {
+        // Data, not code: nothing reads changes.sqlite before its schema is known to be a delta's.
+        if let problem = ChangesSchema.problem(at: changes) {
+            throw DeltaApplyError.invalidChanges(path: changes.path, reason: problem)
+        }
         let database: Database
         do {
             database = try Database(path: path.path)
             try database.execute("PRAGMA journal_mode = DELETE")
+            // Temporary b-trees (sorts, VACUUM) stay in memory, bounded by the step budget,
+            // never in a system temp folder nobody sweeps.
+            try database.execute("PRAGMA temp_store = MEMORY")
         } catch {
             throw DeltaApplyError.io(path: path.path, reason: "\(error)")
         }
+        let bytes = [changes, path].reduce(0) { total, url in
+            total + ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
+        }
+        database.limitWork(steps: max(Self.minimumSteps, min(bytes, 1 << 40) * Self.stepsPerByte),
+                           stop: { Task.isCancelled })
+        do {
+            try applyChecked(changes: changes, database: database, manifest: manifest)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            if database.workLimitReached {
+                throw DeltaApplyError.invalidChanges(path: changes.path, reason: "needs more work than any delta may (stopped)")
+            }
+            throw error
+        }
+    }
+
+    private func applyChecked(changes: URL, database: Database, manifest: BundleManifest) throws {
         do {
             try database.run("ATTACH DATABASE ? AS changes", [.text(changes.path)])
-            try checkChanges(database, path: changes.path)
-        } catch let error as DeltaApplyError {
-            throw error
         } catch {
             throw DeltaApplyError.invalidChanges(path: changes.path, reason: "\(error)")
         }
@@ -122,16 +149,6 @@ public struct DeltaApplier: Sendable {
         for (key, value) in values {
             try database.run("DELETE FROM main.meta WHERE key = ?", [.text(key)])
             try database.run("INSERT INTO main.meta (key, value) VALUES (?, ?)", [.text(key), .text(value)])
-        }
-    }
-
-    /// Every schema table and `removed` must be in `changes.sqlite`.
-    private func checkChanges(_ database: Database, path: String) throws {
-        let names = Set(try database.rows("SELECT name FROM changes.sqlite_master WHERE type IN ('table', 'view')") {
-            $0.text(0)
-        })
-        for name in ["removed"] + DeviceSchema.tables.filter({ $0.entity != nil }).map(\.name) where !names.contains(name) {
-            throw DeltaApplyError.invalidChanges(path: path, reason: "has no table \(name)")
         }
     }
 

@@ -11,18 +11,40 @@ import Darwin
 /// ```
 /// DIR/current -> versions/7      DIR/versions/7/pokedex.sqlite, sprites/...
 /// DIR/.install.lock              DIR/.tmp/
+/// DIR/.index-etag                the ETag of the index the device is current with
 /// ```
+///
+/// A version folder is `versions/N`, or `versions/N.<hex>` when `versions/N` is what
+/// `current` names (the same version rebuilt for another profile or lineage): the new
+/// folder is always built beside the live one and `current` switched by one rename.
 struct DeviceFolder {
     let root: URL
     var current: URL { root.appendingPathComponent("current") }
     var versions: URL { root.appendingPathComponent("versions", isDirectory: true) }
     var tmp: URL { root.appendingPathComponent(".tmp", isDirectory: true) }
     var lockFile: URL { root.appendingPathComponent(".install.lock") }
-
-    func version(_ number: Int) -> URL { versions.appendingPathComponent(String(number), isDirectory: true) }
+    /// The ETag of the index the installed version came from, and that index's URL:
+    /// the next check sends it as If-None-Match (a 304 means already current).
+    var etagFile: URL { root.appendingPathComponent(".index-etag") }
 
     /// The names a device folder holds; an install never touches a folder with anything else.
-    static let ownNames: Set<String> = ["current", "versions", ".install.lock", ".tmp"]
+    static let ownNames: Set<String> = ["current", "versions", ".install.lock", ".tmp", ".index-etag"]
+
+    /// Whether `name` is one a version folder may have: `N` or `N.<hex>`.
+    static func isVersionName(_ name: Substring) -> Bool {
+        let parts = name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let number = parts.first, !number.isEmpty, number.utf8.count <= 10, number.allSatisfy(\.isASCII), Int(number) != nil
+        else { return false }
+        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.count <= 16 && parts[1].allSatisfy(\.isHexDigit))
+    }
+
+    /// A fresh folder name for version `number`: never the one `current` names, so the
+    /// live version is never removed or replaced before the switch.
+    func newVersionName(_ number: Int) -> String {
+        let plain = String(number)
+        guard currentVersionName() == plain || Self.type(of: versions.appendingPathComponent(plain)) != nil else { return plain }
+        return plain + "." + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
 
     /// Refuses a folder that is not one this updater made (or an empty or missing one):
     /// an install removes leftovers inside it, so it must never run on someone's files.
@@ -50,7 +72,13 @@ struct DeviceFolder {
                 throw UpdateError.notADeviceFolder(path: root.path, reason: "its \(folder.lastPathComponent) is not a folder (a link?)")
             }
         }
-        let strays = ((try? fileManager.contentsOfDirectory(atPath: versions.path)) ?? []).filter { Int($0) == nil }
+        if let kind = Self.type(of: lockFile), kind != .typeRegular {
+            throw UpdateError.notADeviceFolder(path: root.path, reason: "its .install.lock is not a plain file (a link?)")
+        }
+        if let kind = Self.type(of: etagFile), kind != .typeRegular {
+            throw UpdateError.notADeviceFolder(path: root.path, reason: "its .index-etag is not a plain file (a link?)")
+        }
+        let strays = ((try? fileManager.contentsOfDirectory(atPath: versions.path)) ?? []).filter { !Self.isVersionName($0[...]) }
         guard strays.isEmpty else {
             throw UpdateError.notADeviceFolder(path: root.path, reason: "its versions folder holds \(strays.sorted().prefix(3).joined(separator: ", "))")
         }
@@ -70,31 +98,67 @@ struct DeviceFolder {
         }
     }
 
-    /// Takes `.install.lock` (flock, released when the returned descriptor is closed or
-    /// the process dies, so a killed install never leaves it held).
-    /// - Throws: ``UpdateError/locked`` at once when another install holds it.
-    func lock() throws -> Int32 {
-        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw UpdateError.io(path: lockFile.path, reason: String(cString: strerror(errno))) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+    /// Takes the install lock: flock on the device folder itself (which no one can delete
+    /// from under a running install, as they could `.install.lock`), and on `.install.lock`
+    /// too, opened without following a link, for installers that lock only the file.
+    /// Both are released when the descriptors are closed or the process dies.
+    /// - Returns: the descriptors to close when done.
+    /// - Throws: ``UpdateError/locked`` at once when another install holds it;
+    ///   ``UpdateError/notADeviceFolder`` when `.install.lock` is a link.
+    func lock() throws -> [Int32] {
+        let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw UpdateError.io(path: root.path, reason: String(cString: strerror(errno))) }
+        guard flock(folder, LOCK_EX | LOCK_NB) == 0 else {
+            close(folder)
             throw UpdateError.locked(path: root.path)
         }
-        return descriptor
+        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            close(folder)
+            if code == ELOOP { throw UpdateError.notADeviceFolder(path: root.path, reason: "its .install.lock is a link") }
+            throw UpdateError.io(path: lockFile.path, reason: String(cString: strerror(code)))
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            close(folder)
+            throw UpdateError.locked(path: root.path)
+        }
+        return [descriptor, folder]
     }
 
-    /// The version `current` points at, read from the link itself (`versions/N`).
-    func currentVersionNumber() -> Int? {
+    /// The version folder name `current` points at, read from the link itself (`versions/N[.hex]`).
+    func currentVersionName() -> String? {
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path),
               target.hasPrefix("versions/") else { return nil }
-        return Int(target.dropFirst("versions/".count))
+        let name = target.dropFirst("versions/".count)
+        return Self.isVersionName(name) ? String(name) : nil
+    }
+
+    /// The ETag kept for `indexURL`, when the device is current with that index.
+    func keptETag(for indexURL: URL) -> String? {
+        guard let text = try? String(contentsOf: etagFile, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 2, lines[0] == indexURL.absoluteString, !lines[1].isEmpty, lines[1].utf8.count <= 512 else { return nil }
+        return String(lines[1])
+    }
+
+    /// Keeps `etag` for `indexURL` (nil forgets any): written aside and renamed in.
+    func keepETag(_ etag: String?, for indexURL: URL) {
+        guard let etag, !etag.isEmpty, etag.utf8.count <= 512, !etag.contains("\n") else {
+            unlink(etagFile.path)
+            return
+        }
+        let aside = tmp.appendingPathComponent("index-etag")
+        guard (try? Data((indexURL.absoluteString + "\n" + etag + "\n").utf8).write(to: aside)) != nil else { return }
+        if rename(aside.path, etagFile.path) != 0 { unlink(aside.path) }
     }
 
     /// Removes what a killed install left: `.tmp` contents, versions `current` does not
     /// name, a half-made link.
     func removeLeftovers() {
         let fileManager = FileManager.default
-        let keep = currentVersionNumber().map(String.init)
+        let keep = currentVersionName()
         for name in (try? fileManager.contentsOfDirectory(atPath: tmp.path)) ?? [] {
             try? fileManager.removeItem(at: tmp.appendingPathComponent(name))
         }
@@ -106,12 +170,12 @@ struct DeviceFolder {
         }
     }
 
-    /// Points `current` at `versions/N` in one rename: a reader sees the old or the new
+    /// Points `current` at `versions/NAME` in one rename: a reader sees the old or the new
     /// version, never neither.
-    func switchCurrent(to number: Int) throws {
-        let temporary = root.appendingPathComponent(".current.\(number).link")
+    func switchCurrent(to name: String) throws {
+        let temporary = root.appendingPathComponent(".current.\(name).link")
         unlink(temporary.path)
-        guard symlink("versions/\(number)", temporary.path) == 0 else {
+        guard symlink("versions/\(name)", temporary.path) == 0 else {
             throw UpdateError.io(path: temporary.path, reason: String(cString: strerror(errno)))
         }
         guard rename(temporary.path, current.path) == 0 else {

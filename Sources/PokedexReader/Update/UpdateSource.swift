@@ -24,45 +24,63 @@ struct UpdateSource: Sendable {
         }
     }
 
-    /// The index, decoded.
+    /// What reading the index gave: the index, or word that it has not changed since
+    /// the ETag the device kept (a 304), and the ETag to keep.
+    enum IndexReading {
+        case index(BundleIndex, etag: String?)
+        case notModified
+    }
+
+    /// The index, fetched (conditionally, when `etag` is given and the source is remote)
+    /// and checked by ``BundleIndex/init(validating:source:)``.
     /// - Throws: ``UpdateError/unreachable`` when it cannot be fetched,
-    ///   ``UpdateError/badBundle`` when it is not a pokesync index.
-    func readIndex() async throws -> BundleIndex {
+    ///   ``UpdateError/badBundle`` when it is not a sound pokesync index.
+    func readIndex(settings: UpdaterSettings, etag: String? = nil) async throws -> IndexReading {
         let data: Data
+        var newTag: String?
         if isRemote {
-            data = try await fetch(indexURL, to: nil, cap: 1 << 20).data
+            let fetched = try await CappedDownload(url: indexURL, destination: nil, cap: BundleIndex.maxBytes + 1,
+                                                   settings: settings, ifNoneMatch: etag, progress: { _ in }).run()
+            if fetched.notModified { return .notModified }
+            (data, newTag) = (fetched.data, fetched.etag)
         } else {
             do { data = try Data(contentsOf: indexURL) } catch {
                 throw UpdateError.unreachable(source: indexURL.path, reason: error.localizedDescription)
             }
         }
-        let index: BundleIndex
-        do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-            throw UpdateError.badBundle(path: indexURL.absoluteString, reason: "is not a pokesync index: \(error)")
+        do {
+            return .index(try BundleIndex(validating: data, source: name), etag: newTag)
+        } catch {
+            throw UpdateError.badBundle(path: error.file, reason: error.reason)
         }
-        guard index.format == BundleIndex.format else {
-            throw UpdateError.badBundle(path: indexURL.absoluteString, reason: "has format \(index.format), not \(BundleIndex.format)")
-        }
-        return index
     }
 
-    /// Downloads `entry` into `destination`, reading at most `size + 1` bytes, and checks
-    /// its size and SHA-256.
+    /// The index's location as messages name it.
+    var name: String { indexURL.isFileURL ? indexURL.path : indexURL.absoluteString }
+
+    /// Downloads `entry` (an entry of a validated index) into `destination`, reading at
+    /// most `size + 1` bytes, and checks its size and SHA-256.
     /// - Returns: the bytes received.
     /// - Throws: ``UpdateError/badBundle`` for a wrong size or hash, ``UpdateError/unreachable``
-    ///   when it cannot be fetched, ``UpdateError/io`` when it cannot be written.
-    func download(_ entry: BundleIndex.Entry, to destination: URL,
+    ///   when it cannot be fetched or the transfer ends short, ``UpdateError/io`` when it
+    ///   cannot be written; `CancellationError` when the task is cancelled.
+    func download(_ entry: BundleIndex.Entry, to destination: URL, settings: UpdaterSettings,
                   progress: @escaping @Sendable (Int) -> Void) async throws -> Int {
-        guard !entry.file.contains("/"), !entry.file.hasPrefix(".") else {
-            throw UpdateError.badBundle(path: entry.file, reason: "is not a plain file name")
-        }
-        let cap = entry.size + 1
+        if let problem = entry.validationProblem { throw UpdateError.badBundle(path: name, reason: problem) }
+        let cap = entry.size + 1  // size <= BundleLimits.maxFileBytes: no overflow
         let (count, digest): (Int, SHA256Digest)
+        let url = base.appendingPathComponent(entry.file)
         if isRemote {
-            let result = try await fetch(base.appendingPathComponent(entry.file), to: destination, cap: cap, progress: progress)
+            let result = try await CappedDownload(url: url, destination: destination, cap: cap, settings: settings,
+                                                  progress: progress).run()
             (count, digest) = (result.count, result.digest)
+            if count < entry.size {
+                // A transfer cut short is the network's failure, not the file's: another try
+                // (or the full bundle, for a delta) may succeed.
+                throw UpdateError.unreachable(source: url.absoluteString, reason: "ended after \(count) of \(entry.size) bytes")
+            }
         } else {
-            (count, digest) = try copyCapped(base.appendingPathComponent(entry.file), to: destination, cap: cap, progress: progress)
+            (count, digest) = try copyCapped(url, to: destination, cap: cap, progress: progress)
         }
         guard count == entry.size else {
             throw UpdateError.badBundle(path: entry.file, reason: "is \(count >= cap ? "more than" : "") \(count) bytes, not the index's \(entry.size)")
@@ -92,6 +110,7 @@ struct UpdateSource: Sendable {
                 throw UpdateError.unreachable(source: source.path, reason: error.localizedDescription)
             }
             if chunk.isEmpty { break }
+            if Task.isCancelled { throw CancellationError() }
             hasher.update(chunk)
             do { try output.write(contentsOf: chunk) } catch {
                 throw UpdateError.io(path: destination.path, reason: error.localizedDescription)
@@ -100,13 +119,5 @@ struct UpdateSource: Sendable {
             progress(count)
         }
         return (count, hasher.finalize())
-    }
-
-    /// GETs `url`, stopping past `cap` bytes; writes to `destination` when given, else returns the body.
-    private func fetch(_ url: URL, to destination: URL?, cap: Int,
-                       progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws
-        -> (data: Data, count: Int, digest: SHA256Digest) {
-        let receiver = CappedDownload(url: url, destination: destination, cap: cap, progress: progress)
-        return try await receiver.run()
     }
 }

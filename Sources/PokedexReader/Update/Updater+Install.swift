@@ -11,13 +11,17 @@ extension Updater {
     /// with room to grow.
     static let maxEntries = 500_000
 
-    /// Downloads, checks and extracts `entry`; returns the extraction folder and the manifest.
+    /// Downloads, checks and extracts `entry`; returns the checked extraction.
     func fetchAndExtract(_ entry: BundleIndex.Entry, index: BundleIndex, device: DeviceFolder, source: UpdateSource,
                          downloaded: inout Int, progress: @escaping @Sendable (UpdateProgress) -> Void)
-        async throws -> (folder: URL, manifest: BundleManifest) {
+        async throws -> ExtractedBundle {
+        // The entry's name is checked (plain, short) with the index: it is safe in a path.
         let archive = device.tmp.appendingPathComponent("download-\(entry.file)")
         let file = entry.file, total = entry.size
-        downloaded += try await source.download(entry, to: archive) { progress(.downloading(file: file, bytes: $0, total: total)) }
+        downloaded += try await source.download(entry, to: archive, settings: settings) {
+            progress(.downloading(file: file, bytes: $0, total: total))
+        }
+        try Task.checkCancellation()
         progress(.extracting(file: entry.file))
         let folder = device.tmp.appendingPathComponent("extract-\(entry.to)", isDirectory: true)
         try? FileManager.default.removeItem(at: folder)
@@ -25,61 +29,33 @@ extension Updater {
         // byte-pair at most (a million tiny files stop long before they are written).
         let limits = TarLimits(maxUnpackedBytes: entry.unpackedSize, maxEntryCount: Self.maxEntries,
                                maxCompressedBytes: entry.size)
-        let written: [String]
+        let entries: [TarEntry]
         do {
-            written = try SafeExtractor(limits: limits).extract(archive: archive.path, to: folder.path)
-                .filter { $0.kind == .file }.map(\.name)
+            entries = try SafeExtractor(limits: limits).extract(archive: archive.path, to: folder.path)
         } catch let error as TarError {
             if case .io(let path, let operation, let reason) = error { throw UpdateError.io(path: path, reason: "\(operation): \(reason)") }
             throw UpdateError.badBundle(path: entry.file, reason: error.description)
         }
         try? FileManager.default.removeItem(at: archive)
-        let manifest = try checkManifest(in: folder, entry: entry, index: index, written: written)
-        return (folder, manifest)
-    }
-
-    /// The manifest must match the index, and every file it lists must be there with its size and hash.
-    private func checkManifest(in folder: URL, entry: BundleIndex.Entry, index: BundleIndex,
-                               written: [String]) throws -> BundleManifest {
-        let manifest: BundleManifest
+        try Task.checkCancellation()
         do {
-            manifest = try JSONDecoder().decode(BundleManifest.self,
-                                                from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
-        } catch {
-            throw UpdateError.badBundle(path: entry.file, reason: "has no readable manifest.json: \(error)")
+            let manifest = try ExtractedBundle.manifest(in: folder, file: entry.file)
+            try manifest.check(against: entry, lineage: index.lineage, profile: index.profile)
+            guard manifest.schemaVersion <= DeviceSchema.version else {
+                throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion, supported: DeviceSchema.version)
+            }
+            return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: entry.file)
+        } catch let error as BundleCheckError {
+            throw UpdateError.badBundle(path: error.file, reason: error.reason)
         }
-        let isDelta = entry.from != nil
-        var mismatches: [String] = []
-        if manifest.format != (isDelta ? BundleManifest.deltaFormat : BundleManifest.fullFormat) { mismatches.append("format \(manifest.format)") }
-        if manifest.lineage != index.lineage { mismatches.append("lineage \(manifest.lineage)") }
-        if manifest.version != entry.to { mismatches.append("version \(manifest.version)") }
-        if manifest.baseVersion != entry.from { mismatches.append("base_version \(manifest.baseVersion.map(String.init) ?? "none")") }
-        if manifest.profile != index.profile { mismatches.append("profile \(manifest.profile.json)") }
-        guard mismatches.isEmpty else {
-            throw UpdateError.badBundle(path: entry.file, reason: "does not match the index: its manifest has \(mismatches.joined(separator: ", "))")
-        }
-        guard manifest.schemaVersion <= DeviceSchema.version else {
-            throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion, supported: DeviceSchema.version)
-        }
-        guard manifest.formatVersion <= BundleManifest.currentFormatVersion else {
-            throw UpdateError.badBundle(path: entry.file, reason: "is format version \(manifest.formatVersion), newer than this reader knows")
-        }
-        if let problem = manifest.fileListProblem { throw UpdateError.badBundle(path: entry.file, reason: problem) }
-        if let problem = manifest.mismatch(inExtracted: folder, holding: written) {
-            throw UpdateError.badBundle(path: entry.file, reason: problem)
-        }
-        let database = folder.appendingPathComponent(isDelta ? "changes.sqlite" : "pokedex.sqlite").path
-        guard BundleManifest.isRollbackJournal(database) else {
-            throw UpdateError.badBundle(path: entry.file, reason: "holds a database that is not in rollback-journal mode (WAL?)")
-        }
-        return manifest
     }
 
     /// A full bundle: its files are the new version.
     func installFull(_ entry: BundleIndex.Entry, index: BundleIndex, device: DeviceFolder, source: UpdateSource,
                      downloaded: inout Int, progress: @escaping @Sendable (UpdateProgress) -> Void) async throws -> URL {
-        let (folder, manifest) = try await fetchAndExtract(entry, index: index, device: device, source: source,
-                                                           downloaded: &downloaded, progress: progress)
+        let extracted = try await fetchAndExtract(entry, index: index, device: device, source: source,
+                                                  downloaded: &downloaded, progress: progress)
+        let (folder, manifest) = (extracted.folder, extracted.manifest)
         progress(.building(version: entry.to))
         try? FileManager.default.removeItem(at: folder.appendingPathComponent("manifest.json"))
         let database = folder.appendingPathComponent("pokedex.sqlite")
@@ -93,8 +69,9 @@ extension Updater {
     func installDelta(_ entry: BundleIndex.Entry, index: BundleIndex, on installed: Installed, device: DeviceFolder,
                       source: UpdateSource, downloaded: inout Int,
                       progress: @escaping @Sendable (UpdateProgress) -> Void) async throws -> URL {
-        let (extracted, manifest) = try await fetchAndExtract(entry, index: index, device: device, source: source,
-                                                              downloaded: &downloaded, progress: progress)
+        let bundle = try await fetchAndExtract(entry, index: index, device: device, source: source,
+                                               downloaded: &downloaded, progress: progress)
+        let (extracted, manifest) = (bundle.folder, bundle.manifest)
         progress(.building(version: entry.to))
         let build = device.tmp.appendingPathComponent("build-\(entry.to)", isDirectory: true)
         try? FileManager.default.removeItem(at: build)

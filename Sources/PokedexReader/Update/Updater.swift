@@ -14,13 +14,17 @@ import Darwin
 public struct Updater: Sendable {
     /// The device folder (`DIR`).
     public let folder: URL
+    /// How downloads talk to a server (deadline, session configuration).
+    public let settings: UpdaterSettings
     let applier: DeltaApplier
 
     /// - Parameters:
     ///   - folder: the device folder; created on the first install.
+    ///   - settings: the download deadline and session configuration.
     ///   - applier: applies deltas (its search rebuild is the device database builder's).
-    public init(folder: URL, applier: DeltaApplier = DeltaApplier()) {
+    public init(folder: URL, settings: UpdaterSettings = UpdaterSettings(), applier: DeltaApplier = DeltaApplier()) {
         self.folder = folder
+        self.settings = settings
         self.applier = applier
     }
 
@@ -38,35 +42,55 @@ public struct Updater: Sendable {
     ///   - allowDowngrade: install an index older than the installed version of the same lineage.
     ///   - progress: called as the update moves on (from the calling task).
     /// - Returns: what was installed, from what, how, and the pokemon ids added and removed.
-    /// - Throws: ``UpdateError``; the folder is unchanged whenever it throws.
+    /// - Throws: ``UpdateError``, or `CancellationError` when the task is cancelled; the
+    ///   folder is unchanged whenever it throws, and `.tmp` is emptied.
     public func update(from source: URL, allowDowngrade: Bool = false,
                        progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws -> UpdateResult {
+        try Task.checkCancellation()
         let device = DeviceFolder(root: folder)
         try device.checkOwnership()
         try device.prepare()
-        let lock = try device.lock()
-        defer { close(lock) }
+        let locks = try device.lock()
+        defer { locks.forEach { close($0) } }
         device.removeLeftovers()
+        do {
+            return try await updateLocked(device, from: UpdateSource(source), allowDowngrade: allowDowngrade, progress: progress)
+        } catch {
+            // A failed or cancelled install leaves nothing behind in .tmp (a download may be
+            // as large as the bundle), nor a half-built version.
+            device.removeLeftovers()
+            throw error
+        }
+    }
 
-        let source = UpdateSource(source)
+    private func updateLocked(_ device: DeviceFolder, from source: UpdateSource, allowDowngrade: Bool,
+                              progress: @escaping @Sendable (UpdateProgress) -> Void) async throws -> UpdateResult {
         progress(.readingIndex)
-        let index = try await source.readIndex()
-        let sourceName = source.indexURL.isFileURL ? source.indexURL.path : source.indexURL.absoluteString
-        guard index.schemaVersion <= DeviceSchema.version else {
-            throw UpdateError.newerSchema(source: sourceName, schemaVersion: index.schemaVersion, supported: DeviceSchema.version)
-        }
-        if let problem = index.inconsistency {
-            throw UpdateError.badBundle(path: sourceName, reason: problem)
-        }
         let installed = readInstalled(device)
+        let kept = installed == nil ? nil : device.keptETag(for: source.indexURL)
+        let index: BundleIndex, etag: String?
+        switch try await source.readIndex(settings: settings, etag: source.isRemote ? kept : nil) {
+        case .notModified:
+            // DESIGN: a nightly check is one conditional request; the index has not changed
+            // since this device installed from it.
+            let version = installed?.version ?? 0
+            return UpdateResult(installedVersion: version, fromVersion: version, kind: .alreadyCurrent,
+                                bytesDownloaded: 0, addedPokemon: [], removedPokemon: [])
+        case let .index(read, tag):
+            (index, etag) = (read, tag)
+        }
+        guard index.schemaVersion <= DeviceSchema.version else {
+            throw UpdateError.newerSchema(source: source.name, schemaVersion: index.schemaVersion, supported: DeviceSchema.version)
+        }
         let sameLine = installed.map { $0.lineage == index.lineage && $0.profile == index.profile.json } ?? false
         if let installed, installed.lineage == index.lineage {
             if installed.version == index.latest, sameLine {
+                if source.isRemote { device.keepETag(etag, for: source.indexURL) }
                 return UpdateResult(installedVersion: installed.version, fromVersion: installed.version, kind: .alreadyCurrent,
                                     bytesDownloaded: 0, addedPokemon: [], removedPokemon: [])
             }
             if installed.version > index.latest, !allowDowngrade {
-                throw UpdateError.downgradeRefused(source: sourceName, installed: installed.version, offered: index.latest)
+                throw UpdateError.downgradeRefused(source: source.name, installed: installed.version, offered: index.latest)
             }
         }
         var downloaded = 0
@@ -77,8 +101,10 @@ public struct Updater: Sendable {
                 built = try await installDelta(delta, index: index, on: installed, device: device, source: source,
                                                downloaded: &downloaded, progress: progress)
                 kind = .delta
-            } catch UpdateError.digestMismatch {
-                // DESIGN: a delta that fails its digest gives way to the full bundle.
+            } catch UpdateError.digestMismatch, UpdateError.unreachable {
+                // DESIGN: a device that cannot use its delta (its digest fails, it answers
+                // 404 or 500, its transfer is cut short) takes the full bundle.
+                try Task.checkCancellation()
                 device.removeLeftovers()
             }
         }
@@ -86,15 +112,21 @@ public struct Updater: Sendable {
             built = try await installFull(index.full, index: index, device: device, source: source,
                                           downloaded: &downloaded, progress: progress)
         }
+        try Task.checkCancellation()
         progress(.switching(version: index.latest))
-        let target = device.version(index.latest)
-        try? FileManager.default.removeItem(at: target)
+        // Never the name `current` points at: the live version stays whole until the switch.
+        let name = device.newVersionName(index.latest)
+        let target = device.versions.appendingPathComponent(name, isDirectory: true)
         do { try FileManager.default.moveItem(at: built!, to: target) } catch {
             throw UpdateError.io(path: target.path, reason: error.localizedDescription)
         }
         try DeviceFolder.syncFolder(device.versions)
         let (added, removed) = try pokemonChanges(old: installed?.database, new: target.appendingPathComponent("pokedex.sqlite"))
-        try device.switchCurrent(to: index.latest)
+        try Task.checkCancellation()
+        // The kept ETag belongs to what `current` named: forget it before the switch.
+        device.keepETag(nil, for: source.indexURL)
+        try device.switchCurrent(to: name)
+        if source.isRemote { device.keepETag(etag, for: source.indexURL) }
         device.removeLeftovers()
         return UpdateResult(installedVersion: index.latest, fromVersion: installed?.version, kind: kind,
                             bytesDownloaded: downloaded, addedPokemon: added, removedPokemon: removed)

@@ -43,16 +43,9 @@ struct OpenedPokedex {
             guard let data = FileManager.default.contents(atPath: indexFile.path) else {
                 throw UsageError("--bundle \(path.path): neither an installed folder (current/) nor a bundles folder (index.json)")
             }
-            let index: BundleIndex
-            do { index = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-                throw BundleFormatError(file: indexFile.path, reason: "does not decode: \(error)")
-            }
-            // The index names a file in its folder, nothing else: not `../other/x.tar.gz`.
-            let name = index.full.file
-            guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0") else {
-                throw BundleFormatError(file: indexFile.path, reason: "its full bundle \"\(name)\" is not a file name in the folder")
-            }
-            try self.init(archive: path.appendingPathComponent(name))
+            // The reader library's loader: its file names are plain names inside the folder.
+            let index = try BundleIndex(validating: data, source: indexFile.path)
+            try self.init(archive: path.appendingPathComponent(index.full.file))
         } else {
             guard path.lastPathComponent.hasSuffix(".tar.gz") else {
                 throw UsageError("--bundle \(path.path): not a .tar.gz bundle, a bundles folder or an installed folder")

@@ -136,14 +136,19 @@ enum Help {
         Exit 0 when all is sound, 65 naming the first bad file otherwise.
         """,
         "install": """
-        usage: pokesync install DIR --from URL|DIR [--allow-downgrade]
+        usage: pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]
 
         Installs or updates the device folder DIR from an index.json URL or a bundles folder:
-        the delta from the installed version when the index has one, else the full bundle.
-        Every download is checked (size, SHA-256, manifest, content_digest) before
-        DIR/current switches; killed at any moment, DIR opens at the old version and the next
-        install finishes the job. Exit 65 for a tampered, truncated or wrong-base download, a
-        newer schema or a refused downgrade; 69 source unreachable; 74 I/O; 75 another install.
+        the delta from the installed version when the index has one, else the full bundle
+        (also when the delta cannot be fetched). Every download is checked (size, SHA-256,
+        manifest, content_digest) before DIR/current switches; killed at any moment, DIR opens
+        at the old version and the next install finishes the job. Over HTTP the index is asked
+        for with its last ETag (304: already current), only same-server redirects are
+        followed, and any Content-Encoding but identity is refused.
+          --timeout S             a download moving less than 1 kB/s averaged over S seconds
+                                  ends as a timeout (1-3600, default 30)
+        Exit 65 for a tampered, truncated or wrong-base download, a lying index, a newer schema
+        or a refused downgrade; 69 source unreachable or timed out; 74 I/O; 75 another install.
         """,
         "show": """
         usage: pokesync show NAME|ID [--bundle PATH] [--language L] [--json]

@@ -2,14 +2,14 @@ import Foundation
 import PokeSyncCore
 import PokedexReader
 
-/// `pokesync install DIR --from URL|DIR [--allow-downgrade]`: installs or updates a
+/// `pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]`: installs or updates a
 /// device folder as an app does through the reader library.
 struct InstallCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["from"], flags: ["allow-downgrade"])
-        try arguments.expectPositionals(1...1, usage: "pokesync install DIR --from URL|DIR [--allow-downgrade]")
+        arguments = try Arguments(words, options: ["from", "timeout"], flags: ["allow-downgrade"])
+        try arguments.expectPositionals(1...1, usage: "pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]")
         guard arguments.options["from"] != nil else {
             throw UsageError("install needs --from URL|DIR (an index.json URL or a bundles folder)")
         }
@@ -32,7 +32,10 @@ struct InstallCommand {
         }
         guard let source else { throw UsageError("--from \(from) is not a URL") }
         let onTerminal = isatty(STDERR_FILENO) == 1
-        let result = try await Updater(folder: folder).update(from: source,
+        var settings = UpdaterSettings()
+        let range = Int(UpdaterSettings.timeoutRange.lowerBound)...Int(UpdaterSettings.timeoutRange.upperBound)
+        if let timeout = try arguments.integer("timeout", in: range) { settings.timeout = TimeInterval(timeout) }
+        let result = try await Updater(folder: folder, settings: settings).update(from: source,
                                                              allowDowngrade: arguments.flags.contains("allow-downgrade")) { step in
             guard onTerminal else { return }
             standardError("\r\u{1B}[K" + Self.describe(step))
