@@ -79,7 +79,7 @@ struct BundleUpdateTests {
     }
 
     @Test func filesTheIndexStopsNamingGoAfterTheGracePeriod() async throws {
-        try await withTemporaryDirectory { scratch in
+        try withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
             try Data(#"{"bundles": {"grace_hours": 0}}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))

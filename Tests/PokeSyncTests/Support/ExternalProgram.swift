@@ -26,8 +26,8 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil)
     if let directory { process.currentDirectoryURL = directory }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-program-\(UUID().uuidString)")
     let outFile = scratch.appendingPathExtension("out"), errFile = scratch.appendingPathExtension("err")
-    FileManager.default.createFile(atPath: outFile.path, contents: nil)
-    FileManager.default.createFile(atPath: errFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
     defer {
         try? FileManager.default.removeItem(at: outFile)
         try? FileManager.default.removeItem(at: errFile)

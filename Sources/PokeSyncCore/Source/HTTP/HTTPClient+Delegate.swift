@@ -98,7 +98,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // Never on the delegate queue: cancel() waits for libcurl's work queue, which may
         // itself be waiting for the delegate queue (BackpressureQueue).
-        nonisolated(unsafe) let task = task
+        let task = task
         DispatchQueue.global().async { task.cancel() }
     }
 

@@ -281,7 +281,7 @@ public final class HTTPClient: Sendable {
             // waits for libcurl's work queue, which may be resuming this very task from a
             // delegate callback (BackpressureQueue runs them there) and waiting for that lock.
             if let running {
-                nonisolated(unsafe) let task = running
+                let task = running
                 DispatchQueue.global().async { task.cancel() }
             }
         }
