@@ -54,13 +54,14 @@ extension Pokedex {
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
-        // Only the languages that can be chosen: a pokemon may have 100 moves in 11 languages.
-        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() }))
+        // Only the languages that can be chosen: a pokemon may have 375 moves in 11 languages.
+        // The API's codes are lowercase, so `language IN (...)` is a key lookup a move.
+        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
         let marks = wanted.map { _ in "?" }.joined(separator: ", ")
         let names = try localizedNames("""
             SELECT m.name, n.language, n.name FROM pokemon_move pm JOIN move m ON m.name = pm.move
-            JOIN move_name n ON n.move_id = m.id WHERE pm.pokemon_id = ? AND lower(n.language) IN (\(marks))
-            """, [key] + wanted.map { .text($0) }, languages, in: database)
+            JOIN move_name n ON n.move_id = m.id AND n.language IN (\(marks)) WHERE pm.pokemon_id = ?
+            """, wanted.map { .text($0) } + [key], languages, in: database)
         return try database.rows("""
             SELECT pm.move, t.name, m.damage_class, m.power, m.accuracy, m.pp FROM pokemon_move pm
             LEFT JOIN move m ON m.name = pm.move LEFT JOIN type t ON t.id = m.type_id
