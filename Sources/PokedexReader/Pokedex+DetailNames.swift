@@ -54,21 +54,31 @@ extension Pokedex {
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
-        // Only the languages that can be chosen: a pokemon may have 100 moves in 11 languages.
-        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() }))
+        // Only the languages that can be chosen: a pokemon may have 375 moves in 11 languages.
+        // The API's codes are lowercase, so `language IN (...)` is a key lookup a move.
+        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
         let marks = wanted.map { _ in "?" }.joined(separator: ", ")
-        let names = try localizedNames("""
-            SELECT m.name, n.language, n.name FROM pokemon_move pm JOIN move m ON m.name = pm.move
-            JOIN move_name n ON n.move_id = m.id WHERE pm.pokemon_id = ? AND lower(n.language) IN (\(marks))
-            """, [key] + wanted.map { .text($0) }, languages, in: database)
-        return try database.rows("""
-            SELECT pm.move, t.name, m.damage_class, m.power, m.accuracy, m.pp FROM pokemon_move pm
+        let facts = try database.rows("""
+            SELECT pm.move, t.name, m.damage_class, m.power, m.accuracy, m.pp, m.id FROM pokemon_move pm
             LEFT JOIN move m ON m.name = pm.move LEFT JOIN type t ON t.id = m.type_id
             WHERE pm.pokemon_id = ? ORDER BY pm.move
-            """, [key]) {
-            PokemonMove(name: $0.text(0), localizedName: names[$0.text(0)], type: $0.optionalText(1),
-                        damageClass: $0.optionalText(2), power: $0.optionalInt(3), accuracy: $0.optionalInt(4),
-                        pp: $0.optionalInt(5))
+            """, [key]) { ($0.text(0), $0.optionalText(1), $0.optionalText(2), $0.optionalInt(3), $0.optionalInt(4),
+                          $0.optionalInt(5), $0.optionalInt(6)) }
+        // Names by the move ids just read: a key lookup each, no second walk through the slugs.
+        let ids = facts.compactMap(\.6)
+        var names: [Int: LocalizedText] = [:]
+        if !ids.isEmpty {
+            let rows = try database.rows("""
+                SELECT move_id, language, name FROM move_name
+                WHERE move_id IN (\(ids.map { _ in "?" }.joined(separator: ", "))) AND language IN (\(marks))
+                """, ids.map { .integer(Int64($0)) } + wanted.map { .text($0) }) {
+                ($0.int(0), LocalizedText(text: $0.text(2), language: $0.text(1)))
+            }
+            names = Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
+        }
+        return facts.map {
+            PokemonMove(name: $0.0, localizedName: $0.6.flatMap { names[$0] }, type: $0.1, damageClass: $0.2, power: $0.3,
+                        accuracy: $0.4, pp: $0.5)
         }
     }
 }

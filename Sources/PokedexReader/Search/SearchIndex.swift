@@ -15,14 +15,21 @@ final class SearchIndex: Sendable {
     /// Per pokemon, in id order: its summary and its strings' range in `stringStarts`.
     let entries: [Entry]
 
+    /// Per type, its strings' range in `stringStarts` (its slug and names in every
+    /// language), stored once and shared by the pokemon of the type.
+    let typeStrings: [Range<Int>]
+
     struct Entry: Sendable {
         let summary: PokemonSummary
         let strings: Range<Int>
+        /// Indexes into `typeStrings` of the pokemon's types.
+        let types: [Int]
     }
 
-    init(bytes: [UInt8], stringStarts: [Int], entries: [Entry]) {
+    init(bytes: [UInt8], stringStarts: [Int], typeStrings: [Range<Int>], entries: [Entry]) {
         self.bytes = bytes
         self.stringStarts = stringStarts
+        self.typeStrings = typeStrings
         self.entries = entries
     }
 
@@ -36,17 +43,22 @@ final class SearchIndex: Sendable {
         var starts: [Int] = [0]
         // Per pokemon id, its strings' index range in `starts`.
         var ranges: [Int: Range<Int>] = [:]
-        // DESIGN: a pokemon's types' names in every language of the bundle are its strings
-        // too ("eau", "물"). They are made here from `type_name` rather than stored per
-        // pokemon in the search table: 21 types' names, not 1,351 pokemon's copies.
+        // DESIGN: a pokemon's types, slugs and names in every language of the bundle, are
+        // its strings too ("eau", "물"). They are made here from `type_name` rather than
+        // stored per pokemon in the search table, and held once per type.
         let typeNames = try typeNameStrings(database)
-        func close(_ id: Int, from first: Int) {
-            for type in typeNames.types[id] ?? [] {
-                for text in typeNames.names[type] ?? [] {
-                    bytes.append(contentsOf: text.utf8)
-                    starts.append(bytes.count)
-                }
+        var typeIndex: [String: Int] = [:]
+        var typeStrings: [Range<Int>] = []
+        for (type, names) in typeNames.names.sorted(by: { $0.key < $1.key }) {
+            let first = starts.count - 1
+            for text in names {
+                bytes.append(contentsOf: text.utf8)
+                starts.append(bytes.count)
             }
+            typeIndex[type] = typeStrings.count
+            typeStrings.append(first ..< starts.count - 1)
+        }
+        func close(_ id: Int, from first: Int) {
             if starts.count - 1 > first { ranges[id] = first ..< starts.count - 1 }
         }
         if try hasPlainSearchTable(database) {
@@ -98,9 +110,9 @@ final class SearchIndex: Sendable {
         }
         let entries = rows.map { id, name, thumbnail in
             Entry(summary: PokemonSummary(id: id, name: name, types: types[id] ?? [], thumbnail: thumbnail),
-                  strings: ranges[id] ?? 0 ..< 0)
+                  strings: ranges[id] ?? 0 ..< 0, types: (typeNames.types[id] ?? []).compactMap { typeIndex[$0] })
         }
-        return SearchIndex(bytes: bytes, stringStarts: starts, entries: entries)
+        return SearchIndex(bytes: bytes, stringStarts: starts, typeStrings: typeStrings, entries: entries)
     }
 
     /// Each type slug's strings (the slug and its names in every language of the
@@ -142,7 +154,15 @@ final class SearchIndex: Sendable {
                     var worst = SearchRank.exact
                     var matched = true
                     for needle in needles {
-                        let rank = needle.withUnsafeBufferPointer { Self.bestRank(of: $0, in: entry.strings, starts, text) }
+                        let rank = needle.withUnsafeBufferPointer { needle in
+                            var best = Self.bestRank(of: needle, in: entry.strings, starts, text)
+                            for type in entry.types where best != .exact {
+                                if let rank = Self.bestRank(of: needle, in: typeStrings[type], starts, text) {
+                                    best = min(best ?? rank, rank)
+                                }
+                            }
+                            return best
+                        }
                         guard let rank else { matched = false; break }
                         worst = max(worst, rank)
                     }
