@@ -38,7 +38,7 @@ let package = Package(
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.
-        .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite", "CSQLite"]),
+        .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite"]),
         .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]

@@ -11,7 +11,8 @@ import PokedexReader
 //   concurrent_*       1,600 details read through `await pokedex.read { ... }`, one per read:
 //                      by 1 task, then by 8 tasks (200 each); best of 5 rounds each, and the
 //                      ratio (serial / parallel) and the processor count; CPU time / wall
-//                      time during the 8 tasks (about 2 when 2 cores read); the peak memory
+//                      time during the 8 tasks (about 2 when 2 cores read); the most reads
+//                      inside their closure at once (the pool's size); the peak memory
 //                      before the 8 tasks (rss_peak_before_8_tasks_mb)
 //   rss_mb             peak resident memory of the process (the concurrent reads included)
 // Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
@@ -34,6 +35,17 @@ func residentMB(_ field: String = "VmRSS") -> Double {
     #else
     return 0
     #endif
+}
+
+/// How many reads are inside their closure at once, and the most seen: whether the
+/// pool lets reads overlap, whatever CPU the machine gives the process.
+// @unchecked Sendable: both counts only under `lock`.
+final class Overlap: @unchecked Sendable {
+    private let lock = NSLock()
+    private var inside = 0
+    private(set) var most = 0
+    func enter() { lock.lock(); inside += 1; most = max(most, inside); lock.unlock() }
+    func leave() { lock.lock(); inside -= 1; lock.unlock() }
 }
 
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
@@ -100,8 +112,15 @@ do {
     let ids = try pokedex.list(offset: 0, limit: 2000).map(\.id)
     let work = (0..<1600).map { ids[$0 % ids.count] }
     let shared = pokedex!
+    let overlap = Overlap()
     func details(_ ids: ArraySlice<Int>) async throws {
-        for id in ids { _ = try await shared.read { try $0.pokemon(id: id, languages: ["ja", "en"]) } }
+        for id in ids {
+            _ = try await shared.read { db in
+                overlap.enter()
+                defer { overlap.leave() }
+                return try db.pokemon(id: id, languages: ["ja", "en"])
+            }
+        }
     }
     /// CPU time of the whole process: above the wall time when reads ran side by side.
     func processCPUMilliseconds() -> Double {
@@ -136,7 +155,7 @@ do {
         "search_max_ms": searches.max() ?? 0,
         "concurrent_details": work.count, "concurrent_1_task_ms": serialBest, "concurrent_8_tasks_ms": parallelBest,
         "concurrent_ratio": parallelBest > 0 ? serialBest / parallelBest : 0,
-        "concurrent_8_tasks_cpu_per_wall": wall8 > 0 ? cpu8 / wall8 : 0,
+        "concurrent_8_tasks_cpu_per_wall": wall8 > 0 ? cpu8 / wall8 : 0, "concurrent_most_reads_at_once": overlap.most,
         "processors": ProcessInfo.processInfo.activeProcessorCount, "rss_peak_before_8_tasks_mb": residentAfterOneTask,
         "rss_mb": residentMB("VmHWM"),
         "rss_after_open_mb": residentAfterOpen, "rss_after_search_mb": residentAfterSearch,

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 @testable import PokeSQLite
 import Testing
@@ -53,7 +52,7 @@ import Testing
             do {
                 _ = try database.statement("SELECT * FROM missing")
             } catch let error as DatabaseError {
-                #expect(error.primaryCode == SQLITE_ERROR)
+                #expect(error.primaryCode == 1)  // SQLITE_ERROR
                 #expect(error.description.hasPrefix("SQLite error 1: no such table: missing"))
                 #expect(error.description.hasSuffix(" - while executing `SELECT * FROM missing`"))
             }

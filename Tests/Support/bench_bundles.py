@@ -147,7 +147,8 @@ def main():
               f"{figure('concurrent_1_task_ms', 0)}, by 8 tasks {figure('concurrent_8_tasks_ms', 0)}; "
               f"1 task / 8 tasks = {spread([reading['concurrent_ratio'] for reading in readings], 'x')} "
               f"(target >= 1.6 on {readings[0]['processors']} cores; the process had "
-              f"{spread([reading['concurrent_8_tasks_cpu_per_wall'] for reading in readings], 'cores')} meanwhile)", flush=True)
+              f"{spread([reading['concurrent_8_tasks_cpu_per_wall'] for reading in readings], 'cores')} meanwhile, "
+              f"and up to {readings[0]['concurrent_most_reads_at_once']} reads ran at once)", flush=True)
         print(f"   peak RSS {spread([reading['rss_mb'] for reading in readings], 'MB', 1)} (target < 30 MB; "
               f"{spread([reading['rss_peak_before_8_tasks_mb'] for reading in readings], 'MB', 1)} before the 8 tasks); resident after "
               f"open + first page {figure('rss_after_open_mb', 1).replace('ms', 'MB')}, after the searches "
