@@ -133,7 +133,6 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     /// Cancels `task` from another thread: a delegate callback runs inside the session's
     /// work (``InlineDelegateQueue``), which `cancel()` waits for.
     private func cancelLater(_ task: URLSessionTask) {
-        let task = task
         DispatchQueue.global().async { task.cancel() }
     }
 
