@@ -26,7 +26,16 @@ struct BundleUpdateTests {
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let device = scratch.appendingPathComponent("device")
             let bundles = cli.mirror.appendingPathComponent("bundles")
-            try await withStandInServer(root: TestPaths.sample2025) { server in
+            // Version 2 is version 1 with one small upstream fix (pikachu's weight), so export
+            // writes a delta and the device must take it (the real 2025 -> 2026 update changes
+            // nearly every document: its delta is not smaller than the full bundle).
+            let fixed = scratch.appendingPathComponent("fixed-upstream")
+            try FileManager.default.copyItem(at: TestPaths.sample2026, to: fixed)
+            let pikachu = TestPaths.document(in: fixed, kind: "pokemon", id: 25)
+            let original = try String(contentsOf: pikachu, encoding: .utf8)
+            #expect(original.contains("\"weight\": 60"))
+            try original.replacingOccurrences(of: "\"weight\": 60", with: "\"weight\": 61").write(to: pikachu, atomically: true, encoding: .utf8)
+            try await withStandInServer(root: TestPaths.sample2026) { server in
                 let arguments = ["--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "default"]
                 #expect(try cli.run(["full"] + arguments).status == 0)
@@ -35,7 +44,7 @@ struct BundleUpdateTests {
                 #expect(first.status == 0 && first.stdout.contains("installed version 1"), "\(first.stdout) \(first.stderr)")
             }
             let published = try FileManager.default.attributesOfItem(atPath: bundles.appendingPathComponent("pokedex-1.tar.gz").path)
-            try await withStandInServer(root: TestPaths.sample2026) { server in
+            try await withStandInServer(root: fixed) { server in
                 let arguments = ["--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "default"]
                 let sync = try cli.run(["sync"] + arguments)
@@ -55,11 +64,11 @@ struct BundleUpdateTests {
 
             let update = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(update.status == 0 && update.stdout.contains("installed version 2"), "\(update.stdout) \(update.stderr)")
-            if let delta = index.deltas.first {
-                #expect(delta.from == 1 && update.stdout.contains("delta from 1"), "\(update.stdout)")
-            } else {
-                #expect(export.stdout.contains("not smaller than the full bundle"))
-            }
+            // The path this test names: the index offers the delta and the device takes it.
+            #expect(index.deltas.map(\.from) == [1], "\(export.stdout)")
+            #expect(update.stdout.contains("delta from 1"), "\(update.stdout)")
+            #expect(try runTool("sqlite3", [device.appendingPathComponent("current/pokedex.sqlite").path,
+                                            "SELECT weight FROM pokemon WHERE id = 25"]) == "61")
             // Row for row what the full bundle of version 2 holds.
             let full = scratch.appendingPathComponent("full")
             try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
