@@ -16,9 +16,9 @@ import PackageDescription
 //   pokedex-bench       `make bench`'s measure of the reader (not a product)
 let package = Package(
     name: "pokesync",
-    // PokedexReader's floor: the seed apps' minimum. The crawler (PokeSyncCore, pokesync)
-    // is a Linux server tool; it uses Synchronization, which Apple platforms only have
-    // from macOS 15.
+    // PokedexReader's floor: the seed apps' minimum, and so the whole package's (SwiftPM has
+    // no per-target floor). Nothing uses Synchronization (Mutex is macOS 15+): the crawler's
+    // locks are `Locked` (NSLock), the reader's NSLock and NSCondition.
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "pokesync", targets: ["pokesync"]),

@@ -4,7 +4,7 @@ import Foundation
 /// One SQLite connection with a cache of prepared statements.
 ///
 /// Not `Sendable`: SQLite connections must not be used from two threads at once.
-/// `Store` owns one behind a `Mutex` and hands out only `Sendable` values.
+/// `Store` owns one behind a `Locked` value and hands out only `Sendable` values.
 public final class Database {
     public enum Mode: Sendable {
         case readWrite, readOnly

@@ -1,13 +1,12 @@
 import Foundation
-import Synchronization
 
 /// One slot per task of a `DispatchQueue.concurrentPerform`, filled from any thread.
-/// The `Mutex` is what makes the shared array safe to fill concurrently; each slot is
+/// The `Locked` array is what makes the shared array safe to fill concurrently; each slot is
 /// written once.
 final class ParallelResults<Value: Sendable>: Sendable {
-    private let slots: Mutex<[Result<Value, any Error>?]>
+    private let slots: Locked<[Result<Value, any Error>?]>
 
-    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    init(count: Int) { slots = Locked(Array(repeating: nil, count: count)) }
 
     func set(_ index: Int, _ result: sending Result<Value, any Error>) {
         slots.withLock { $0[index] = result }

@@ -1,5 +1,4 @@
 import PokeSQLite
-import Synchronization
 /// Runs `work` for every item with at most `limit` running at once: `limit` workers
 /// each take the next item as they finish one. When one throws, the others are
 /// cancelled and the error is rethrown (`next()` rethrows; leaving the group cancels
@@ -28,7 +27,7 @@ func forEachConcurrently<Item: Sendable>(
 /// Hands out the items of an array one at a time to concurrent workers.
 private final class WorkCursor<Item: Sendable>: Sendable {
     private let items: [Item]
-    private let position = Mutex(0)
+    private let position = Locked(0)
 
     init(_ items: [Item]) {
         self.items = items

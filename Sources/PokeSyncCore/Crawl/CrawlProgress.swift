@@ -1,8 +1,7 @@
 import Foundation
-import Synchronization
 
 /// Counters of a running crawl, updated by the fetching tasks and read by the
-/// progress printer. Guarded by a `Mutex`: many tasks add, one reads.
+/// progress printer. Guarded by a `Locked` value: many tasks add, one reads.
 public final class CrawlProgress: Sendable {
     public enum Phase: String, Sendable {
         case starting, listing, documents, sprites, publishing
@@ -41,7 +40,7 @@ public final class CrawlProgress: Sendable {
         }
     }
 
-    private let state = Mutex(Snapshot())
+    private let state = Locked(Snapshot())
     /// Reads the HTTP client's request count, when there is one.
     private let requestCounter: (@Sendable () -> Int)?
 

@@ -1,19 +1,18 @@
 import Foundation
-import Synchronization
 import PokeSQLite
 
 /// The versioned store of one mirror: content-addressed documents, the versions that
 /// name them, and the frontier of the run in progress, in one SQLite file (WAL mode).
 ///
 /// One connection per process, reached only through `read`/`write`, which serialize on
-/// a `Mutex`; callers get `Sendable` values back. Another process may read the same
+/// a `Locked` value; callers get `Sendable` values back. Another process may read the same
 /// file at the same time (`pokesync status` during a sync).
 public final class Store: Sendable {
     public let layout: MirrorLayout
     /// Held around every use of `database`. SQLite connections are not thread-safe
     /// (opened NOMUTEX), so this lock is what makes sharing the store between tasks safe;
     /// that is why `database` can be `nonisolated(unsafe)`.
-    private let lock = Mutex(())
+    private let lock = Locked(())
     nonisolated(unsafe) private let database: Database
 
     static let schemaVersion = 1

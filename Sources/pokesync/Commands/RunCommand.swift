@@ -1,6 +1,5 @@
 import Foundation
 import PokeSyncCore
-import Synchronization
 
 /// `pokesync full` and `pokesync sync`.
 struct RunCommand {
@@ -87,7 +86,7 @@ final class InterruptHandler {
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let count = Mutex(0)
+            let count = Locked(0)
             source.setEventHandler {
                 // The first signal stops between jobs; a second one quits at once (the
                 // store is still safe: every committed job stays committed).

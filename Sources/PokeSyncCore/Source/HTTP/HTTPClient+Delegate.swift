@@ -2,19 +2,18 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The URLSession delegate behind ``HTTPClient``: accumulates each task's body,
 /// stops a body at the size cap, stops a task at its deadline, vets redirects, and
 /// completes each awaiting continuation exactly once.
 ///
-/// Per-task state lives in a dictionary keyed by task identifier behind a `Mutex`:
+/// Per-task state lives in a dictionary keyed by task identifier behind a `Locked` value:
 /// tasks are registered from the caller's thread and driven from the session's
 /// delegate queue (a ``BackpressureQueue``). A transfer is removed from the dictionary
 /// before its continuation is resumed, so a second completion finds nothing to resume.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     // @unchecked: the task is a thread-safe object (cancel from any thread) that is not
-    // marked Sendable; the rest is read and written under the Mutex only.
+    // marked Sendable; the rest is read and written under the lock only.
     private struct Transfer: @unchecked Sendable {
         let url: URL
         let task: URLSessionTask
@@ -33,7 +32,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     static let maxRedirects = 5
 
-    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let transfers = Locked<[Int: Transfer]>([:])
     private let maxBodyBytes: Int
     private let allowRedirect: @Sendable (URL) -> Bool
 

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// One HTTP response. A 304 or a 404 is a normal response, not an error.
 public struct HTTPResponse: Sendable {
@@ -127,8 +126,8 @@ public final class HTTPClient: Sendable {
     private let session: URLSession
     private let delegate: HTTPSessionDelegate
     private let rateLimiter: RateLimiter?
-    private let counters = Mutex(HTTPStatistics())
-    private let invalidated = Atomic(false)
+    private let counters = Locked(HTTPStatistics())
+    private let invalidated = Locked(false)
 
     /// Creates the client and its URLSession (ephemeral, no URL cache).
     public init(configuration: HTTPClientConfiguration) {
@@ -166,7 +165,7 @@ public final class HTTPClient: Sendable {
     /// with a non-retryable ``HTTPError/transport(url:code:message:attempts:)``.
     /// Do not call it while other tasks may still start requests.
     public func invalidate() {
-        if !invalidated.exchange(true, ordering: .relaxed) {
+        if !invalidated.withLock({ wasInvalidated in defer { wasInvalidated = true }; return wasInvalidated }) {
             session.finishTasksAndInvalidate()
         }
     }
@@ -184,7 +183,7 @@ public final class HTTPClient: Sendable {
         try await rateLimiter?.acquire()
         try Task.checkCancellation()
         // A task of an invalidated session is never started nor completed: fail instead of hanging.
-        guard !invalidated.load(ordering: .relaxed) else {
+        guard !invalidated.withLock({ $0 }) else {
             throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: "HTTP client already invalidated")
         }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
@@ -255,7 +254,7 @@ public final class HTTPClient: Sendable {
 
     /// Runs one data task through the delegate; cancelling the awaiting task cancels it.
     private func perform(_ request: URLRequest, url: URL) async throws -> HTTPResponse {
-        let state = Mutex(TaskState.pending)
+        let state = Locked(TaskState.pending)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let started = state.withLock { state -> Bool in

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A request-rate cap shared by every request of one client (`--rate`).
 ///
@@ -11,7 +10,7 @@ public final class RateLimiter: Sendable {
     public let requestsPerSecond: Double
     private let interval: Duration
     private let clock = ContinuousClock()
-    private let nextSlot: Mutex<ContinuousClock.Instant?> = Mutex(nil)
+    private let nextSlot: Locked<ContinuousClock.Instant?> = Locked(nil)
 
     /// - Parameter requestsPerSecond: the cap; must be greater than zero.
     public init(requestsPerSecond: Double) {
