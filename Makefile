@@ -11,8 +11,9 @@ build:
 debug:
 	$(SWIFT) build
 
+# Warnings are errors here, so the build stays warning-free (CI runs exactly this).
 test:
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 
 demo: build
