@@ -129,7 +129,10 @@ struct HostileServerTests {
             let url = server.baseURL.appendingPathComponent("pokemon/1/")
             let start = ContinuousClock.now
             let error = await #expect(throws: HTTPError.self) { try await client.send(url) }
-            #expect(ContinuousClock.now - start < .seconds(10))
+            // A hang detector, not a timing target: without the deadline a trickle never ends.
+            // Alone this takes about 2.4 s; in the full suite other tests can hold the
+            // cooperative threads for seconds before this task resumes (10.4 s seen once).
+            #expect(ContinuousClock.now - start < .seconds(30))
             guard case .transport(let failed, let code, let message, _) = error else {
                 Issue.record("\(String(describing: error))")
                 return
