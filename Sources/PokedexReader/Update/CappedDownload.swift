@@ -69,7 +69,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = settings.timeout
         #if os(Linux)
-        let queue: OperationQueue? = InlineDelegateQueue()
+        let queue: OperationQueue? = InlineDelegateQueue(name: "pokedexreader.download.delegate")
         #else
         let queue: OperationQueue? = nil
         #endif

@@ -1,29 +1,33 @@
 import Foundation
 
-/// The delegate queue of ``CappedDownload``'s session on Linux: it runs each delegate
-/// callback at once, on the thread that delivers it, so that the network waits for the
-/// delegate (the crawler's `BackpressureQueue` does the same, for the same reason).
+/// A URLSession delegate queue that runs each delegate callback at once, on the thread
+/// that delivers it, so that the network waits for the delegate. Used on Linux by the
+/// updater's downloads (``CappedDownload``) and by the crawler's HTTP client.
 ///
-/// FoundationNetworking hands each decoded piece of a body to the delegate queue with
-/// `addOperation` and goes on reading at once (swift-corelibs-foundation issue 3204):
+/// FoundationNetworking (libcurl underneath) hands each decoded piece of a body (at most
+/// 16 KB) to the delegate queue with `addOperation` and goes on reading at once: nothing
+/// slows the socket while the delegate falls behind (swift-corelibs-foundation issue 3204).
 /// libcurl decodes gzip at about 1 GB/s, so a 1 MB gzip bomb had queued 1 GB of pieces
-/// (1.18 GB of RSS) before the delegate refused its encoding. Run inline, the delegate
-/// sees every piece before the next is decoded, and a stopped transfer's pieces are
-/// dropped as they come. The delegate must never wait for the session's own work queue:
-/// ``CappedDownload`` cancels from another thread.
+/// (1.18 GB of RSS) before the delegate refused it. Run here, inside libcurl's write
+/// callback, the delegate sees every piece before the next one is decoded: at most one
+/// piece is in flight, and a stopped transfer's pieces are dropped as they come. Callbacks
+/// still run one at a time, in the order they were added, as on a serial queue. The
+/// delegate must therefore never wait for the session's own work queue
+/// (`URLSessionTask.cancel()` does): cancel from another thread.
 ///
 /// `@unchecked Sendable`: the only state added is a lock, which is thread-safe.
-final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+package final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Recursive, in case a callback makes FoundationNetworking add another on the same thread.
     private let serial = NSRecursiveLock()
 
-    override init() {
+    /// - Parameter name: the queue's name, for debuggers.
+    package init(name: String) {
         super.init()
         maxConcurrentOperationCount = 1
-        name = "pokedexreader.download.delegate"
+        self.name = name
     }
 
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+    override package func addOperation(_ block: @escaping @Sendable () -> Void) {
         serial.lock()
         defer { serial.unlock() }
         block()

@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// Per-task state lives in a dictionary keyed by task identifier behind a `Locked` value:
 /// tasks are registered from the caller's thread and driven from the session's
-/// delegate queue (a ``BackpressureQueue``). A transfer is removed from the dictionary
+/// delegate queue (an `InlineDelegateQueue`). A transfer is removed from the dictionary
 /// before its continuation is resumed, so a second completion finds nothing to resume.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     // @unchecked: the task is a thread-safe object (cancel from any thread) that is not
@@ -96,7 +96,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if transfers[task.taskIdentifier]?.failure == nil { transfers[task.taskIdentifier]?.failure = failure }
         }
         // Never on the delegate queue: cancel() waits for libcurl's work queue, which may
-        // itself be waiting for the delegate queue (BackpressureQueue).
+        // itself be waiting for the delegate queue (InlineDelegateQueue).
         let task = task
         DispatchQueue.global().async { task.cancel() }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -148,7 +149,7 @@ public final class HTTPClient: Sendable {
         delegate = HTTPSessionDelegate(maxBodyBytes: configuration.maxBodyBytes,
                                        allowRedirect: configuration.allowRedirect)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate,
-                             delegateQueue: BackpressureQueue())
+                             delegateQueue: InlineDelegateQueue(name: "pokesync.http.delegate"))
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
 
@@ -278,7 +279,7 @@ public final class HTTPClient: Sendable {
             }
             // Not here: this handler runs under the Swift task's status lock, and cancel()
             // waits for libcurl's work queue, which may be resuming this very task from a
-            // delegate callback (BackpressureQueue runs them there) and waiting for that lock.
+            // delegate callback (InlineDelegateQueue runs them there) and waiting for that lock.
             if let running {
                 let task = running
                 DispatchQueue.global().async { task.cancel() }
