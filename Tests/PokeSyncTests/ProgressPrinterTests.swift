@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PokeSyncCore
+@testable import pokesync
 
 @Suite("Progress line")
 struct ProgressPrinterTests {

@@ -42,11 +42,10 @@ public struct BundleExporter {
     ///   `LocalFileError` (74) when the folder cannot be written.
     public func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
+        let number = try store.resolveVersion(asked)
         let versions = try store.versions()
-        guard let newest = versions.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
-        let number = asked ?? newest.number
-        guard let record = versions.first(where: { $0.number == number }) else {
-            throw UsageError("there is no version \(number) (retained: \(versions.map { String($0.number) }.joined(separator: ", ")))")
+        guard let record = versions.first(where: { $0.number == number }), let newest = versions.last else {
+            throw StoreError.corrupt(store.layout.display(store.layout.storeFile), "version \(number) went away while export read it")
         }
         let lineage = try store.lineage()
         _ = try profile.spriteSet()

@@ -127,10 +127,32 @@ extension VersionDiff {
         }
     }
 
-    /// Writes `diffs/FROM-TO.json` and `diffs/FROM-TO.txt` for the nightly job to mail or log.
+    /// `diffs/FROM-TO`, without its `.json` or `.txt` extension.
+    static func fileBase(from: Int, to: Int, layout: MirrorLayout) -> URL {
+        layout.diffsFolder.appendingPathComponent("\(from)-\(to)")
+    }
+
+    /// True when both files of the diff from `from` to `to` are in `diffs/`.
+    static func isWritten(from: Int, to: Int, layout: MirrorLayout) -> Bool {
+        let base = fileBase(from: from, to: to, layout: layout)
+        return ["json", "txt"].allSatisfy { FileManager.default.fileExists(atPath: base.appendingPathExtension($0).path) }
+    }
+
+    /// Removes the diff files that end at one of `versions` (pruned: nothing to compare them with).
+    static func removeFiles(endingAt versions: Set<Int>, layout: MirrorLayout) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.diffsFolder.path)) ?? [] {
+            let stem = name.split(separator: ".").first ?? ""
+            if let to = stem.split(separator: "-").last.flatMap({ Int($0) }), versions.contains(to) {
+                unlink(layout.diffsFolder.appendingPathComponent(name).path)
+            }
+        }
+    }
+
+    /// Writes `diffs/FROM-TO.json` and `diffs/FROM-TO.txt` for the nightly job to mail or
+    /// log; the `.txt` last, so that both being there means the diff is written.
     public func write(to layout: MirrorLayout) throws -> URL {
         try FileSystem.createDirectory(layout.diffsFolder)
-        let base = layout.diffsFolder.appendingPathComponent("\(from)-\(to)")
+        let base = Self.fileBase(from: from, to: to, layout: layout)
         try FileSystem.writeAtomically([UInt8](try jsonData()), to: base.appendingPathExtension("json"), scratch: layout.scratchFolder)
         try FileSystem.writeAtomically(Array((text(limit: 200) + "\n").utf8), to: base.appendingPathExtension("txt"),
                                        scratch: layout.scratchFolder)

@@ -92,27 +92,3 @@ public struct SpriteTree: Sendable {
         return a.st_ino == b.st_ino && a.st_dev == b.st_dev
     }
 }
-
-extension Store {
-    public func meta(_ key: String) throws -> String? {
-        try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
-    }
-
-    /// The sprite tree holds exactly `version` now, in one commit with the target gone.
-    func recordSpriteTree(version: Int) throws {
-        try write { database in
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('sprite_tree_version', ?)", [.text(String(version))])
-            try database.run("DELETE FROM meta WHERE key = 'sprite_tree_target'")
-        }
-    }
-
-    public func setMeta(_ key: String, _ value: String?) throws {
-        try write { database in
-            if let value {
-                try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
-            } else {
-                try database.run("DELETE FROM meta WHERE key = ?", [.text(key)])
-            }
-        }
-    }
-}

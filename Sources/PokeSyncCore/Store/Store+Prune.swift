@@ -53,14 +53,6 @@ extension Store {
         // files (harmless), never a version pointing at a missing file.
         let objects = SpriteObjects(layout: layout)
         for hash in freedSprites { unlink(objects.url(for: hash).path) }
-        // Diff files are named FROM-TO; those ending at a dropped version go with it.
-        let dropped = Set(removed)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.diffsFolder.path)) ?? [] {
-            let stem = name.split(separator: ".").first ?? ""
-            if let to = stem.split(separator: "-").last.flatMap({ Int($0) }), dropped.contains(to) {
-                unlink(layout.diffsFolder.appendingPathComponent(name).path)
-            }
-        }
         // The prune is done and committed; compacting is a bonus that may fail (a reader
         // holds the file, the disk lacks room for the copy VACUUM makes).
         var compactingError: String?

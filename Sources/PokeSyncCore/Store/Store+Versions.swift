@@ -44,6 +44,18 @@ extension Store {
         }
     }
 
+    /// `asked` if the store retains it, else the latest version when `asked` is nil.
+    /// - Throws: `UsageError` naming the retained versions, or saying there are none yet.
+    public func resolveVersion(_ asked: Int?) throws -> Int {
+        let numbers = try versions().map(\.number)
+        guard let latest = numbers.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
+        guard let asked else { return latest }
+        guard numbers.contains(asked) else {
+            throw UsageError("there is no version \(asked) (retained: \(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        return asked
+    }
+
     public func version(_ number: Int) throws -> VersionRecord? {
         try read { database in
             try database.row("SELECT \(Self.versionColumns) FROM versions WHERE number = ?", [SQLValue(number)], Self.versionRecord)
@@ -177,11 +189,6 @@ extension Store {
                   SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
                   SQLValue(documents), SQLValue(sprites)])
         try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
-        // What is left to do after this commit (the sprite tree, the diff file) is
-        // recorded with it, so that a crash right after is finished by the next run.
-        if let previous = try database.integer("SELECT MAX(number) FROM versions WHERE number < ?", [version]) {
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('pending_diff', ?)", [.text("\(previous)-\(number)")])
-        }
         try Self.deleteRun(database, run: run.id)
         return .published(record)
     }

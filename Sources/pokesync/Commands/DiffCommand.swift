@@ -20,10 +20,7 @@ struct DiffCommand {
         let numbers = try store.versions().map(\.number)
         let asked = try arguments.positionals.map { text -> Int in
             guard let number = Int(text) else { throw UsageError("a version is a number (got \"\(text)\")") }
-            guard numbers.contains(number) else {
-                throw UsageError("there is no version \(number) (retained: \(numbers.map(String.init).joined(separator: ", ")))")
-            }
-            return number
+            return try store.resolveVersion(number)
         }
         let (from, to): (Int, Int)
         switch asked.count {

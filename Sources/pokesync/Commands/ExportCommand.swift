@@ -24,23 +24,10 @@ struct ExportCommand {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
         let (version, count) = try store.snapshot {
-            let version = try VersionChoice.resolve(try arguments.integer("version", minimum: 1), store: store)
+            let version = try store.resolveVersion(try arguments.integer("version", minimum: 1))
             return (version, try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out)))
         }
         print("exported version \(version) (\(count) documents) to \(out) in the api-data layout")
         return .success
-    }
-}
-
-enum VersionChoice {
-    /// The asked version, or the latest; a usage error naming what exists otherwise.
-    static func resolve(_ asked: Int?, store: Store) throws -> Int {
-        let versions = try store.versions().map(\.number)
-        guard let latest = versions.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
-        guard let asked else { return latest }
-        guard versions.contains(asked) else {
-            throw UsageError("there is no version \(asked) (retained: \(versions.map(String.init).joined(separator: ", ")))")
-        }
-        return asked
     }
 }

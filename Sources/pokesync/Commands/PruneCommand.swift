@@ -13,16 +13,9 @@ struct PruneCommand {
     func execute() throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         // Without --keep, mirror.json's retention.keep (what the nightly job uses).
-        let keep = try arguments.integer("keep", minimum: 1) ?? MirrorConfig.load(layout).retention.keep
-        let lock = try MirrorLock(layout: layout)
-        defer { withExtendedLifetime(lock) {} }
-        let store = try Store(layout: layout, create: false)
-        let result = try store.prune(keep: keep)
-        // Deltas from the dropped versions leave the index; their files go after the grace period.
-        let retained = Set(try store.versions().map(\.number))
-        let removedBundles = try BundlesFolder(root: layout.bundlesFolder)
-            .forget(versionsNotIn: retained, graceHours: try MirrorConfig.load(layout).bundles.graceHours)
-        if !removedBundles.isEmpty { print("removed bundles past their grace period: " + removedBundles.joined(separator: ", ")) }
+        let report = try MirrorPrune.run(layout: layout, keep: try arguments.integer("keep", minimum: 1))
+        let (result, keep) = (report.store, report.keep)
+        if !report.removedBundles.isEmpty { print("removed bundles past their grace period: " + report.removedBundles.joined(separator: ", ")) }
         if result.removedVersions.isEmpty {
             print("nothing to prune: \(keep) or fewer versions retained")
         } else {

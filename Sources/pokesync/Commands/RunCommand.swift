@@ -36,7 +36,7 @@ struct RunCommand {
     func execute() async throws -> ExitStatus {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let settings = try settings(layout: layout)
-        let work = Task { try await MirrorRun.run(layout: layout, settings: settings, showProgress: true) { standardError($0 + "\n") } }
+        let work = Task { try await MirrorRun.run(layout: layout, settings: settings, progressDisplay: { ProgressPrinter(progress: $0) }) { standardError($0 + "\n") } }
         let signals = InterruptHandler { work.cancel() }
         defer { withExtendedLifetime(signals) {} }
         let summary = try await work.value

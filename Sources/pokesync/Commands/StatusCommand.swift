@@ -32,48 +32,8 @@ struct StatusCommand {
     }
 }
 
-/// What `status` shows, read from the store (another process may be writing it).
-struct MirrorStatus {
-    var mirror: String
-    var latest: VersionRecord?
-    var kinds: [ResourceKind: Int] = [:]
-    var reports: [SpriteReport] = []
-    var refused: Int { reports.filter { $0.outcome == .refused }.count }
-    var missing: Int { reports.filter { $0.outcome == .missing }.count }
-    var run: RunRecord?
-    /// How the last attempt at `run` ended, when it stopped by itself (not a kill).
-    var ending: RunEnding?
-    var runProgress: RunProgress?
-    var runFailures = 0
-    var holderPID: Int32?
-    /// What the last run said about its source (it sends no validators ...), if anything.
-    var sourceNotice: String?
-
-    static func read(store: Store, layout: MirrorLayout) throws -> MirrorStatus {
-        var status = MirrorStatus(mirror: layout.root.path)
-        status.latest = try store.latestVersion()
-        if let latest = status.latest {
-            status.kinds = try store.documentCounts(version: latest.number)
-            status.reports = try store.spriteReports(version: latest.number)
-        }
-        if let run = try store.currentRun() {
-            status.run = run
-            status.ending = try store.runEnding(run: run.id)
-            status.runProgress = try store.progress(run: run.id)
-            status.runFailures = try store.failures(run: run.id).count
-        }
-        status.holderPID = Self.lockHolder(layout)
-        status.sourceNotice = try store.sourceNotice()
-        return status
-    }
-
-    /// The pid in the lock file, if that process is alive (a killed run leaves a stale pid).
-    static func lockHolder(_ layout: MirrorLayout) -> Int32? {
-        guard let text = try? String(contentsOf: layout.lockFile, encoding: .utf8),
-              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 else { return nil }
-        return pid
-    }
-
+/// `status`'s two forms of what the core reads.
+extension MirrorStatus {
     var text: String {
         var lines = ["mirror   \(mirror)"]
         if let latest {

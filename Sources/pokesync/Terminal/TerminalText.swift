@@ -1,10 +1,10 @@
 /// Text from data (a bundle's names, a search term, a file name in an error) made safe
 /// for a terminal: a control character (ESC, BEL, CR, a newline, DEL, the C1 range)
 /// would otherwise move the cursor, retitle the window or fake a line of output.
-public enum TerminalText {
+enum TerminalText {
     /// `text` with every control character written as a visible escape: `\e`, `\n`,
     /// `\r`, `\t`, else `\u{XX}`. Everything else, including non-ASCII letters, is kept.
-    public static func escaped(_ text: String) -> String {
+    static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)

@@ -40,6 +40,13 @@ public final class MirrorLock {
         _ = pid.withCString { pwrite(fileDescriptor, $0, strlen($0), 0) }
     }
 
+    /// The pid in the lock file, if that process is alive (a killed run leaves a stale pid).
+    public static func holderPID(layout: MirrorLayout) -> Int32? {
+        guard let text = try? String(contentsOf: layout.lockFile, encoding: .utf8),
+              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 else { return nil }
+        return pid
+    }
+
     deinit {
         ftruncate(fileDescriptor, 0)
         flock(fileDescriptor, LOCK_UN)

@@ -1,13 +1,14 @@
 import Foundation
+import PokeSyncCore
 
 /// Shows a crawl's progress: on a terminal one live line redrawn a few times a
 /// second; otherwise (cron, pipes) one plain log line every few seconds.
-public final class ProgressPrinter: Sendable {
+final class ProgressPrinter: ProgressDisplay {
     private let progress: CrawlProgress
     private let isTerminal: Bool
     private let task: Task<Void, Never>
 
-    public init(progress: CrawlProgress, isTerminal: Bool = isatty(STDERR_FILENO) == 1, logInterval: Double = 5) {
+    init(progress: CrawlProgress, isTerminal: Bool = isatty(STDERR_FILENO) == 1, logInterval: Double = 5) {
         self.progress = progress
         self.isTerminal = isTerminal
         let interval = isTerminal ? 0.25 : logInterval
@@ -27,12 +28,12 @@ public final class ProgressPrinter: Sendable {
     }
 
     /// Clears the live line so that a log line can be printed in its place.
-    public func clearLine() {
+    func clearLine() {
         if isTerminal { standardError("\r\u{1B}[K") }
     }
 
     /// Stops redrawing and clears the live line.
-    public func stop() {
+    func stop() {
         task.cancel()
         if isTerminal { standardError("\r\u{1B}[K") }
     }
@@ -84,6 +85,6 @@ public final class ProgressPrinter: Sendable {
 }
 
 /// Writes to standard error without buffering (progress and logs).
-public func standardError(_ text: String) {
+func standardError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
 }

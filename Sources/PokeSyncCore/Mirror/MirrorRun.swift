@@ -1,0 +1,122 @@
+import Foundation
+
+/// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a
+/// sprite tree a crash left behind, builds the source and runs the crawl.
+public enum MirrorRun {
+    /// - Throws: `LockError` (75), `UsageError` (64), `SourceError` (69),
+    ///   `CrawlError` (1), store and file errors (65/74), `CancellationError`.
+    public static func run(layout: MirrorLayout, settings: RunSettings,
+                           progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)? = nil,
+                           log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
+        let lock = try MirrorLock(layout: layout)
+        defer { withExtendedLifetime(lock) {} }
+        let store = try Store(layout: layout, create: true)
+        do {
+            return try await crawl(store: store, layout: layout, settings: settings, progressDisplay: progressDisplay, log: log)
+        } catch {
+            // Said by `status` instead of "interrupted", which then means a kill or a power cut.
+            if let unfinished = try? store.currentRun() {
+                let (status, reason) = RunEnding.reason(for: error)
+                try? store.recordRunEnding(RunEnding(run: unfinished.id, status: status, reason: reason))
+            }
+            throw error
+        }
+    }
+
+    static func crawl(store: Store, layout: MirrorLayout, settings: RunSettings,
+                      progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)?,
+                      log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
+        let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
+                                  source: try settings.spriteSource.map(SourceFactory.spriteSource))
+        let client = HTTPClient(configuration: clientConfiguration(settings, policy: policy))
+        defer { client.invalidate() }
+        let source = try SourceFactory.documentSource(settings.source, client: client)
+        let fetcher = SpriteFetcher(policy: policy, client: client, layout: layout)
+        do {
+            if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
+                log("wrote the diff of versions \(diff.from) and \(diff.to) that the last run left unwritten: \(file.path)")
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // Left over from an earlier run; it must not keep this run from starting.
+            log("warning: \(error); trying again after this run")
+        }
+        let progress = CrawlProgress(requestCounter: { client.statistics.requestsSent })
+        let printer = progressDisplay?(progress)
+        defer { printer?.stop() }
+        let crawler = Crawler(
+            store: store, source: source, sprites: fetcher, planner: SpritePlanner(set: settings.sprites, policy: policy),
+            options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
+                                  revalidate: settings.revalidate, sprites: settings.sprites,
+                                  allowShrink: settings.allowShrink),
+            progress: progress, log: { line in
+                printer?.clearLine()
+                log(line)
+            })
+        var summary = try await crawler.run()
+        switch summary.outcome {
+        case .published(let version):
+            do {
+                if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
+                    summary.diff = diff
+                    summary.diffFile = file
+                }
+            } catch let failure as FollowUpFailure {
+                throw PublishedFollowUpError(version: version.number, failure: failure)
+            }
+        case .unchanged(let version):
+            // A damaged object the run fetched again is a new file; the tree's hard link
+            // still names the old one until it is placed again (files already right are skipped).
+            let unplaced = try SpriteTree(layout: layout).materialize(version: version, store: store)
+            if !unplaced.isEmpty {
+                log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
+            }
+        }
+        return summary
+    }
+
+    /// What follows a publish, outside its transaction: the sprite tree brought to the
+    /// latest version, and the diff against the version before written to `diffs/`
+    /// where the nightly job can mail or log it. Both are idempotent and look at what
+    /// they left (the tree's recorded version, the diff's files), so a crash or a full
+    /// disk in between is finished by the next run before it crawls.
+    /// - Returns: the diff written now, if one was missing.
+    /// - Throws: `FollowUpFailure` saying which step failed.
+    static func finishPublishing(store: Store, layout: MirrorLayout,
+                                 log: @Sendable (String) -> Void) throws -> (VersionDiff, URL)? {
+        let unplaced: [String]
+        do { unplaced = try SpriteTree(layout: layout).repairIfNeeded(store: store) } catch {
+            throw FollowUpFailure(step: "bringing the sprite tree up to date", underlying: error)
+        }
+        if !unplaced.isEmpty {
+            log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
+        }
+        do {
+            // The diff stage knows what it wrote: a latest version whose diff against the
+            // one before has no file yet still needs it (a crash or a full disk after the
+            // publish commit), whichever run published it.
+            let numbers = try store.versions().map(\.number)
+            guard numbers.count >= 2 else { return nil }
+            let (from, to) = (numbers[numbers.count - 2], numbers[numbers.count - 1])
+            guard !VersionDiff.isWritten(from: from, to: to, layout: layout) else { return nil }
+            let diff = try VersionDiff.compute(store: store, from: from, to: to)
+            return (diff, try diff.write(to: layout))
+        } catch {
+            throw FollowUpFailure(step: "writing its diff", underlying: error)
+        }
+    }
+
+    static func clientConfiguration(_ settings: RunSettings, policy: SpritePolicy) -> HTTPClientConfiguration {
+        var configuration = HTTPClientConfiguration()
+        configuration.userAgent = settings.userAgent
+        configuration.maxConnectionsPerHost = settings.concurrency
+        configuration.timeout = max(1, settings.timeoutSeconds)
+        configuration.requestsPerSecond = settings.rate
+        configuration.retry = settings.retry
+        // Redirects are followed only to origins we would fetch from anyway (the client
+        // itself always follows a redirect to the same origin, such as PokeAPI's 301).
+        configuration.allowRedirect = { url in policy.allows(url) }
+        return configuration
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import PokeSQLite
+
+/// The store's `meta` table: small facts about the mirror (lineage, the sprite tree's
+/// version, a diff still to write).
+extension Store {
+    public func meta(_ key: String) throws -> String? {
+        try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
+    }
+
+    /// The sprite tree holds exactly `version` now, in one commit with the target gone.
+    func recordSpriteTree(version: Int) throws {
+        try write { database in
+            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('sprite_tree_version', ?)", [.text(String(version))])
+            try database.run("DELETE FROM meta WHERE key = 'sprite_tree_target'")
+        }
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws {
+        try write { database in
+            if let value {
+                try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+            } else {
+                try database.run("DELETE FROM meta WHERE key = ?", [.text(key)])
+            }
+        }
+    }
+}
