@@ -3,10 +3,21 @@ import PokeSyncCore
 
 /// `pokesync diff [FROM [TO]] [--json]`: default the last two versions.
 struct DiffCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror"]
+    static let flags: Set<String> = ["json"]
+    /// `pokesync help diff`.
+    static let help = """
+    usage: pokesync diff [FROM [TO]] [--json] [--mirror DIR]
+
+    What was added, removed and changed between two versions (default: the last two),
+    with the JSON paths that differ. A change of formatting or serving host is not a change.
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
     }
 

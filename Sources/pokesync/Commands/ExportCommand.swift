@@ -3,10 +3,44 @@ import PokeSyncCore
 
 /// `pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH]`.
 struct ExportCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror", "version", "format", "out", "sprites", "languages"]
+    static let flags: Set<String> = ["replace-damaged"]
+    /// `pokesync help export`.
+    static let help = """
+    usage: pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST]
+                           [--out PATH] [--replace-damaged] [--mirror DIR]
+
+    bundle (the default) writes into the mirror's bundles/ folder (or --out DIR): the full
+    bundle pokedex-N.tar.gz of the version (default: the newest), a delta
+    pokedex-M-N.delta.tar.gz from every older retained version when N is the newest (none
+    when it would not be smaller than the full bundle), then index.json, atomically. Files
+    already published are kept as they are; files the index stops naming go after
+    bundles.grace_hours (mirror.json, default 48). A version with a dangling reference is
+    refused (65). The folder must be missing, empty, or pokesync's own (marked by
+    .pokesync-bundles; an unmarked one written by an earlier pokesync, holding only export's
+    names and of this mirror's lineage, is adopted): anything else is refused (64), untouched.
+    A file already there under a name export writes is checked as verify checks a bundle,
+    and against its name, before index.json may name it: a damaged one is refused (65).
+      --sprites SET      the version's sprites to bundle (default: default); sprites the
+                         version does not hold are a usage error; a path listed twice counts
+                         once, and front_default alone is default
+      --languages LIST   keep only these language codes (any case; en is always kept);
+                         default all; an unknown code is a usage error listing the version's
+      --replace-damaged  move a damaged file aside (.NAME.damaged-TIME, never deleted) and
+                         write it afresh, instead of refusing
+
+    api-data writes the version as a PokeAPI/api-data tree that can be served statically or
+    crawled back with --source DIR. --out DIR must not exist, or be an earlier export of
+    pokesync's own (exactly .pokesync-export and api/): the export is built beside it and
+    renamed into place, and nothing else is ever removed or replaced (any other DIR, even an
+    empty folder or one of dot-files, is refused with exit 64).
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror", "version", "format", "out", "sprites", "languages"], flags: ["replace-damaged"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH] [--replace-damaged]")
     }
 

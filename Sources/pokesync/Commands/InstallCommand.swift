@@ -5,10 +5,30 @@ import PokedexReader
 /// `pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]`: installs or updates a
 /// device folder as an app does through the reader library.
 struct InstallCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["from", "timeout"]
+    static let flags: Set<String> = ["allow-downgrade"]
+    /// `pokesync help install`.
+    static let help = """
+    usage: pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]
+
+    Installs or updates the device folder DIR from an index.json URL or a bundles folder:
+    the delta from the installed version when the index has one, else the full bundle
+    (also when the delta cannot be fetched). Every download is checked (size, SHA-256,
+    manifest, content_digest) before DIR/current switches; killed at any moment, DIR opens
+    at the old version and the next install finishes the job. Over HTTP the index is asked
+    for with its last ETag (304: already current), only same-server redirects are
+    followed, and any Content-Encoding but identity is refused.
+      --timeout S             a download moving less than 1 kB/s averaged over S seconds
+                              ends as a timeout (1-3600, default 30)
+    Exit 65 for a tampered, truncated or wrong-base download, a lying index, a newer schema
+    or a refused downgrade; 69 source unreachable or timed out; 74 I/O; 75 another install.
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["from", "timeout"], flags: ["allow-downgrade"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(1...1, usage: "pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]")
         guard arguments.options["from"] != nil else {
             throw UsageError("install needs --from URL|DIR (an index.json URL or a bundles folder)")

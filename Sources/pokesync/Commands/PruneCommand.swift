@@ -3,10 +3,21 @@ import PokeSyncCore
 
 /// `pokesync prune --keep N`.
 struct PruneCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror", "keep"]
+    static let flags: Set<String> = []
+    /// `pokesync help prune`.
+    static let help = """
+    usage: pokesync prune [--keep N] [--mirror DIR]
+
+    Drops all but the newest N versions (default: retention.keep in mirror.json) and frees documents and sprite bytes no retained
+    version needs. Never touches the latest version or a run in progress.
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror", "keep"], flags: [])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: "pokesync prune --keep N [--mirror DIR]")
     }
 

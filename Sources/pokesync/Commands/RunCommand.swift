@@ -3,15 +3,62 @@ import PokeSyncCore
 
 /// `pokesync full` and `pokesync sync`.
 struct RunCommand {
+    /// The options both take; its help names each (a test holds them together).
     static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "concurrency", "rate",
                                        "allow-host", "timeout"]
+    static func flags(_ mode: RunMode) -> Set<String> { mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"] }
+    /// `pokesync help full` / `pokesync help sync`.
+    static func help(_ mode: RunMode) -> String { mode == .sync ? syncHelp : fullHelp }
+    static let runOptions = """
+      --source URL|DIR        a PokeAPI base URL ending in /api/v2 (default https://pokeapi.co/api/v2;
+                              a self-hosted one too, e.g. http://127.0.0.1:8000/api/v2) or an api-data folder
+      --sprite-source URL|DIR where sprite bytes come from: replaces
+                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server);
+                              a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
+      --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
+                              or a comma list of sprite paths under `sprites`: a field such as front_default,
+                              or other/... or versions/... ending in one (default from mirror.json)
+      --concurrency N         requests in flight at most (default 8)
+      --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
+      --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
+      --timeout S             seconds of silence before a request is retried (default 30);
+                              one attempt ends after 4 x S whatever the server sends
+      --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
+                              entries (without it such a run exits 65 and publishes nothing; the next
+                              run lists those kinds again)
+      --mirror DIR            the mirror folder
+    """
+
+    static let fullHelp = """
+    usage: pokesync full [options]
+
+    Fetches every document (and the selected sprites) unconditionally and publishes the
+    next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes.
+
+    \(runOptions)
+    """
+
+    static let syncHelp = """
+    usage: pokesync sync [options] [--revalidate]
+
+    Re-lists every kind and revalidates what the store has with conditional requests;
+    publishes a version only when something changed ("no changes since version N" otherwise).
+    When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped;
+    sprites (another repository, updated on its own) are always revalidated.
+    A source that sends no ETag, Last-Modified nor deploy hash (a stock self-hosted PokeAPI) is
+    downloaded whole every time; the run says so once (and `status` repeats it), and counts a
+    document that came back the same as unchanged.
+
+    \(runOptions)
+      --revalidate            check every document and sprite even when the deploy is unchanged
+    """
     let mode: RunMode
     let arguments: Arguments
 
     init(mode: RunMode, words: ArraySlice<String>) throws {
         self.mode = mode
         arguments = try Arguments(words, options: Self.options,
-                                  flags: mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"])
+                                  flags: Self.flags(mode))
         try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
     }
 

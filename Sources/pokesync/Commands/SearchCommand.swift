@@ -6,10 +6,29 @@ import PokedexReader
 /// field finds, in rank order (exact, then prefix, then substring; then id), with the
 /// species' name in L (English where L has none).
 struct SearchCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["bundle", "mirror", "limit", "language"]
+    static let flags: Set<String> = ["json"]
+    /// `pokesync help search`.
+    static let help = """
+    usage: pokesync search TERM... [--bundle PATH] [--limit N] [--language L] [--json] [--mirror DIR]
+
+    PATH is read as `pokesync show` reads it (see `pokesync help show`); the default is the full
+    bundle the mirror's (--mirror DIR) bundles/index.json names.
+
+    What an app's search field finds: every term must be part of the pokemon's name, its
+    species' name in a language of the bundle, or its types (slugs, and their names in each
+    language of the bundle: "eau", "물"); accents and case are ignored. Exact matches
+    first, then prefixes, then the rest, each by id. --json prints
+    [{"id": 6, "name": "charizard", "types": ["fire", "flying"], "localized_name": "Dracaufeu"}, ...]
+    in that order, localized_name in L (else English). No term (or only spaces) is a usage
+    error (64).
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["bundle", "mirror", "limit", "language"], flags: ["json"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         // No terms, or only spaces, would list everything: a usage error, like a missing argument.
         guard !arguments.positionals.joined().allSatisfy(\.isWhitespace) else {
             throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--language L] [--json] (give a name, part of one, or an id)")

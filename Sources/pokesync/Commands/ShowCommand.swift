@@ -5,10 +5,31 @@ import PokedexReader
 /// `pokesync show NAME|ID [--bundle PATH] [--language L] [--json]`: the detail page an
 /// app shows, as a card in the terminal or as JSON.
 struct ShowCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["bundle", "mirror", "language"]
+    static let flags: Set<String> = ["json"]
+    /// `pokesync help show`.
+    static let help = """
+    usage: pokesync show NAME|ID [--bundle PATH] [--language L] [--json] [--mirror DIR]
+
+    The detail an app shows: types, size, base stats as bars, abilities, moves, sprites,
+    genus and flavor text, the damage each attacking type does to it, and the evolution
+    chain as a tree; names of the pokemon, its types, abilities, moves and stats, the
+    genus and texts in L (an API code: fr, ko, ja-hrkt, zh-hant), else English. NAME is a
+    pokemon's name, or a species' name (its default pokemon). PATH is an installed device
+    folder, a .tar.gz bundle (only its manifest and database are extracted, to a temporary
+    folder) or a bundles folder (its index must name a file in it); the default is the full
+    bundle the mirror's (--mirror DIR) bundles/index.json names. --json prints one object (id, name, types, height,
+    weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain,
+    type_defense: attacking type to factor, and localized_name, type_names, ability_names,
+    move_names, stat_names in L).
+    Exit 64 when nothing has that name or id.
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["bundle", "mirror", "language"], flags: ["json"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(1...1, usage: "pokesync show NAME|ID [--bundle PATH] [--language L] [--json]")
     }
 

@@ -3,10 +3,23 @@ import PokeSyncCore
 
 /// `pokesync status [--json]`: the last version, and the run in progress with its progress.
 struct StatusCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror"]
+    static let flags: Set<String> = ["json"]
+    /// `pokesync help status`.
+    static let help = """
+    usage: pokesync status [--json] [--mirror DIR]
+
+    The latest version, and the run in progress (done/total, failures): running, stopped
+    with how it ended (failed after retries, source unavailable, I/O error), or interrupted
+    (killed). --json also lists every refused or missing sprite (latest.sprite_reports).
+    A --mirror that is a file or does not exist is a usage error (64).
+    """
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: "pokesync status [--json] [--mirror DIR]")
     }
 

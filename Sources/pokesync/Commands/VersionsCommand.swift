@@ -3,10 +3,16 @@ import PokeSyncCore
 
 /// `pokesync versions [--json]`: every retained version.
 struct VersionsCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror"]
+    static let flags: Set<String> = ["json"]
+    /// `pokesync help versions`.
+    static let help = "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source."
+
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: ["mirror"], flags: ["json"])
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: "pokesync versions [--json] [--mirror DIR]")
     }
 

@@ -1,0 +1,29 @@
+import Testing
+@testable import pokesync
+
+/// `--help` is true: every option and flag a command accepts is named in its help, which
+/// lives beside the option list it parses.
+@Suite("Help names every option")
+struct HelpTests {
+    static let commands: [(topic: String, options: Set<String>, flags: Set<String>)] = [
+        ("full", RunCommand.options, RunCommand.flags(.full)), ("sync", RunCommand.options, RunCommand.flags(.sync)),
+        ("status", StatusCommand.options, StatusCommand.flags), ("versions", VersionsCommand.options, VersionsCommand.flags),
+        ("diff", DiffCommand.options, DiffCommand.flags), ("export", ExportCommand.options, ExportCommand.flags),
+        ("verify", VerifyCommand.options, VerifyCommand.flags), ("install", InstallCommand.options, InstallCommand.flags),
+        ("show", ShowCommand.options, ShowCommand.flags), ("search", SearchCommand.options, SearchCommand.flags),
+        ("prune", PruneCommand.options, PruneCommand.flags),
+    ]
+
+    @Test(arguments: commands.map(\.topic))
+    func everyOptionIsInItsHelp(topic: String) throws {
+        let command = try #require(Self.commands.first { $0.topic == topic })
+        let help = try #require(Help.topics[topic])
+        for name in command.options.union(command.flags).sorted() {
+            #expect(help.contains("--\(name)"), "`pokesync help \(topic)` does not name --\(name)")
+        }
+    }
+
+    @Test func everyCommandHasHelp() {
+        #expect(Set(Help.topics.keys) == Set(Self.commands.map(\.topic)))
+    }
+}
