@@ -203,15 +203,8 @@ struct CompressedFileDescriptor {
     }
 
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw Self.error(path, "write")
-            }
-            offset += written
-        }
+        let code = PokeArchive.writeAll(descriptor, bytes)
+        guard code == 0 else { errno = code; throw Self.error(path, "write") }
     }
 
     /// Reads up to `buffer.count` bytes; 0 means end of file.

@@ -123,17 +123,8 @@ struct ExtractedFile {
     let path: String
 
     func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw TarError.posix(path, "write")
-                }
-                offset += written
-            }
-        }
+        let code = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+        guard code == 0 else { errno = code; throw TarError.posix(path, "write") }
     }
 
     func synchronize() throws {
@@ -150,20 +141,12 @@ struct ExtractedFile {
     }
 }
 
-// `close` and `write` are shadowed by the methods of the same names above.
+// `close` is shadowed by the method of the same name above.
 @discardableResult
 private func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
     Glibc.close(descriptor)
     #else
     Darwin.close(descriptor)
-    #endif
-}
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, buffer, count)
-    #else
-    Darwin.write(descriptor, buffer, count)
     #endif
 }

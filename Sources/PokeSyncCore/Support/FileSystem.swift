@@ -61,18 +61,10 @@ enum FileSystem {
         let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw LocalFileError(path: target.path, errno: errno) }
         defer { close(descriptor) }
-        try bytes.withUnsafeBytes { buffer in
-            var written = 0
-            while written < buffer.count {
-                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    let code = errno
-                    unlink(target.path)
-                    throw LocalFileError(path: target.path, errno: code)
-                }
-                written += result
-            }
+        let code = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+        guard code == 0 else {
+            unlink(target.path)
+            throw LocalFileError(path: target.path, errno: code)
         }
     }
 
@@ -85,10 +77,8 @@ enum FileSystem {
     /// fsync of one file or folder, for writes that must not go on without it.
     /// - Throws: `LocalFileError` (74) when it cannot be opened or flushed.
     static func syncReporting(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw LocalFileError(path: url.path, errno: errno) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
+        let code = synchronizeFile(atPath: url.path)
+        guard code == 0 else { throw LocalFileError(path: url.path, errno: code) }
     }
 
     /// The size and SHA-256 of a file pokesync reads back (a sprite object, a bundle).
