@@ -53,7 +53,7 @@ struct DocumentPhase {
     private func storeContent(_ job: DocumentJob, document: CanonicalDocument, validators: Validators,
                               baseHash: SHA256Digest?) throws {
         let hash = SHA256.hash(document.bytes)
-        let references = document.collected.map { SpriteReference(key: $0.path, url: $0.value) }
+        let references = job.kind.mirrorsSprites ? document.collected.map { SpriteReference(key: $0.path, url: $0.value) } : []
         let content = StoredDocument(
             size: document.bytes.count,
             compressedBody: try Zlib.compress(document.bytes, level: StoredDocument.compressionLevel),
@@ -70,7 +70,7 @@ struct DocumentPhase {
 
     /// The known content stands (a 304, or an unchanged deploy); its sprites are queued again.
     private func settleUnchanged(_ job: DocumentJob, hash: SHA256Digest) throws {
-        let references = crawler.options.sprites == .none ? [] : try store.spriteReferences(documentHash: hash)
+        let references = crawler.options.sprites == .none || !job.kind.mirrorsSprites ? [] : try store.spriteReferences(documentHash: hash)
         let queued = crawler.planner.plan(references, document: job.key)
         try store.storeDocument(run: run.id, job: job, content: nil, hash: hash, validators: nil,
                                 state: .unchanged, sprites: queued.jobs, reports: queued.reports)

@@ -24,6 +24,10 @@ public enum ResourceKind: String, CaseIterable, Sendable, Codable, Comparable {
     /// The relative path of one document, as stored and as in PokeAPI/api-data.
     public func documentPath(id: Int) -> String { "/api/v2/\(rawValue)/\(id)/" }
 
+    /// Whether the sprites a document of this kind names are mirrored: a pokemon's are;
+    /// a type's icons are not (DESIGN, `--sprites`), nor anything another kind names.
+    public var mirrorsSprites: Bool { self == .pokemon }
+
     public static func < (lhs: ResourceKind, rhs: ResourceKind) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
