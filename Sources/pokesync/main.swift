@@ -27,6 +27,10 @@ do {
     case "--version": print("pokesync \(PokeSync.version)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
     }
+} catch let failure as RequestError {
+    // The core's words for what it was asked, said with the flags that asked it.
+    standardError("pokesync: \(TerminalText.escaped(CommandLineWords.describe(failure)))\n")
+    status = failure.exitStatus
 } catch let failure as any PokeSyncFailure {
     // One line, whatever the message quotes (a hostile name, a search term): controls escaped.
     standardError("pokesync: \(TerminalText.escaped(failure.description))\n")

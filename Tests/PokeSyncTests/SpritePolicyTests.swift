@@ -102,11 +102,11 @@ struct SpritePolicyTests {
         #expect(!(try SpriteSet(parsing: "none").selects("front_default")))
         let list = try SpriteSet(parsing: "front_default,other/home/front_default")
         #expect(list.selects("other/home/front_default") && !list.selects("other/home/front_shiny"))
-        #expect(throws: UsageError.self) { try SpriteSet(parsing: "front_default,../x") }
-        #expect(throws: UsageError.self) { try SpriteSet(parsing: "Front Default") }
+        #expect(throws: RequestError.self) { try SpriteSet(parsing: "front_default,../x") }
+        #expect(throws: RequestError.self) { try SpriteSet(parsing: "Front Default") }
         // A typo is not a path: every path ends in a sprite field, below other/ or versions/.
         for wrong in ["defualt", "front_defualt", "front_default,", "pokemon/25", "other/home", "foo/front_default", "artwork,all"] {
-            #expect(throws: UsageError.self, "\(wrong)") { try SpriteSet(parsing: wrong) }
+            #expect(throws: RequestError.self, "\(wrong)") { try SpriteSet(parsing: wrong) }
         }
         for right in ["front_default,back_shiny_female", "other/official-artwork/front_shiny", "versions/generation-i/red-blue/front_gray",
                       "other/showdown/back_shiny_transparent"] {

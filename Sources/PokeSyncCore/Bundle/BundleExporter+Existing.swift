@@ -15,7 +15,7 @@ extension BundleExporter {
     ///   - checked: the SHA-256 of each file checked or written under its name before
     ///     (``BundlesFolder/checkedFiles()``): the same bytes are not extracted again.
     /// - Throws: ``DamagedBundleError`` (65) naming the file and how to repair it;
-    ///   `UsageError` (64) for a sound file of another lineage or profile.
+    ///   `RequestError` (64) for a sound file of another lineage or profile.
     func checkedExisting(_ name: String, version: Int, base: Int?, lineage: String, profile: BundleProfile,
                          replaceDamaged: Bool, checked: [String: String], scratch: URL,
                          movedAside: inout [String]) throws -> PublishedFile? {

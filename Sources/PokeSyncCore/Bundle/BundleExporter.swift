@@ -36,7 +36,7 @@ public struct BundleExporter {
     /// Exports `version` (the newest when nil) with `profile`.
     /// - Parameter replaceDamaged: a damaged file already in the folder under a name this
     ///   export writes is moved aside and written afresh, instead of refused.
-    /// - Throws: `UsageError` (64) for an unknown version, a language the version lacks,
+    /// - Throws: `RequestError` (64) for an unknown version, a language the version lacks,
     ///   sprites it does not hold, a folder that is not pokesync's; `BundleReferenceError`
     ///   (65) for a dangling reference; ``DamagedBundleError`` (65) for a damaged file;
     ///   `LocalFileError` (74) when the folder cannot be written.
@@ -125,15 +125,13 @@ public struct BundleExporter {
     /// A file already published under a name this export would write must be of the same
     /// lineage and profile: names carry only versions, and a device trusts the index's
     /// profile for every file it names.
-    /// - Throws: `UsageError` (64) naming the file, what it holds and what to do.
+    /// - Throws: `RequestError` (64) naming the file, what it holds and what to do.
     static func checkSameLine(_ file: PublishedFile, lineage: String, profile: BundleProfile, folder: BundlesFolder) throws {
         if let other = file.lineage, other != lineage {
-            throw UsageError("\(folder.url(file.name).path) belongs to another lineage (\(other.prefix(8))..., a rebuilt "
-                             + "mirror?); export to another --out, or move the old bundles away")
+            throw RequestError.bundleOfAnotherLineage(path: folder.url(file.name).path, lineage: String(other.prefix(8)))
         }
         if let other = file.profile, other != profile {
-            throw UsageError("\(folder.url(file.name).path) was exported with profile \(other.json), not \(profile.json); "
-                             + "export with that profile, or to another --out")
+            throw RequestError.bundleOfAnotherProfile(path: folder.url(file.name).path, profile: other.json, wanted: profile.json)
         }
     }
 
@@ -144,7 +142,7 @@ public struct BundleExporter {
     }
 
     /// Builds version `record`'s database in `scratch`.
-    /// - Throws: `UsageError` when the profile asks for sprites the version does not hold
+    /// - Throws: `RequestError` when the profile asks for sprites the version does not hold
     ///   (beyond those upstream lacked or pokesync refused, which are reported at crawl time).
     private func buildDatabase(_ record: VersionRecord, profile: BundleProfile, lineage: String,
                                in scratch: URL) throws -> BuiltDatabase {
@@ -156,8 +154,7 @@ public struct BundleExporter {
         let lacking = info.unheldSprites.filter { !skipped.contains($0) }
         if !lacking.isEmpty {
             try? FileManager.default.removeItem(at: file)
-            throw UsageError("version \(record.number) does not hold \(lacking.count) sprite(s) --sprites \(profile.sprites) asks for "
-                             + "(e.g. \(lacking[0])); export a smaller set, or mirror them with `pokesync sync --sprites \(profile.sprites)`")
+            throw RequestError.spritesNotHeld(version: record.number, count: lacking.count, set: profile.sprites, example: lacking[0])
         }
         return BuiltDatabase(file: file, info: info)
     }

@@ -16,12 +16,12 @@ extension BundlesFolder {
     /// Makes the folder (marked as pokesync's), or checks it is pokesync's, adopting an
     /// older unmarked one; or says clearly why it cannot be used.
     /// - Parameter lineage: the mirror's lineage, which an unmarked folder must be of.
-    /// - Throws: `UsageError` (64) for a file, or a folder that is not pokesync's;
+    /// - Throws: `RequestError` (64) for a file, or a folder that is not pokesync's;
     ///   `LocalFileError` (74) when it cannot be made or written.
     public func prepare(lineage: String) throws {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw UsageError("--out \(root.path) is a file, not a folder") }
+            guard isFolder.boolValue else { throw RequestError.outputIsFile(path: root.path, apiData: false) }
             guard access(root.path, W_OK) == 0 else { throw LocalFileError(path: root.path, errno: errno) }
             if isMarked { return }
             try checkAdoptable(lineage: lineage)
@@ -53,12 +53,12 @@ extension BundlesFolder {
 
     /// An unmarked folder is adopted when empty, or when it is a bundles folder export
     /// wrote before the marker existed, of this lineage.
-    /// - Throws: `UsageError` (64) naming the folder and the first entry that is not export's.
+    /// - Throws: `RequestError` (64) naming the folder and the first entry that is not export's.
     private func checkAdoptable(lineage: String) throws {
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
-        func refuse(_ why: String) -> UsageError {
-            UsageError("\(root.path) is not a bundles folder of pokesync's (\(why)); refusing to write there, "
-                       + "since export replaces index.json and removes bundles it stops naming: give a new or empty folder")
+        func refuse(_ why: String) -> RequestError {
+            // Export replaces index.json and removes bundles it stops naming.
+            RequestError.outputNotABundlesFolder(path: root.path, why: why)
         }
         if let stranger = entries.first(where: { !Self.isExportName($0) }) { throw refuse("it holds \(stranger)") }
         if entries.contains(Self.indexName) {

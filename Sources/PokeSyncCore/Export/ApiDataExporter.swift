@@ -17,7 +17,7 @@ public struct ApiDataExporter {
     /// so a reader never sees half an export. `destination` must not exist, or be an
     /// earlier export of pokesync's own (exactly the marker file and `api/`): nothing
     /// else is ever removed or replaced.
-    /// - Throws: `UsageError` (64) naming `destination` when it is anything else;
+    /// - Throws: `RequestError` (64) naming `destination` when it is anything else;
     ///   `LocalFileError` (74); `StoreError.corrupt` (65) for damaged documents.
     @discardableResult
     public func export(version: Int, to destination: URL) throws -> Int {
@@ -112,9 +112,9 @@ public struct ApiDataExporter {
         case S_IFDIR?:
             break
         case S_IFLNK?:
-            throw UsageError("--out \(path) is a symbolic link; give the folder itself or a new path")
+            throw RequestError.outputIsLink(path: path)
         default:
-            throw UsageError("--out \(path) is a file, not a folder; give a new path")
+            throw RequestError.outputIsFile(path: path, apiData: true)
         }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let marker = destination.appendingPathComponent(Self.markerName)
@@ -123,8 +123,7 @@ public struct ApiDataExporter {
               let data = FileManager.default.contents(atPath: marker.path),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               object["format"] as? String == "api-data" else {
-            throw UsageError("--out \(path) already exists and is not an earlier pokesync api-data export "
-                             + "(exactly \(Self.markerName) and api/); refusing to replace it: give a new path")
+            throw RequestError.outputNotAnExport(path: path, marker: Self.markerName)
         }
     }
 

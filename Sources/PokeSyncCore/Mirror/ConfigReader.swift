@@ -58,8 +58,8 @@ struct ConfigReader {
         return value
     }
 
-    func failure(_ key: String, _ expected: String, got value: ConfigValue) -> UsageError {
-        UsageError("\(file): \"\(prefix)\(key)\" must be \(expected) (got \(value))")
+    func failure(_ key: String, _ expected: String, got value: ConfigValue) -> ConfigError {
+        ConfigError("\(file): \"\(prefix)\(key)\" must be \(expected) (got \(value))")
     }
 
     mutating func string(_ key: String) throws -> String? {
@@ -105,10 +105,10 @@ struct ConfigReader {
         return ConfigReader(members: inner, prefix: "\(prefix)\(key).", file: file)
     }
 
-    /// - Throws: `UsageError` naming the first unknown key and the known ones.
+    /// - Throws: `ConfigError` naming the first unknown key and the known ones.
     func finish() throws {
         guard let unknown = members.keys.sorted().first else { return }
-        throw UsageError("\(file): unknown key \"\(prefix)\(unknown)\" (known: \(known.map { prefix + $0 }.joined(separator: ", ")))")
+        throw ConfigError("\(file): unknown key \"\(prefix)\(unknown)\" (known: \(known.map { prefix + $0 }.joined(separator: ", ")))")
     }
 
     private func isNull(_ value: ConfigValue) -> Bool {

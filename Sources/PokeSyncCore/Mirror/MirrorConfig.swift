@@ -52,34 +52,34 @@ public struct MirrorConfig: Sendable, Equatable {
     public init() {}
 
     /// Reads `mirror.json`; a mirror without one uses the defaults.
-    /// - Throws: `UsageError` (64) naming the file and the key when it is not valid;
+    /// - Throws: `ConfigError` (64) naming the file and the key when it is not valid;
     ///   `LocalFileError` (74) when it exists but cannot be read.
     public static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
         let file = layout.configFile
         let name = layout.display(file)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { return MirrorConfig() }
-        guard !isDirectory.boolValue else { throw UsageError("\(name) is a folder, not a configuration file") }
+        guard !isDirectory.boolValue else { throw ConfigError("\(name) is a folder, not a configuration file") }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw LocalFileError(path: file.path, reason: "cannot read (no permission?)")
         }
         return try parse(data, name: name)
     }
 
-    /// - Throws: `UsageError` naming `name` and the key.
+    /// - Throws: `ConfigError` naming `name` and the key.
     public static func parse(_ data: Data, name: String) throws -> MirrorConfig {
         let value: ConfigValue
         do { value = try JSONDecoder().decode(ConfigValue.self, from: data) } catch {
-            throw UsageError("\(name) is not valid JSON: \(describe(error))")
+            throw ConfigError("\(name) is not valid JSON: \(describe(error))")
         }
-        guard case .object(let members) = value else { throw UsageError("\(name) must hold a JSON object of settings") }
+        guard case .object(let members) = value else { throw ConfigError("\(name) must hold a JSON object of settings") }
         var reader = ConfigReader(members: members, prefix: "", file: name)
         var config = MirrorConfig()
         if let source = try reader.string("source") { config.source = source }
         config.spriteSource = try reader.string("sprite_source")
         if let sprites = try reader.string("sprites") {
-            do { _ = try SpriteSet(parsing: sprites) } catch let error as UsageError {
-                throw UsageError("\(name): \"sprites\": \(error.message)")
+            do { _ = try SpriteSet(parsing: sprites) } catch let error as RequestError {
+                throw ConfigError("\(name): \"sprites\": \(error)")
             }
             config.sprites = sprites
         }
@@ -99,14 +99,14 @@ public struct MirrorConfig: Sendable, Equatable {
         if var bundles = try reader.object("bundles") {
             if let grace = try bundles.number("grace_hours", 0...876_000) { config.bundles.graceHours = grace }
             if let sprites = try bundles.string("sprites") {
-                do { _ = try SpriteSet(parsing: sprites) } catch let error as UsageError {
-                    throw UsageError("\(name): \"bundles.sprites\": \(error.message)")
+                do { _ = try SpriteSet(parsing: sprites) } catch let error as RequestError {
+                    throw ConfigError("\(name): \"bundles.sprites\": \(error)")
                 }
                 config.bundles.sprites = sprites
             }
             if let languages = try bundles.string("languages") {
-                do { config.bundles.languages = try BundleProfile.parseLanguages(languages) } catch let error as UsageError {
-                    throw UsageError("\(name): \"bundles.languages\": \(error.message)")
+                do { config.bundles.languages = try BundleProfile.parseLanguages(languages) } catch let error as RequestError {
+                    throw ConfigError("\(name): \"bundles.languages\": \(error)")
                 }
             }
             try bundles.finish()

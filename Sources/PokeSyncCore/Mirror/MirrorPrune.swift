@@ -16,7 +16,7 @@ public enum MirrorPrune {
 
     /// Prunes `layout`'s mirror under its lock, keeping the newest `keep` versions
     /// (`retention.keep` of `mirror.json` when nil).
-    /// - Throws: `LockError` when another pokesync holds the folder, `UsageError` when
+    /// - Throws: `LockError` when another pokesync holds the folder, `RequestError` when
     ///   `keep` is below 1, config, store and file errors.
     public static func run(layout: MirrorLayout, keep: Int?) throws -> Report {
         let keep = try keep ?? MirrorConfig.load(layout).retention.keep

@@ -3,20 +3,20 @@ import Foundation
 /// Turns `--source` and `--sprite-source` (a URL or a folder) into the sources a run reads.
 public enum SourceFactory {
     /// `--source URL|DIR`.
-    /// - Throws: `UsageError` for a URL that is not http(s), `SourceError` for a missing folder.
+    /// - Throws: `RequestError` for a URL that is not http(s), `SourceError` for a missing folder.
     public static func documentSource(_ text: String, client: HTTPClient) throws -> any DocumentSource {
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
-            guard let url = URL(string: text), url.host != nil else { throw UsageError("--source \(text): not a valid URL") }
+            guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSource(text, reason: .invalidURL) }
             return HTTPSource(base: url, client: client)
         }
-        if text.contains("://") { throw UsageError("--source \(text): only http(s) URLs and local folders are supported") }
+        if text.contains("://") { throw RequestError.invalidSource(text, reason: .unsupportedScheme) }
         return try FolderSource(root: URL(fileURLWithPath: text))
     }
 
     /// `--sprite-source URL|DIR`.
     static func spriteSource(_ text: String) throws -> SpriteSource {
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
-            guard let url = URL(string: text), url.host != nil else { throw UsageError("--sprite-source \(text): not a valid URL") }
+            guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSpriteSource(text) }
             return .http(url)
         }
         var isDirectory: ObjCBool = false

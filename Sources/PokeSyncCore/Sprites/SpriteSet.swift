@@ -16,7 +16,7 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
         ["default", "shiny", "female", "shiny_female", "gray", "transparent", "shiny_transparent"].map { "\(side)_\($0)" }
     })
 
-    /// - Throws: `UsageError` naming the sets when a path is not a sprite's path under
+    /// - Throws: `RequestError` naming the sets when a path is not a sprite's path under
     ///   `sprites`: a field name (`front_default`), or `other/...` or `versions/...`
     ///   ending in one; so that a typo (`defualt`) is not taken as a path that selects nothing.
     public init(parsing text: String) throws {
@@ -28,8 +28,7 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
         default:
             let paths = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             if let wrong = paths.first(where: { !Self.isSpritePath($0) }) {
-                throw UsageError("--sprites takes none, default, artwork, all, or a comma list of sprite paths under `sprites` "
-                                 + "such as front_default,other/home/front_shiny (got \"\(wrong.isEmpty ? text : wrong)\")")
+                throw RequestError.invalidSpriteSet(wrong.isEmpty ? text : wrong)
             }
             self = .paths(paths)
         }

@@ -7,7 +7,7 @@ extension Store {
     /// builder checks again exactly (``DeviceDatabaseBuilder/keepLanguages``); this looks
     /// only for a code named as a `language` anywhere in the version's species and
     /// pokedex documents, and stops reading as soon as every code is found.
-    /// - Throws: `UsageError` (64) naming the codes the version lacks and those it has;
+    /// - Throws: `RequestError` (64) naming the codes the version lacks and those it has;
     ///   `StoreError` (65) for a damaged document.
     func checkLanguagesExist(_ profile: BundleProfile, version: Int) throws {
         guard let wanted = profile.languages else { return }
@@ -21,8 +21,7 @@ extension Store {
             missing.subtract(present.map { $0.lowercased() })
             if missing.isEmpty { return }
         }
-        throw UsageError("--languages: version \(version) has no \(missing.sorted().joined(separator: ", ")); "
-                         + "its languages are \(present.sorted().joined(separator: ", "))")
+        throw RequestError.unknownLanguages(version: version, missing: missing.sorted(), present: present.sorted())
     }
 
     /// Adds every `"language":{"name":"CODE"` of a canonical JSON body (sorted keys, no

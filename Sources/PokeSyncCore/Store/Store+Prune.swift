@@ -17,9 +17,9 @@ extension Store {
     /// Drops all but the newest `keep` versions, then the documents, sprite objects
     /// and validators no retained version and no unfinished run needs, and compacts
     /// the file. The latest version is always kept.
-    /// - Throws: `UsageError` when `keep` < 1; store and file errors.
+    /// - Throws: `RequestError` when `keep` < 1; store and file errors.
     public func prune(keep: Int) throws -> PruneResult {
-        guard keep >= 1 else { throw UsageError("--keep must be at least 1: the latest version is never pruned") }
+        guard keep >= 1 else { throw RequestError.keepBelowOne }
         let before = Self.fileSize(layout.storeFile)
         let (removed, freedDocuments, freedSprites) = try write { database in
             let numbers = try database.rows("SELECT number FROM versions ORDER BY number DESC", []) { $0.int(0) }

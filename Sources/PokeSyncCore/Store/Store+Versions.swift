@@ -45,13 +45,13 @@ extension Store {
     }
 
     /// `asked` if the store retains it, else the latest version when `asked` is nil.
-    /// - Throws: `UsageError` naming the retained versions, or saying there are none yet.
+    /// - Throws: `RequestError` naming the retained versions, or saying there are none yet.
     public func resolveVersion(_ asked: Int?) throws -> Int {
         let numbers = try versions().map(\.number)
-        guard let latest = numbers.last else { throw UsageError("the mirror has no versions yet: run `pokesync full`") }
+        guard let latest = numbers.last else { throw RequestError.noVersions }
         guard let asked else { return latest }
         guard numbers.contains(asked) else {
-            throw UsageError("there is no version \(asked) (retained: \(numbers.map(String.init).joined(separator: ", ")))")
+            throw RequestError.noSuchVersion(asked: asked, retained: numbers)
         }
         return asked
     }

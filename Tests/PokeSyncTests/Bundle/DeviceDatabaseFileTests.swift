@@ -64,9 +64,9 @@ struct DeviceDatabaseFileTests {
             let kanaLanguages = try Database(path: kana.path, mode: .readOnly).rows("SELECT DISTINCT language FROM species_name ORDER BY 1") { $0.text(0) }
             #expect(kanaLanguages == ["en", "ja-hrkt"])
 
-            let error = try #require(throws: UsageError.self) { try fixture.build("x.sqlite", profile: BundleProfile(languages: ["en", "xx"])) }
+            let error = try #require(throws: RequestError.self) { try fixture.build("x.sqlite", profile: BundleProfile(languages: ["en", "xx"])) }
             #expect(error.description.contains("xx") && error.description.contains("ja-hrkt, ja-roma, ko"))
-            #expect(throws: UsageError.self) { try BundleProfile.parseLanguages("en,,ko") }
+            #expect(throws: RequestError.self) { try BundleProfile.parseLanguages("en,,ko") }
             #expect(try BundleProfile.parseLanguages("all") == nil)
         }
     }

@@ -11,7 +11,7 @@ extension DeviceDatabaseBuilder {
 
     /// Keeps only the profile's languages in every localized table.
     /// - Returns: the language codes left in the database, as the API spells them, sorted.
-    /// - Throws: `UsageError` naming the profile's codes the version does not have, and
+    /// - Throws: `RequestError` naming the profile's codes the version does not have, and
     ///   listing those it has.
     static func keepLanguages(of profile: BundleProfile, in rows: inout DeviceRows, version: Int) throws -> [String] {
         var present = Set<String>()
@@ -23,8 +23,7 @@ extension DeviceDatabaseBuilder {
         // `en` is the fallback, always kept: not an error when a version lacks it.
         let unknown = wanted.filter { $0 != "en" && !lowercased.contains($0) }
         guard unknown.isEmpty else {
-            throw UsageError("--languages: version \(version) has no \(unknown.joined(separator: ", ")); "
-                             + "its languages are \(present.sorted().joined(separator: ", "))")
+            throw RequestError.unknownLanguages(version: version, missing: unknown, present: present.sorted())
         }
         for (table, column) in localizedTables {
             rows.filter(table) { row in row[column].textValue.map(profile.keeps(language:)) ?? true }

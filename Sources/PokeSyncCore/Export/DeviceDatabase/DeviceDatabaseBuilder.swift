@@ -22,7 +22,7 @@ public struct DeviceDatabaseBuilder: Sendable {
     ///   - lineage: the mirror's lineage id, written to `meta`.
     ///   - profile: the sprites and languages to keep.
     ///   - references: what a dangling reference does; `.refuse` for anything shipped.
-    /// - Throws: `UsageError` (64) for a version the store does not have or a language
+    /// - Throws: `RequestError` (64) for a version the store does not have or a language
     ///   code the version does not have (naming the codes it has); ``DeviceDataError``
     ///   (65) for a dangling reference or a document that lacks a field the schema needs;
     ///   `StoreError.corrupt` (65) for a damaged document; `LocalFileError` or
@@ -30,7 +30,7 @@ public struct DeviceDatabaseBuilder: Sendable {
     public func build(version: Int, lineage: String, profile: BundleProfile, into destination: URL,
                       references: ReferenceCheck.Policy = .refuse) throws -> DeviceDatabaseInfo {
         guard let record = try store.version(version) else {
-            throw UsageError("the mirror has no version \(version) (see `pokesync versions`)")
+            throw RequestError.noSuchVersion(asked: version, retained: try store.versions().map(\.number))
         }
         let documents = try store.documents(version: version)
         let held = Dictionary(try store.versionSprites(version).map { ($0.url, ($0.path, $0.hash)) },
