@@ -11,7 +11,8 @@ import PackageDescription
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
 //                       the updater. Depends on nothing but the three above and Foundation.
-//   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer
+//   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer; its API
+//                       is `package` (the command line and the tests are its only users)
 //   pokesync            the command line
 //   pokedex-bench       `make bench`'s measure of the reader (not a product)
 let package = Package(
@@ -23,7 +24,6 @@ let package = Package(
     products: [
         .executable(name: "pokesync", targets: ["pokesync"]),
         .library(name: "PokedexReader", targets: ["PokedexReader"]),
-        .library(name: "PokeSyncCore", targets: ["PokeSyncCore"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",

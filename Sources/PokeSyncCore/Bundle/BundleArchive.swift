@@ -80,13 +80,13 @@ enum BundleArchive {
 }
 
 /// A bundle whose manifest or contents are not what the format says: exit 65.
-public struct BundleFormatError: PokeSyncFailure {
-    public var file: String
-    public var reason: String
-    public init(file: String, reason: String) {
+package struct BundleFormatError: PokeSyncFailure {
+    package var file: String
+    package var reason: String
+    package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
-    public var exitStatus: ExitStatus { .dataError }
-    public var description: String { "\(file): \(reason)" }
+    package var exitStatus: ExitStatus { .dataError }
+    package var description: String { "\(file): \(reason)" }
 }

@@ -72,11 +72,11 @@ extension BundleExporter {
 
 /// A file in the bundles folder, under a name export would write, that is damaged or not
 /// what its name says: no index may name it. Exit 65, saying how to repair it.
-public struct DamagedBundleError: PokeSyncFailure {
-    public var file: String
-    public var problem: String
-    public var exitStatus: ExitStatus { .dataError }
-    public var description: String {
+package struct DamagedBundleError: PokeSyncFailure {
+    package var file: String
+    package var problem: String
+    package var exitStatus: ExitStatus { .dataError }
+    package var description: String {
         "\(file) is damaged or not what its name says, so no index.json may name it (\(problem)); "
             + "remove it, or run export again with --replace-damaged to move it aside and write it afresh"
     }

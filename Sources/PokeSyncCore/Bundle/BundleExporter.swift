@@ -8,29 +8,29 @@ import PokedexReader
 /// Databases are built in the mirror's scratch folder; archives are written aside in
 /// the bundles folder and linked into place (``BundlesFolder``), so an interrupted or
 /// failed export leaves no half-written bundle or index behind.
-public struct BundleExporter {
-    public let store: Store
-    public let folder: BundlesFolder
+package struct BundleExporter {
+    package let store: Store
+    package let folder: BundlesFolder
 
-    public init(store: Store, folder: BundlesFolder) {
+    package init(store: Store, folder: BundlesFolder) {
         self.store = store
         self.folder = folder
     }
 
     /// What one export did.
-    public struct Result: Sendable {
-        public var version: Int
-        public var full: PublishedFile
-        public var deltas: [PublishedFile] = []
+    package struct Result: Sendable {
+        package var version: Int
+        package var full: PublishedFile
+        package var deltas: [PublishedFile] = []
         /// Deltas not written because they were not smaller than the full bundle.
-        public var skippedDeltas: [Int] = []
+        package var skippedDeltas: [Int] = []
         /// False when the version is not the newest: the index is left as it is.
-        public var indexWritten = false
-        public var removed: [String] = []
+        package var indexWritten = false
+        package var removed: [String] = []
         /// Damaged files moved aside (`--replace-damaged`), one line each.
-        public var movedAside: [String] = []
+        package var movedAside: [String] = []
         /// The database built; nil when the bundle and its deltas were already there.
-        public var database: DeviceDatabaseInfo?
+        package var database: DeviceDatabaseInfo?
     }
 
     /// Exports `version` (the newest when nil) with `profile`.
@@ -40,7 +40,7 @@ public struct BundleExporter {
     ///   sprites it does not hold, a folder that is not pokesync's; `BundleReferenceError`
     ///   (65) for a dangling reference; ``DamagedBundleError`` (65) for a damaged file;
     ///   `LocalFileError` (74) when the folder cannot be written.
-    public func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
+    package func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
         let number = try store.resolveVersion(asked)
         let versions = try store.versions()

@@ -5,18 +5,18 @@ import PokedexReader
 extension BundleProfile {
     /// The profile's sprite set.
     /// - Throws: `RequestError` when `sprites` is not a set `--sprites` takes.
-    public func spriteSet() throws -> SpriteSet { try SpriteSet(parsing: sprites) }
+    package func spriteSet() throws -> SpriteSet { try SpriteSet(parsing: sprites) }
 
     /// A profile whose sprite set is spelled canonically (``SpriteSet/canonical``).
     /// - Throws: `RequestError` (64) when `sprites` is not a set `--sprites` takes.
-    public static func canonical(sprites: String, languages: [String]?) throws -> BundleProfile {
+    package static func canonical(sprites: String, languages: [String]?) throws -> BundleProfile {
         BundleProfile(sprites: try SpriteSet(parsing: sprites).canonical.description, languages: languages)
     }
 
     /// Parses `--languages`: `all`, or a comma list of API language codes (any case).
     /// Whether the codes exist is checked against a version by the builder.
     /// - Throws: `RequestError` for an empty list or a code that is not a language code.
-    public static func parseLanguages(_ text: String) throws -> [String]? {
+    package static func parseLanguages(_ text: String) throws -> [String]? {
         if text.lowercased() == "all" { return nil }
         let codes = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }

@@ -11,14 +11,14 @@ import PokedexReader
 /// `pokedex-M-N.delta.tar.gz`, its dot-files) and the folder's lineage (its index's, else
 /// each bundle manifest's) is the mirror's. Anything else is refused, untouched.
 extension BundlesFolder {
-    public static let markerName = ".pokesync-bundles"
+    package static let markerName = ".pokesync-bundles"
 
     /// Makes the folder (marked as pokesync's), or checks it is pokesync's, adopting an
     /// older unmarked one; or says clearly why it cannot be used.
     /// - Parameter lineage: the mirror's lineage, which an unmarked folder must be of.
     /// - Throws: `RequestError` (64) for a file, or a folder that is not pokesync's;
     ///   `LocalFileError` (74) when it cannot be made or written.
-    public func prepare(lineage: String) throws {
+    package func prepare(lineage: String) throws {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) {
             guard isFolder.boolValue else { throw RequestError.outputIsFile(path: root.path, apiData: false) }

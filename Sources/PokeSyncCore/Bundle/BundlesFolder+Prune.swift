@@ -7,7 +7,7 @@ extension BundlesFolder {
     /// index is left alone.
     /// - Returns: the files removed now (their grace period had run out).
     @discardableResult
-    public func forget(versionsNotIn retained: Set<Int>, graceHours: Double) throws -> [String] {
+    package func forget(versionsNotIn retained: Set<Int>, graceHours: Double) throws -> [String] {
         guard var index = currentIndex() else { return [] }
         let kept = index.deltas.filter { $0.from.map(retained.contains) ?? false }
         if kept.count != index.deltas.count {

@@ -11,25 +11,25 @@ import PokedexReader
 /// - a file the index stops naming is removed only after a grace period, since CDNs
 ///   serve cached indexes for a while. When a file stopped being named is recorded in
 ///   `.pokesync-retired.json`, pokesync's own bookkeeping (dot-files are not for upload).
-public struct BundlesFolder: Sendable {
-    public static let indexName = "index.json"
+package struct BundlesFolder: Sendable {
+    package static let indexName = "index.json"
     static let retiredName = ".pokesync-retired.json"
 
-    public let root: URL
+    package let root: URL
 
-    public init(root: URL) { self.root = root.standardizedFileURL }
+    package init(root: URL) { self.root = root.standardizedFileURL }
 
-    public func url(_ name: String) -> URL { root.appendingPathComponent(name) }
+    package func url(_ name: String) -> URL { root.appendingPathComponent(name) }
 
     /// A unique scratch path inside the folder (same file system, so it links into place).
-    public func scratchFile(for name: String) -> URL {
+    package func scratchFile(for name: String) -> URL {
         url(".\(name).partial-\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
     /// Publishes `scratch` as `name` unless `name` already exists, in which case the file
     /// that is there is kept and `scratch` removed. Returns the published file's facts.
     /// - Throws: `LocalFileError` (74) when linking or reading fails.
-    public func publish(_ scratch: URL, as name: String) throws -> PublishedFile {
+    package func publish(_ scratch: URL, as name: String) throws -> PublishedFile {
         let target = url(name)
         defer { unlink(scratch.path) }
         FileSystem.sync(file: scratch)
@@ -44,7 +44,7 @@ public struct BundlesFolder: Sendable {
     /// The facts of a file already in the folder (its manifest read back for the unpacked
     /// size), or nil when it is not there.
     /// - Throws: `TarError` or `BundleFormatError` (65) when the file is damaged.
-    public func existing(_ name: String) throws -> PublishedFile? {
+    package func existing(_ name: String) throws -> PublishedFile? {
         guard FileManager.default.fileExists(atPath: url(name).path) else { return nil }
         var file = try PublishedFile(existing: url(name), name: name, new: false)
         file.take(try BundleArchive.readManifest(url(name)))
@@ -53,14 +53,14 @@ public struct BundlesFolder: Sendable {
 
     /// The index the folder holds now, or nil when there is none (or it is not a sound index:
     /// it is replaced by the next export of the newest version).
-    public func currentIndex() -> BundleIndex? {
+    package func currentIndex() -> BundleIndex? {
         guard let data = FileManager.default.contents(atPath: url(Self.indexName).path) else { return nil }
         // The reader library's loader: an index a device would refuse is no index here either.
         return try? BundleIndex(validating: data, source: url(Self.indexName).path)
     }
 
     /// Replaces `index.json` atomically: written aside, flushed, renamed.
-    public func writeIndex(_ index: BundleIndex) throws {
+    package func writeIndex(_ index: BundleIndex) throws {
         try replace(Self.indexName, with: try BundleJSON.encode(index), durably: true)
     }
 
@@ -81,7 +81,7 @@ public struct BundlesFolder: Sendable {
     /// Removes bundle files the index no longer names once they have been unnamed for
     /// `graceHours`, and scratch files left by an interrupted export. Returns what it removed.
     @discardableResult
-    public func sweep(keeping named: Set<String>, graceHours: Double, now: Date = Date()) throws -> [String] {
+    package func sweep(keeping named: Set<String>, graceHours: Double, now: Date = Date()) throws -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         var retired = readRetired()
         var removed: [String] = []
@@ -104,12 +104,12 @@ public struct BundlesFolder: Sendable {
     }
 
     /// `pokedex-7.tar.gz` and `pokedex-6-7.delta.tar.gz`: the names export writes.
-    public static func isBundleFile(_ name: String) -> Bool {
+    package static func isBundleFile(_ name: String) -> Bool {
         name.hasPrefix("pokedex-") && name.hasSuffix(".tar.gz") && !name.contains("/")
     }
 
-    public static func fullName(version: Int) -> String { "pokedex-\(version).tar.gz" }
-    public static func deltaName(from base: Int, to version: Int) -> String { "pokedex-\(base)-\(version).delta.tar.gz" }
+    package static func fullName(version: Int) -> String { "pokedex-\(version).tar.gz" }
+    package static func deltaName(from base: Int, to version: Int) -> String { "pokedex-\(base)-\(version).delta.tar.gz" }
 
     static func scratchOwner(_ name: String) -> Int32? {
         guard let range = name.range(of: ".partial-") else { return nil }
@@ -132,17 +132,17 @@ public struct BundlesFolder: Sendable {
 }
 
 /// A bundle or delta in the folder: what the index says of it.
-public struct PublishedFile: Sendable, Equatable {
-    public var name: String
-    public var size: Int
-    public var sha256: String
+package struct PublishedFile: Sendable, Equatable {
+    package var name: String
+    package var size: Int
+    package var sha256: String
     /// What the archive unpacks to (its manifest's `unpacked_size`).
-    public var unpackedSize = 0
+    package var unpackedSize = 0
     /// The lineage and profile its manifest names (read back for a file already there).
-    public var lineage: String?
-    public var profile: BundleProfile?
+    package var lineage: String?
+    package var profile: BundleProfile?
     /// False when the file was already there and kept.
-    public var isNew: Bool
+    package var isNew: Bool
 
     init(existing url: URL, name: String, new: Bool) throws {
         self.name = name

@@ -12,38 +12,38 @@ import PokedexReader
 /// changed entity, `removed(entity, id)` names every changed or removed entity that the
 /// old database has, and `meta` holds the new database's meta (without
 /// `content_digest`, which the manifest carries).
-public struct DeltaBuilder: Sendable {
+package struct DeltaBuilder: Sendable {
     /// What a delta changes, by entity, plus the sprite changes.
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// Ids of entities added or changed (their rows are in the delta), by entity.
-        public var upserted: [DeviceSchema.Entity: [Int]]
+        package var upserted: [DeviceSchema.Entity: [Int]]
         /// Ids named in `removed` (changed or removed entities the old database has).
-        public var removed: [DeviceSchema.Entity: [Int]]
+        package var removed: [DeviceSchema.Entity: [Int]]
         /// The sprite changes, when the caller gave sprite hashes.
-        public var sprites: SpriteChanges
+        package var sprites: SpriteChanges
     }
 
     /// The sprite files a delta carries and the ones it removes.
-    public struct SpriteChanges: Sendable, Equatable {
+    package struct SpriteChanges: Sendable, Equatable {
         /// Bundle paths (`sprites/pokemon/25.png`) the new version has that the old one
         /// lacks, or holds with other bytes: the delta includes their bytes.
-        public var included: [String]
+        package var included: [String]
         /// Bundle paths the old version has and the new one does not: `removed_sprites`.
-        public var removed: [String]
+        package var removed: [String]
 
-        public init(included: [String] = [], removed: [String] = []) {
+        package init(included: [String] = [], removed: [String] = []) {
             self.included = included
             self.removed = removed
         }
     }
 
-    public let old: URL
-    public let new: URL
+    package let old: URL
+    package let new: URL
 
     /// - Parameters:
     ///   - old: the base version's `pokedex.sqlite`.
     ///   - new: the target version's `pokedex.sqlite`.
-    public init(old: URL, new: URL) {
+    package init(old: URL, new: URL) {
         self.old = old
         self.new = new
     }
@@ -57,7 +57,7 @@ public struct DeltaBuilder: Sendable {
     /// - Throws: ``DeltaBuildError`` when `destination` exists or a database lacks a
     ///   schema table; `DatabaseError` when SQLite fails.
     @discardableResult
-    public func write(to destination: URL, oldSpriteHashes: [String: String] = [:],
+    package func write(to destination: URL, oldSpriteHashes: [String: String] = [:],
                       newSpriteHashes: [String: String] = [:]) throws -> Summary {
         let fileManager = FileManager.default
         guard !fileManager.fileExists(atPath: destination.path) else {
@@ -179,12 +179,12 @@ public struct DeltaBuilder: Sendable {
 }
 
 /// A delta that cannot be built: one line naming the file.
-public struct DeltaBuildError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var reason: String
-    public var description: String { "cannot build a delta: \(path) \(reason)" }
+package struct DeltaBuildError: Error, CustomStringConvertible, Sendable {
+    package var path: String
+    package var reason: String
+    package var description: String { "cannot build a delta: \(path) \(reason)" }
 }
 
 extension DeltaBuildError: PokeSyncFailure {
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
 }

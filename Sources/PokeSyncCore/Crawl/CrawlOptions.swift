@@ -1,17 +1,17 @@
 import Foundation
 
 /// How a `full` or `sync` run crawls.
-public struct CrawlOptions: Sendable {
-    public var mode: RunMode
+package struct CrawlOptions: Sendable {
+    package var mode: RunMode
     /// Requests in flight at most; the HTTP connection cap is set to the same number.
-    public var concurrency: Int
+    package var concurrency: Int
     /// `sync` only: check every document and sprite even when the deploy is unchanged.
-    public var revalidate: Bool
-    public var sprites: SpriteSet
+    package var revalidate: Bool
+    package var sprites: SpriteSet
     /// Publish even when a kind's list lost more than 5% of the latest version's entries.
-    public var allowShrink: Bool
+    package var allowShrink: Bool
 
-    public init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
+    package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
                 allowShrink: Bool = false) {
         self.mode = mode
         self.concurrency = max(1, concurrency)
@@ -22,14 +22,14 @@ public struct CrawlOptions: Sendable {
 }
 
 /// Why a run did not publish.
-public enum CrawlError: PokeSyncFailure {
+package enum CrawlError: PokeSyncFailure {
     /// Some resources still failed after retries. The frontier is kept: the same
     /// command again retries only those.
     case resourcesFailed([(key: String, error: String)])
 
-    public var exitStatus: ExitStatus { .resourcesFailed }
+    package var exitStatus: ExitStatus { .resourcesFailed }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .resourcesFailed(let failures):
             let shown = failures.prefix(5).map { "\($0.key) (\($0.error))" }.joined(separator: "; ")
@@ -40,21 +40,21 @@ public enum CrawlError: PokeSyncFailure {
 }
 
 /// What a finished run did.
-public struct CrawlSummary: Sendable {
-    public var outcome: PublishOutcome
-    public var documentsFetched: Int
-    public var documentsUnchanged: Int
-    public var spritesFetched: Int
-    public var spritesUnchanged: Int
-    public var spriteReports: [SpriteReport]
-    public var requests: Int
+package struct CrawlSummary: Sendable {
+    package var outcome: PublishOutcome
+    package var documentsFetched: Int
+    package var documentsUnchanged: Int
+    package var spritesFetched: Int
+    package var spritesUnchanged: Int
+    package var spriteReports: [SpriteReport]
+    package var requests: Int
     /// Body bytes decoded, and as sent (smaller when the server compresses).
-    public var bodyBytes: Int
-    public var wireBytes: Int
+    package var bodyBytes: Int
+    package var wireBytes: Int
     /// The one line saying the source sends no validators, when it does not.
-    public var sourceNotice: String?
-    public var seconds: Double
+    package var sourceNotice: String?
+    package var seconds: Double
     /// The published version's diff against the one before (nil for a first version or no change).
-    public var diff: VersionDiff?
-    public var diffFile: URL?
+    package var diff: VersionDiff?
+    package var diffFile: URL?
 }

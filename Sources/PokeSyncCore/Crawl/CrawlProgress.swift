@@ -2,40 +2,40 @@ import Foundation
 
 /// Counters of a running crawl, updated by the fetching tasks and read by the
 /// progress printer. Guarded by a `Locked` value: many tasks add, one reads.
-public final class CrawlProgress: Sendable {
-    public enum Phase: String, Sendable {
+package final class CrawlProgress: Sendable {
+    package enum Phase: String, Sendable {
         case starting, listing, documents, sprites, publishing
     }
 
-    public struct Snapshot: Sendable {
-        public var phase: Phase = .starting
-        public var phaseStarted = Date()
-        public var settledAtPhaseStart = 0
-        public var documentsTotal: [ResourceKind: Int] = [:]
-        public var documentsSettled: [ResourceKind: Int] = [:]
-        public var documentsFetched = 0
-        public var documentsUnchanged = 0
-        public var documentsFailed = 0
-        public var spritesTotal = 0
-        public var spritesSettled = 0
-        public var spritesFetched = 0
-        public var spritesUnchanged = 0
-        public var spritesSkipped = 0
-        public var spritesFailed = 0
-        public var requests = 0
+    package struct Snapshot: Sendable {
+        package var phase: Phase = .starting
+        package var phaseStarted = Date()
+        package var settledAtPhaseStart = 0
+        package var documentsTotal: [ResourceKind: Int] = [:]
+        package var documentsSettled: [ResourceKind: Int] = [:]
+        package var documentsFetched = 0
+        package var documentsUnchanged = 0
+        package var documentsFailed = 0
+        package var spritesTotal = 0
+        package var spritesSettled = 0
+        package var spritesFetched = 0
+        package var spritesUnchanged = 0
+        package var spritesSkipped = 0
+        package var spritesFailed = 0
+        package var requests = 0
         /// Decoded body bytes, and the same bodies' bytes as sent (gzip-encoded ones smaller).
-        public var bodyBytes = 0
-        public var wireBytes = 0
+        package var bodyBytes = 0
+        package var wireBytes = 0
         /// Documents fetched whole (200) whose content was the same as the base version's.
-        public var documentsRefetchedSame = 0
+        package var documentsRefetchedSame = 0
         /// Documents that came with an ETag or Last-Modified, and 304s.
-        public var documentsWithValidators = 0
+        package var documentsWithValidators = 0
 
         /// Jobs settled in the current phase's unit (documents or sprites).
-        public var phaseSettled: Int {
+        package var phaseSettled: Int {
             phase == .sprites ? spritesSettled : documentsSettled.values.reduce(0, +)
         }
-        public var phaseTotal: Int {
+        package var phaseTotal: Int {
             phase == .sprites ? spritesTotal : documentsTotal.values.reduce(0, +)
         }
     }
@@ -44,11 +44,11 @@ public final class CrawlProgress: Sendable {
     /// Reads the HTTP client's request count, when there is one.
     private let requestCounter: (@Sendable () -> Int)?
 
-    public init(requestCounter: (@Sendable () -> Int)? = nil) {
+    package init(requestCounter: (@Sendable () -> Int)? = nil) {
         self.requestCounter = requestCounter
     }
 
-    public func snapshot() -> Snapshot {
+    package func snapshot() -> Snapshot {
         var snapshot = state.withLock { $0 }
         if let requestCounter { snapshot.requests = requestCounter() }
         return snapshot

@@ -5,19 +5,19 @@ import Foundation
 ///
 /// All state lives in the store's frontier, committed job by job; running the same
 /// command after a kill resumes with only the in-flight jobs fetched again.
-public struct Crawler: Sendable {
-    public let store: Store
-    public let source: any DocumentSource
-    public let sprites: SpriteFetcher?
-    public let planner: SpritePlanner
-    public let options: CrawlOptions
-    public let progress: CrawlProgress
-    public let log: @Sendable (String) -> Void
+package struct Crawler: Sendable {
+    package let store: Store
+    package let source: any DocumentSource
+    package let sprites: SpriteFetcher?
+    package let planner: SpritePlanner
+    package let options: CrawlOptions
+    package let progress: CrawlProgress
+    package let log: @Sendable (String) -> Void
     /// This process's claim on the run it works on: a run another process resumed
     /// or discarded meanwhile is not published by this one.
     let owner = UUID().uuidString
 
-    public init(store: Store, source: any DocumentSource, sprites: SpriteFetcher?, planner: SpritePlanner,
+    package init(store: Store, source: any DocumentSource, sprites: SpriteFetcher?, planner: SpritePlanner,
                 options: CrawlOptions, progress: CrawlProgress, log: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.source = source
@@ -36,7 +36,7 @@ public struct Crawler: Sendable {
     /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
     ///   retries; source errors (exit 69) when a list cannot be had; store and I/O
     ///   errors (exit 65/74); `CancellationError` when interrupted.
-    public func run() async throws -> CrawlSummary {
+    package func run() async throws -> CrawlSummary {
         let started = Date()
         let run = try openRun()
         try await listKinds(run: run)

@@ -1,42 +1,42 @@
 import Foundation
 
 /// What changed from one version to another, in the format of `pokesync diff --json`.
-public struct VersionDiff: Sendable, Equatable {
-    public struct Counts: Sendable, Equatable {
-        public var added = 0
-        public var removed = 0
-        public var changed = 0
-        public var total: Int { added + removed + changed }
-        public init() {}
+package struct VersionDiff: Sendable, Equatable {
+    package struct Counts: Sendable, Equatable {
+        package var added = 0
+        package var removed = 0
+        package var changed = 0
+        package var total: Int { added + removed + changed }
+        package init() {}
     }
 
-    public enum ChangeKind: String, Sendable {
+    package enum ChangeKind: String, Sendable {
         case added, removed, changed
     }
 
-    public struct Change: Sendable, Equatable {
-        public var kind: ResourceKind
-        public var id: Int
+    package struct Change: Sendable, Equatable {
+        package var kind: ResourceKind
+        package var id: Int
         /// nil for evolution chains, which have no name.
-        public var name: String?
-        public var change: ChangeKind
+        package var name: String?
+        package var change: ChangeKind
         /// JSON Pointers of the top-most members that differ; only for `changed`.
-        public var paths: [String]
+        package var paths: [String]
     }
 
-    public var from: Int
-    public var to: Int
-    public var summary: [ResourceKind: Counts]
-    public var sprites: Counts
-    public var changes: [Change]
+    package var from: Int
+    package var to: Int
+    package var summary: [ResourceKind: Counts]
+    package var sprites: Counts
+    package var changes: [Change]
 
-    public var isEmpty: Bool { changes.isEmpty && sprites.total == 0 }
+    package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 }
 }
 
 extension VersionDiff {
     /// Compares two retained versions of `store`.
     /// - Throws: `StoreError` when a version's documents cannot be read.
-    public static func compute(store: Store, from: Int, to: Int) throws -> VersionDiff {
+    package static func compute(store: Store, from: Int, to: Int) throws -> VersionDiff {
         let old = Dictionary(try store.documents(version: from).map { ($0.kind.documentKey(id: $0.id), $0) },
                              uniquingKeysWith: { first, _ in first })
         let new = try store.documents(version: to)
@@ -75,7 +75,7 @@ extension VersionDiff {
     }
 
     /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
-    public var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         var counts: [String: Any] = [:]
         for kind in ResourceKind.allCases {
             let value = summary[kind] ?? Counts()
@@ -91,13 +91,13 @@ extension VersionDiff {
         return ["from": from, "to": to, "summary": counts, "changes": list]
     }
 
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         try JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
     }
 
     /// The terminal form: grouped by kind, counts first, then names.
     /// - Parameter limit: names shown per kind and change before "... and N more".
-    public func text(limit: Int = 25) -> String {
+    package func text(limit: Int = 25) -> String {
         var lines = ["version \(from) → \(to)"]
         if isEmpty { return lines[0] + ": no changes" }
         for kind in ResourceKind.allCases {
@@ -150,7 +150,7 @@ extension VersionDiff {
 
     /// Writes `diffs/FROM-TO.json` and `diffs/FROM-TO.txt` for the nightly job to mail or
     /// log; the `.txt` last, so that both being there means the diff is written.
-    public func write(to layout: MirrorLayout) throws -> URL {
+    package func write(to layout: MirrorLayout) throws -> URL {
         try FileSystem.createDirectory(layout.diffsFolder)
         let base = Self.fileBase(from: from, to: to, layout: layout)
         try FileSystem.writeAtomically([UInt8](try jsonData()), to: base.appendingPathExtension("json"), scratch: layout.scratchFolder)

@@ -4,14 +4,14 @@ import Foundation
 /// full list in id order) and `api/v2/{kind}/{id}/index.json` (each document as
 /// stored: canonical JSON with relative `/api/v2/` URLs). The tree can be served
 /// statically as a read-only PokeAPI, and crawled back with `--source DIR`.
-public struct ApiDataExporter {
-    public let store: Store
+package struct ApiDataExporter {
+    package let store: Store
 
-    public init(store: Store) { self.store = store }
+    package init(store: Store) { self.store = store }
 
     /// The file that marks a folder as an api-data export of pokesync's own, and so
     /// one that a later export may replace.
-    public static let markerName = ".pokesync-export"
+    package static let markerName = ".pokesync-export"
 
     /// Builds the tree in a new folder beside `destination`, then renames it into place,
     /// so a reader never sees half an export. `destination` must not exist, or be an
@@ -20,7 +20,7 @@ public struct ApiDataExporter {
     /// - Throws: `RequestError` (64) naming `destination` when it is anything else;
     ///   `LocalFileError` (74); `StoreError.corrupt` (65) for damaged documents.
     @discardableResult
-    public func export(version: Int, to destination: URL) throws -> Int {
+    package func export(version: Int, to destination: URL) throws -> Int {
         let destination = destination.standardizedFileURL
         try Self.checkReplaceable(destination)
         let parent = destination.deletingLastPathComponent()

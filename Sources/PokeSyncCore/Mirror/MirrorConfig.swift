@@ -5,56 +5,56 @@ import PokedexReader
 ///
 /// Every key is checked as strictly as its command-line option: a wrong type, a value
 /// out of range or an unknown key (a typo) is a usage error (64) naming the key.
-public struct MirrorConfig: Sendable, Equatable {
-    public var source: String = "https://pokeapi.co/api/v2"
-    public var spriteSource: String?
-    public var sprites: String = "default"
-    public var concurrency: Int = 8
+package struct MirrorConfig: Sendable, Equatable {
+    package var source: String = "https://pokeapi.co/api/v2"
+    package var spriteSource: String?
+    package var sprites: String = "default"
+    package var concurrency: Int = 8
     /// Requests per second at most; nil for no cap.
-    public var rate: Double?
-    public var allowHosts: [String] = []
-    public var timeoutSeconds: Int = 30
-    public var retry = Retry()
-    public var retention = Retention()
-    public var bundles = Bundles()
+    package var rate: Double?
+    package var allowHosts: [String] = []
+    package var timeoutSeconds: Int = 30
+    package var retry = Retry()
+    package var retention = Retention()
+    package var bundles = Bundles()
     /// Added to the User-Agent so that the API's operators can reach you.
-    public var contact: String?
+    package var contact: String?
 
-    public struct Retry: Sendable, Equatable {
-        public var attempts: Int = 5
-        public var baseDelayMs: Int = 500
-        public init() {}
+    package struct Retry: Sendable, Equatable {
+        package var attempts: Int = 5
+        package var baseDelayMs: Int = 500
+        package init() {}
     }
 
-    public struct Retention: Sendable, Equatable {
+    package struct Retention: Sendable, Equatable {
         /// Versions `prune` keeps (the nightly job prunes to this).
-        public var keep: Int = 14
-        public init() {}
+        package var keep: Int = 14
+        package init() {}
     }
 
-    public struct Bundles: Sendable, Equatable {
+    package struct Bundles: Sendable, Equatable {
         /// How long a bundle file the index stops naming is kept (CDNs serve cached indexes).
-        public var graceHours: Double = 48
+        package var graceHours: Double = 48
         /// `export`'s `--sprites` when the command line gives none (the nightly job's profile).
-        public var sprites: String = "default"
+        package var sprites: String = "default"
         /// `export`'s `--languages` when the command line gives none; nil for every language.
-        public var languages: [String]?
-        public init() {}
+        package var languages: [String]?
+        package init() {}
     }
 
     /// The limits shared by `mirror.json` and the command line.
-    public static let concurrencyRange = 1...256
-    public static let rateRange = 0.001...100_000.0
-    public static let timeoutRange = 1...3600
-    public static let attemptsRange = 1...100
-    public static let baseDelayRange = 0...60_000
+    package static let concurrencyRange = 1...256
+    package static let rateRange = 0.001...100_000.0
+    package static let timeoutRange = 1...3600
+    package static let attemptsRange = 1...100
+    package static let baseDelayRange = 0...60_000
 
-    public init() {}
+    package init() {}
 
     /// Reads `mirror.json`; a mirror without one uses the defaults.
     /// - Throws: `ConfigError` (64) naming the file and the key when it is not valid;
     ///   `LocalFileError` (74) when it exists but cannot be read.
-    public static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
+    package static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
         let file = layout.configFile
         let name = layout.display(file)
         var isDirectory: ObjCBool = false
@@ -67,7 +67,7 @@ public struct MirrorConfig: Sendable, Equatable {
     }
 
     /// - Throws: `ConfigError` naming `name` and the key.
-    public static func parse(_ data: Data, name: String) throws -> MirrorConfig {
+    package static func parse(_ data: Data, name: String) throws -> MirrorConfig {
         let value: ConfigValue
         do { value = try JSONDecoder().decode(ConfigValue.self, from: data) } catch {
             throw ConfigError("\(name) is not valid JSON: \(describe(error))")

@@ -10,14 +10,14 @@ import Foundation
 ///
 /// `.pokesync.lock` is flocked too, so that an older pokesync (which locks only the
 /// file) is kept out as well, and it holds the holder's pid so that a refusal can name it.
-public final class MirrorLock {
+package final class MirrorLock {
     private let folderDescriptor: Int32
     private let fileDescriptor: Int32
-    public let path: String
+    package let path: String
 
     /// - Throws: `LockError.held` (exit 75) at once when another process holds it;
     ///   `LocalFileError` (exit 74) when the folder or the lock file cannot be opened.
-    public init(layout: MirrorLayout) throws {
+    package init(layout: MirrorLayout) throws {
         path = layout.lockFile.path
         try FileSystem.createDirectory(layout.root)
         folderDescriptor = open(layout.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -41,7 +41,7 @@ public final class MirrorLock {
     }
 
     /// The pid in the lock file, if that process is alive (a killed run leaves a stale pid).
-    public static func holderPID(layout: MirrorLayout) -> Int32? {
+    package static func holderPID(layout: MirrorLayout) -> Int32? {
         guard let text = try? String(contentsOf: layout.lockFile, encoding: .utf8),
               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 else { return nil }
         return pid
@@ -56,11 +56,11 @@ public final class MirrorLock {
     }
 }
 
-public struct LockError: PokeSyncFailure {
-    public var mirror: String
-    public var holderPID: Int32?
-    public var exitStatus: ExitStatus { .locked }
-    public var description: String {
+package struct LockError: PokeSyncFailure {
+    package var mirror: String
+    package var holderPID: Int32?
+    package var exitStatus: ExitStatus { .locked }
+    package var description: String {
         let holder = holderPID.map { "pid \($0)" } ?? "another process"
         return "another pokesync (\(holder)) holds the lock on \(mirror); try again when it has finished"
     }

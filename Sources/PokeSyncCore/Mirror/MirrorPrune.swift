@@ -3,22 +3,22 @@ import Foundation
 /// `prune` as one operation: drops the store's older versions, the diff files that end
 /// at them, and the deltas from them in the bundles index (their files go after the
 /// grace period, since CDNs serve cached indexes).
-public enum MirrorPrune {
+package enum MirrorPrune {
     /// What a prune did.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// What the store dropped and freed.
-        public var store: PruneResult
+        package var store: PruneResult
         /// Bundle files removed now because their grace period had passed.
-        public var removedBundles: [String]
+        package var removedBundles: [String]
         /// How many versions were to be kept.
-        public var keep: Int
+        package var keep: Int
     }
 
     /// Prunes `layout`'s mirror under its lock, keeping the newest `keep` versions
     /// (`retention.keep` of `mirror.json` when nil).
     /// - Throws: `LockError` when another pokesync holds the folder, `RequestError` when
     ///   `keep` is below 1, config, store and file errors.
-    public static func run(layout: MirrorLayout, keep: Int?) throws -> Report {
+    package static func run(layout: MirrorLayout, keep: Int?) throws -> Report {
         let keep = try keep ?? MirrorConfig.load(layout).retention.keep
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }

@@ -2,10 +2,10 @@ import Foundation
 
 /// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a
 /// sprite tree a crash left behind, builds the source and runs the crawl.
-public enum MirrorRun {
+package enum MirrorRun {
     /// - Throws: `LockError` (75), `RequestError` (64), `SourceError` (69),
     ///   `CrawlError` (1), store and file errors (65/74), `CancellationError`.
-    public static func run(layout: MirrorLayout, settings: RunSettings,
+    package static func run(layout: MirrorLayout, settings: RunSettings,
                            progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)? = nil,
                            log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
         let lock = try MirrorLock(layout: layout)

@@ -2,31 +2,31 @@ import Foundation
 
 /// What `status` shows of a mirror, read from its store (another process may be
 /// writing it) and its lock.
-public struct MirrorStatus: Sendable {
+package struct MirrorStatus: Sendable {
     /// The mirror folder.
-    public var mirror: String
+    package var mirror: String
     /// The newest published version, if any.
-    public var latest: VersionRecord?
+    package var latest: VersionRecord?
     /// Documents of each kind in `latest`.
-    public var kinds: [ResourceKind: Int] = [:]
+    package var kinds: [ResourceKind: Int] = [:]
     /// Every sprite the latest version refused or found missing upstream.
-    public var reports: [SpriteReport] = []
-    public var refused: Int { reports.filter { $0.outcome == .refused }.count }
-    public var missing: Int { reports.filter { $0.outcome == .missing }.count }
+    package var reports: [SpriteReport] = []
+    package var refused: Int { reports.filter { $0.outcome == .refused }.count }
+    package var missing: Int { reports.filter { $0.outcome == .missing }.count }
     /// The unfinished run, if one was started and not published.
-    public var run: RunRecord?
+    package var run: RunRecord?
     /// How the last attempt at `run` ended, when it stopped by itself (not a kill).
-    public var ending: RunEnding?
-    public var runProgress: RunProgress?
-    public var runFailures = 0
+    package var ending: RunEnding?
+    package var runProgress: RunProgress?
+    package var runFailures = 0
     /// The pid of the live process holding the mirror's lock, if one does.
-    public var holderPID: Int32?
+    package var holderPID: Int32?
     /// What the last run said about its source (it sends no validators ...), if anything.
-    public var sourceNotice: String?
+    package var sourceNotice: String?
 
     /// Reads the status of the mirror whose store is open (read-only) in `store`.
     /// - Throws: store errors.
-    public static func read(store: Store, layout: MirrorLayout) throws -> MirrorStatus {
+    package static func read(store: Store, layout: MirrorLayout) throws -> MirrorStatus {
         var status = MirrorStatus(mirror: layout.root.path)
         status.latest = try store.latestVersion()
         if let latest = status.latest {

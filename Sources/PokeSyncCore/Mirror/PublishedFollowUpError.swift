@@ -11,12 +11,12 @@ struct FollowUpFailure: PokeSyncFailure {
 
 /// The version is published (a reader sees it), but a step after it failed; the next
 /// run finishes that step before anything else, without fetching the version again.
-public struct PublishedFollowUpError: PokeSyncFailure {
-    public var version: Int
+package struct PublishedFollowUpError: PokeSyncFailure {
+    package var version: Int
     var failure: FollowUpFailure
 
-    public var exitStatus: ExitStatus { failure.exitStatus }
-    public var description: String {
+    package var exitStatus: ExitStatus { failure.exitStatus }
+    package var description: String {
         let reason = (failure.underlying as? any PokeSyncFailure)?.description ?? "\(failure.underlying)"
         return "published version \(version); \(failure.step) failed: \(reason) (the next full or sync finishes it first)"
     }

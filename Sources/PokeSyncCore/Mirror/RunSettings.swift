@@ -1,22 +1,22 @@
 import Foundation
 
 /// Everything a `full` or `sync` needs, from `mirror.json` and the command line.
-public struct RunSettings: Sendable {
-    public var mode: RunMode
-    public var source: String
-    public var spriteSource: String?
-    public var sprites: SpriteSet
-    public var concurrency: Int
-    public var rate: Double?
-    public var allowHosts: [String]
-    public var timeoutSeconds: Int
-    public var retry: RetryPolicy
-    public var revalidate: Bool
-    public var contact: String?
+package struct RunSettings: Sendable {
+    package var mode: RunMode
+    package var source: String
+    package var spriteSource: String?
+    package var sprites: SpriteSet
+    package var concurrency: Int
+    package var rate: Double?
+    package var allowHosts: [String]
+    package var timeoutSeconds: Int
+    package var retry: RetryPolicy
+    package var revalidate: Bool
+    package var contact: String?
     /// `--allow-shrink`: publish even when a kind's list shrank by more than 5%.
-    public var allowShrink = false
+    package var allowShrink = false
 
-    public init(mode: RunMode, config: MirrorConfig) throws {
+    package init(mode: RunMode, config: MirrorConfig) throws {
         self.mode = mode
         source = config.source
         spriteSource = config.spriteSource
@@ -31,5 +31,5 @@ public struct RunSettings: Sendable {
         contact = config.contact
     }
 
-    public var userAgent: String { PokeSync.userAgent(contact: contact) }
+    package var userAgent: String { PokeSync.userAgent(contact: contact) }
 }

@@ -2,19 +2,19 @@ import Foundation
 
 /// What the store kept about a document from the last time it was fetched, so that
 /// the next fetch can be conditional.
-public struct Validators: Sendable, Hashable {
-    public var etag: String?
-    public var lastModified: String?
+package struct Validators: Sendable, Hashable {
+    package var etag: String?
+    package var lastModified: String?
 
-    public init(etag: String?, lastModified: String?) {
+    package init(etag: String?, lastModified: String?) {
         self.etag = etag
         self.lastModified = lastModified
     }
 
-    public var isEmpty: Bool { etag == nil && lastModified == nil }
+    package var isEmpty: Bool { etag == nil && lastModified == nil }
 
     /// The headers of a conditional GET: `If-None-Match` and `If-Modified-Since`.
-    public var requestHeaders: [String: String] {
+    package var requestHeaders: [String: String] {
         var headers: [String: String] = [:]
         if let etag { headers["If-None-Match"] = etag }
         if let lastModified { headers["If-Modified-Since"] = lastModified }
@@ -23,7 +23,7 @@ public struct Validators: Sendable, Hashable {
 }
 
 /// The answer of a source for one document.
-public enum DocumentFetch: Sendable {
+package enum DocumentFetch: Sendable {
     /// New content: the canonical document and the validators to keep for next time;
     /// `bodyBytes` decoded, `wireBytes` as sent (smaller when gzip-encoded).
     case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wireBytes: Int)
@@ -33,15 +33,15 @@ public enum DocumentFetch: Sendable {
 }
 
 /// The list of one kind, with the deploy identifier the source sent along, if any.
-public struct ResourceList: Sendable {
-    public var resources: [ListedResource]
+package struct ResourceList: Sendable {
+    package var resources: [ListedResource]
     /// pokeapi.co sends `X-PokeAPI-Hash` on every response; it changes with each deploy.
-    public var deployHash: String?
-    public var bodyBytes: Int
+    package var deployHash: String?
+    package var bodyBytes: Int
     /// Body bytes as sent (gzip-encoded when the server compresses).
-    public var wireBytes: Int
+    package var wireBytes: Int
 
-    public init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
+    package init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
         self.resources = resources
         self.deployHash = deployHash
         self.bodyBytes = bodyBytes
@@ -52,7 +52,7 @@ public struct ResourceList: Sendable {
 /// Where documents come from: a PokeAPI-compatible HTTP API or an api-data folder.
 /// Both give documents in one canonical form (API base stripped, minified), so a
 /// document's hash does not depend on the source.
-public protocol DocumentSource: Sendable {
+package protocol DocumentSource: Sendable {
     /// The source as the user gave it, for logs and the version record.
     var description: String { get }
     /// Every resource of a kind.
@@ -64,16 +64,16 @@ public protocol DocumentSource: Sendable {
 }
 
 /// A source that cannot be used, named with what was asked of it.
-public struct SourceError: PokeSyncFailure {
-    public var resource: String
-    public var reason: String
-    public var exitStatus: ExitStatus
+package struct SourceError: PokeSyncFailure {
+    package var resource: String
+    package var reason: String
+    package var exitStatus: ExitStatus
 
-    public init(resource: String, reason: String, exitStatus: ExitStatus = .unavailable) {
+    package init(resource: String, reason: String, exitStatus: ExitStatus = .unavailable) {
         self.resource = resource
         self.reason = reason
         self.exitStatus = exitStatus
     }
 
-    public var description: String { "\(resource): \(reason)" }
+    package var description: String { "\(resource): \(reason)" }
 }

@@ -5,12 +5,12 @@ import Foundation
 ///
 /// Conditional fetches use the file's size and modification time as a validator,
 /// so a sync from an unchanged folder reads nothing but the lists.
-public struct FolderSource: DocumentSource {
-    public let root: URL
-    public var description: String { root.path }
+package struct FolderSource: DocumentSource {
+    package let root: URL
+    package var description: String { root.path }
 
     /// - Throws: `SourceError` (exit 69) when `root` has no `api/v2` folder.
-    public init(root: URL) throws {
+    package init(root: URL) throws {
         self.root = root.standardizedFileURL
         var isDirectory: ObjCBool = false
         let api = self.root.appendingPathComponent("api/v2")
@@ -23,7 +23,7 @@ public struct FolderSource: DocumentSource {
         root.appendingPathComponent("api/v2/\(kind.apiName)")
     }
 
-    public func list(_ kind: ResourceKind) async throws -> ResourceList {
+    package func list(_ kind: ResourceKind) async throws -> ResourceList {
         let file = kindFolder(kind).appendingPathComponent("index.json")
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
@@ -33,7 +33,7 @@ public struct FolderSource: DocumentSource {
         return ResourceList(resources: resources, deployHash: nil, bodyBytes: data.count)
     }
 
-    public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
+    package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         try Task.checkCancellation()
         let file = kindFolder(kind).appendingPathComponent("\(id)/index.json")
         let stamp = Self.fileStamp(file.path)

@@ -5,9 +5,9 @@ import Foundation
 /// Lists are asked for in one page (`limit` has no upper cap on pokeapi.co) and any
 /// `next` link is followed; documents are fetched at `{base}/{kind}/{id}/` (the slashed
 /// path, so the server's 301 is not needed), conditionally when the store has validators.
-public struct HTTPSource: DocumentSource {
-    public let base: URL
-    public let client: HTTPClient
+package struct HTTPSource: DocumentSource {
+    package let base: URL
+    package let client: HTTPClient
     /// The part of absolute URLs in documents that is stripped ("https://pokeapi.co").
     let stripPrefix: String
 
@@ -15,10 +15,10 @@ public struct HTTPSource: DocumentSource {
     /// API has no upper cap); `next` links are followed all the same.
     let pageLimit: Int
 
-    public var description: String { base.absoluteString }
+    package var description: String { base.absoluteString }
 
     /// - Parameter base: the API base, ending in `/api/v2` (a trailing slash is ignored).
-    public init(base: URL, client: HTTPClient, pageLimit: Int = 100_000) {
+    package init(base: URL, client: HTTPClient, pageLimit: Int = 100_000) {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         self.base = URL(string: text)!
@@ -27,7 +27,7 @@ public struct HTTPSource: DocumentSource {
         self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
     }
 
-    public func list(_ kind: ResourceKind) async throws -> ResourceList {
+    package func list(_ kind: ResourceKind) async throws -> ResourceList {
         var pageURL = base.appendingPathComponent(kind.apiName + "/")
         pageURL = URL(string: pageURL.absoluteString + "?limit=\(pageLimit)&offset=0")!
         var resources: [ListedResource] = []
@@ -95,7 +95,7 @@ public struct HTTPSource: DocumentSource {
                            reason: "no PokeAPI v2 list at \(listURL) (HTTP \(status)); \(hint)")
     }
 
-    public func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
+    package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         let url = base.appendingPathComponent("\(kind.apiName)/\(id)/")
         let prefix = stripPrefix
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Turns `--source` and `--sprite-source` (a URL or a folder) into the sources a run reads.
-public enum SourceFactory {
+package enum SourceFactory {
     /// `--source URL|DIR`.
     /// - Throws: `RequestError` for a URL that is not http(s), `SourceError` for a missing folder.
-    public static func documentSource(_ text: String, client: HTTPClient) throws -> any DocumentSource {
+    package static func documentSource(_ text: String, client: HTTPClient) throws -> any DocumentSource {
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
             guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSource(text, reason: .invalidURL) }
             return HTTPSource(base: url, client: client)

@@ -2,7 +2,7 @@ import Foundation
 import PokeArchive
 
 /// What became of one sprite.
-public enum SpriteFetchOutcome: Sendable {
+package enum SpriteFetchOutcome: Sendable {
     case stored(SHA256Digest, size: Int, validators: Validators, bodyBytes: Int)
     /// The conditional request matched: the bytes on disk are current.
     case notModified
@@ -14,14 +14,14 @@ public enum SpriteFetchOutcome: Sendable {
 
 /// Fetches sprite bytes over HTTP or from a local clone of PokeAPI/sprites, checks
 /// they are a whole image of the type the path says, and stores them by hash.
-public struct SpriteFetcher: Sendable {
-    public let policy: SpritePolicy
-    public let client: HTTPClient?
-    public let objects: SpriteObjects
-    public let tree: SpriteTree
-    public let maxBytes: Int
+package struct SpriteFetcher: Sendable {
+    package let policy: SpritePolicy
+    package let client: HTTPClient?
+    package let objects: SpriteObjects
+    package let tree: SpriteTree
+    package let maxBytes: Int
 
-    public init(policy: SpritePolicy, client: HTTPClient?, layout: MirrorLayout, maxBytes: Int = 8 << 20) {
+    package init(policy: SpritePolicy, client: HTTPClient?, layout: MirrorLayout, maxBytes: Int = 8 << 20) {
         self.policy = policy
         self.client = client
         self.objects = SpriteObjects(layout: layout)
@@ -31,7 +31,7 @@ public struct SpriteFetcher: Sendable {
 
     /// - Throws: `HTTPError` when retries are spent, `LocalFileError` when the disk
     ///   refuses, `CancellationError`.
-    public func fetch(_ job: SpriteJob, validators: Validators?) async throws -> SpriteFetchOutcome {
+    package func fetch(_ job: SpriteJob, validators: Validators?) async throws -> SpriteFetchOutcome {
         let resolved: SpritePolicy.Resolved
         switch policy.resolve(job.url) {
         case .success(let value): resolved = value

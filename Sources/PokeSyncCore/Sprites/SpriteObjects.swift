@@ -3,27 +3,27 @@ import PokeArchive
 
 /// Sprite bytes by SHA-256 under `objects/`: `objects/ab/abcdef...`. A sprite shared
 /// by many documents or kept by many versions is stored once.
-public struct SpriteObjects: Sendable {
-    public let root: URL
+package struct SpriteObjects: Sendable {
+    package let root: URL
     let scratch: URL
 
-    public init(layout: MirrorLayout) {
+    package init(layout: MirrorLayout) {
         root = layout.objectsFolder
         scratch = layout.scratchFolder
     }
 
-    public func url(for hash: SHA256Digest) -> URL {
+    package func url(for hash: SHA256Digest) -> URL {
         let hex = hash.hex
         return root.appendingPathComponent(String(hex.prefix(2))).appendingPathComponent(hex)
     }
 
-    public func contains(_ hash: SHA256Digest) throws -> Bool {
+    package func contains(_ hash: SHA256Digest) throws -> Bool {
         FileManager.default.fileExists(atPath: url(for: hash).path)
     }
 
     /// True when the object of `hash` is there and its bytes hash to it: only then may
     /// a conditional request stand for it (a 304 would keep a damaged object).
-    public func isSound(_ hash: SHA256Digest) -> Bool {
+    package func isSound(_ hash: SHA256Digest) -> Bool {
         guard let data = FileManager.default.contents(atPath: url(for: hash).path) else { return false }
         return SHA256.hash(data) == hash
     }
@@ -32,7 +32,7 @@ public struct SpriteObjects: Sendable {
     /// always whole) and returns their hash.
     /// - Throws: `LocalFileError` (exit 74) when the disk refuses.
     @discardableResult
-    public func store(_ bytes: [UInt8]) throws -> SHA256Digest {
+    package func store(_ bytes: [UInt8]) throws -> SHA256Digest {
         let hash = SHA256.hash(bytes)
         let target = url(for: hash)
         // An object is kept only when it holds exactly these bytes: one of the wrong size

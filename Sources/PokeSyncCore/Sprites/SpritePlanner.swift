@@ -1,10 +1,10 @@
 /// Turns the sprite URLs a document names into sprite jobs (for the selected set)
 /// and refusal reports (for URLs the policy will not fetch).
-public struct SpritePlanner: Sendable {
-    public let set: SpriteSet
-    public let policy: SpritePolicy
+package struct SpritePlanner: Sendable {
+    package let set: SpriteSet
+    package let policy: SpritePolicy
 
-    public init(set: SpriteSet, policy: SpritePolicy) {
+    package init(set: SpriteSet, policy: SpritePolicy) {
         self.set = set
         self.policy = policy
     }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Where sprite bytes come from when `--sprite-source` maps the upstream prefix.
-public enum SpriteSource: Sendable, Equatable, CustomStringConvertible {
+package enum SpriteSource: Sendable, Equatable, CustomStringConvertible {
     /// A server holding the sprites repository's layout (a test server, a mirror).
     case http(URL)
     /// A local clone of PokeAPI/sprites.
     case folder(URL)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .http(let url): return url.absoluteString
         case .folder(let url): return url.path
@@ -18,21 +18,21 @@ public enum SpriteSource: Sendable, Equatable, CustomStringConvertible {
 /// Decides, for each sprite URL a document names, whether it may be fetched, from
 /// where, and where it goes in the sprite tree. Nothing outside the allow-list is
 /// ever contacted, and no path can leave the tree.
-public struct SpritePolicy: Sendable {
+package struct SpritePolicy: Sendable {
     /// Sprite URLs in documents start with this; the rest of the path below `sprites/`
     /// is the sprite's place in the tree.
-    public static let upstreamPrefix = "https://raw.githubusercontent.com/PokeAPI/sprites/master/"
-    public static let imageExtensions: Set<String> = ["png", "gif", "svg"]
+    package static let upstreamPrefix = "https://raw.githubusercontent.com/PokeAPI/sprites/master/"
+    package static let imageExtensions: Set<String> = ["png", "gif", "svg"]
 
     /// Where sprites may be fetched from: scheme, host and port, so that an allowed
     /// host does not open its other ports (`http://127.0.0.1:6379/...`) or plain http.
-    public var allowedOrigins: Set<Origin>
-    public var source: SpriteSource?
+    package var allowedOrigins: Set<Origin>
+    package var source: SpriteSource?
 
     /// - Parameters:
     ///   - sourceURL: the document source's base URL; its origin is allowed.
     ///   - extraHosts: `--allow-host` values, `HOST` (https on 443, http on 80) or `HOST:PORT`.
-    public init(sourceURL: URL?, extraHosts: [String] = [], source: SpriteSource? = nil) {
+    package init(sourceURL: URL?, extraHosts: [String] = [], source: SpriteSource? = nil) {
         var origins: Set<Origin> = [Origin(scheme: "https", host: "raw.githubusercontent.com", port: 443)]
         if let sourceURL, let origin = Origin(sourceURL) { origins.insert(origin) }
         if case .http(let base)? = source, let origin = Origin(base) { origins.insert(origin) }
@@ -52,18 +52,18 @@ public struct SpritePolicy: Sendable {
     }
 
     /// Scheme, lower-cased host and port (the scheme's default when absent).
-    public struct Origin: Hashable, Sendable {
-        public var scheme: String
-        public var host: String
-        public var port: Int
+    package struct Origin: Hashable, Sendable {
+        package var scheme: String
+        package var host: String
+        package var port: Int
 
-        public init(scheme: String, host: String, port: Int) {
+        package init(scheme: String, host: String, port: Int) {
             self.scheme = scheme
             self.host = host
             self.port = port
         }
 
-        public init?(_ url: URL) {
+        package init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   let host = url.host?.lowercased(), !host.isEmpty else { return nil }
             self.init(scheme: scheme, host: host, port: url.port ?? (scheme == "https" ? 443 : 80))
@@ -71,25 +71,25 @@ public struct SpritePolicy: Sendable {
     }
 
     /// Whether `url` may be contacted at all (also asked of every redirect).
-    public func allows(_ url: URL) -> Bool {
+    package func allows(_ url: URL) -> Bool {
         Origin(url).map(allowedOrigins.contains) ?? false
     }
 
     /// A sprite that may be fetched.
-    public struct Resolved: Sendable, Equatable {
+    package struct Resolved: Sendable, Equatable {
         /// Its place below `sprites/`, e.g. `pokemon/25.png`.
-        public var path: String
-        public var location: Location
-        public var fileExtension: String { String(path.split(separator: ".").last ?? "") }
+        package var path: String
+        package var location: Location
+        package var fileExtension: String { String(path.split(separator: ".").last ?? "") }
     }
 
-    public enum Location: Sendable, Equatable {
+    package enum Location: Sendable, Equatable {
         case http(URL)
         case file(URL)
     }
 
     /// Resolves `text`, or says why it is refused.
-    public func resolve(_ text: String) -> Result<Resolved, SpriteRefusal> {
+    package func resolve(_ text: String) -> Result<Resolved, SpriteRefusal> {
         // Checked on the text as written: a lenient parser would keep "%zz" as a literal.
         if let reason = Self.percentEscapeProblem(text) { return .failure(SpriteRefusal(reason)) }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
@@ -139,7 +139,7 @@ public struct SpritePolicy: Sendable {
     }
 
     /// The sprites folder of PokeAPI/sprites, as a URL path.
-    public static let repositoryLayout = "/PokeAPI/sprites/master/sprites/"
+    package static let repositoryLayout = "/PokeAPI/sprites/master/sprites/"
 
     /// Where the sprites folder may start in the decoded path of `url`: the repository's
     /// layout, and for a URL on an http `--sprite-source`'s origin, that base's `sprites/`.
@@ -207,8 +207,8 @@ public struct SpritePolicy: Sendable {
 }
 
 /// Why a sprite URL or body was not taken; reported with the document that named it.
-public struct SpriteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
+package struct SpriteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
+    package init(_ reason: String) { self.reason = reason }
+    package var description: String { reason }
 }

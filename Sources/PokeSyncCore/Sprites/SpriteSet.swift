@@ -1,5 +1,5 @@
 /// Which sprite URLs of each document to mirror (`--sprites`).
-public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
+package enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
     case none
     /// `front_default` of every pokemon.
     case defaults
@@ -12,14 +12,14 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
 
     /// The sprite fields a PokeAPI `sprites` object has, at its top and at the end of
     /// every path below `other/` and `versions/` (`versions/generation-i/red-blue/front_gray`).
-    public static let fieldNames: Set<String> = Set(["front", "back"].flatMap { side in
+    package static let fieldNames: Set<String> = Set(["front", "back"].flatMap { side in
         ["default", "shiny", "female", "shiny_female", "gray", "transparent", "shiny_transparent"].map { "\(side)_\($0)" }
     })
 
     /// - Throws: `RequestError` naming the sets when a path is not a sprite's path under
     ///   `sprites`: a field name (`front_default`), or `other/...` or `versions/...`
     ///   ending in one; so that a typo (`defualt`) is not taken as a path that selects nothing.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         switch text {
         case "none": self = .none
         case "default": self = .defaults
@@ -48,14 +48,14 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
     /// a path listed twice counts once (the first place kept, so lists without repeats
     /// keep their spelling and their bundles), and a list that is only `front_default`
     /// is `default`, which selects exactly that.
-    public var canonical: SpriteSet {
+    package var canonical: SpriteSet {
         guard case .paths(let paths) = self else { return self }
         var seen = Set<String>()
         let unique = paths.filter { seen.insert($0).inserted }
         return unique == ["front_default"] ? .defaults : .paths(unique)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: return "none"
         case .defaults: return "default"
@@ -66,7 +66,7 @@ public enum SpriteSet: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the sprite at `key` (its path under `sprites`) is selected.
-    public func selects(_ key: String) -> Bool {
+    package func selects(_ key: String) -> Bool {
         switch self {
         case .none: return false
         case .defaults: return key == "front_default"

@@ -3,12 +3,12 @@ import Foundation
 /// The latest version's sprites at `sprites/<path>`, as hard links to the objects
 /// (no bytes stored twice). Each file appears whole: it is linked under a scratch
 /// name, then renamed into place.
-public struct SpriteTree: Sendable {
-    public let root: URL
+package struct SpriteTree: Sendable {
+    package let root: URL
     let objects: SpriteObjects
     let scratch: URL
 
-    public init(layout: MirrorLayout) {
+    package init(layout: MirrorLayout) {
         root = layout.spritesFolder
         objects = SpriteObjects(layout: layout)
         scratch = layout.scratchFolder
@@ -20,7 +20,7 @@ public struct SpriteTree: Sendable {
     ///   not recorded as materialized, and the next run tries again.
     /// - Throws: `LocalFileError` (74) when the tree's own folders cannot be made.
     @discardableResult
-    public func materialize(version: Int, store: Store) throws -> [String] {
+    package func materialize(version: Int, store: Store) throws -> [String] {
         let wanted = try store.versionSprites(version)
         // Recorded before the tree is touched: until the version is recorded below, the
         // tree is part way between the two, and `verify` accepts the files of either.
@@ -51,7 +51,7 @@ public struct SpriteTree: Sendable {
     }
 
     /// Re-materializes the tree when a crash (or a failure) left it behind the latest version.
-    public func repairIfNeeded(store: Store) throws -> [String] {
+    package func repairIfNeeded(store: Store) throws -> [String] {
         guard let latest = try store.latestVersion(),
               try store.meta("sprite_tree_version") != String(latest.number) else { return [] }
         return try materialize(version: latest.number, store: store)

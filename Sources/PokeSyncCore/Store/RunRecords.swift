@@ -2,19 +2,19 @@ import Foundation
 import PokeArchive
 
 /// `full` fetches everything unconditionally; `sync` revalidates what the store has.
-public enum RunMode: String, Sendable, Codable {
+package enum RunMode: String, Sendable, Codable {
     case full, sync
 }
 
 /// What a run was asked to do; a killed run resumes only with the same plan.
-public struct RunPlan: Sendable, Equatable {
-    public var mode: RunMode
-    public var source: String
-    public var spriteSource: String?
-    public var spriteSet: String
-    public var revalidate: Bool
+package struct RunPlan: Sendable, Equatable {
+    package var mode: RunMode
+    package var source: String
+    package var spriteSource: String?
+    package var spriteSet: String
+    package var revalidate: Bool
 
-    public init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool) {
+    package init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool) {
         self.mode = mode
         self.source = source
         self.spriteSource = spriteSource
@@ -24,27 +24,27 @@ public struct RunPlan: Sendable, Equatable {
 }
 
 /// The run in progress, as the store records it.
-public struct RunRecord: Sendable {
-    public var id: Int
-    public var plan: RunPlan
-    public var startedAt: String
-    public var deployHash: String?
+package struct RunRecord: Sendable {
+    package var id: Int
+    package var plan: RunPlan
+    package var startedAt: String
+    package var deployHash: String?
     /// The latest version when the run started: what `sync` compares against.
-    public var baseVersion: Int?
+    package var baseVersion: Int?
 }
 
 /// How the last attempt at the unfinished run ended, when it did not publish: what
 /// `status` says instead of "interrupted", which only a kill or power cut leaves.
-public struct RunEnding: Sendable, Codable, Equatable {
+package struct RunEnding: Sendable, Codable, Equatable {
     /// The run it is about; an ending of another run is stale.
-    public var run: Int
+    package var run: Int
     /// The exit code it ended with (1, 65, 69, 74, 130...).
-    public var status: Int32
+    package var status: Int32
     /// One line: "failed: 3 resource(s) still failed after retries", "source unavailable: ...".
-    public var reason: String
-    public var endedAt: String
+    package var reason: String
+    package var endedAt: String
 
-    public init(run: Int, status: ExitStatus, reason: String, endedAt: String = Timestamp.now()) {
+    package init(run: Int, status: ExitStatus, reason: String, endedAt: String = Timestamp.now()) {
         self.run = run
         self.status = status.rawValue
         self.reason = reason
@@ -52,7 +52,7 @@ public struct RunEnding: Sendable, Codable, Equatable {
     }
 
     /// The line for an error that ended a run, by its exit code.
-    public static func reason(for error: any Error) -> (ExitStatus, String) {
+    package static func reason(for error: any Error) -> (ExitStatus, String) {
         if error is CancellationError { return (.interrupted, "interrupted (Ctrl-C or a signal)") }
         let status = (error as? any PokeSyncFailure)?.exitStatus ?? .ioError
         let text = String((error as? any PokeSyncFailure)?.description ?? "\(error)").prefix(400)
@@ -72,13 +72,13 @@ extension Store {
     static let runEndingKey = "last_run_ending"
 
     /// Records how an attempt at `run` ended without publishing.
-    public func recordRunEnding(_ ending: RunEnding) throws {
+    package func recordRunEnding(_ ending: RunEnding) throws {
         let data = try JSONEncoder().encode(ending)
         try setMeta(Self.runEndingKey, String(decoding: data, as: UTF8.self))
     }
 
     /// How the last attempt at `run` ended, if one was recorded for it.
-    public func runEnding(run: Int) throws -> RunEnding? {
+    package func runEnding(run: Int) throws -> RunEnding? {
         guard let text = try meta(Self.runEndingKey),
               let ending = try? JSONDecoder().decode(RunEnding.self, from: Data(text.utf8)), ending.run == run else { return nil }
         return ending
@@ -86,7 +86,7 @@ extension Store {
 }
 
 /// Where a frontier job stands.
-public enum JobState: String, Sendable, CaseIterable {
+package enum JobState: String, Sendable, CaseIterable {
     case pending
     /// Fetched, new content stored.
     case done
@@ -100,50 +100,50 @@ public enum JobState: String, Sendable, CaseIterable {
     case refused
 
     /// States that still need work when a run is resumed.
-    public static let unfinished: [JobState] = [.pending, .failed]
+    package static let unfinished: [JobState] = [.pending, .failed]
     /// States that let a run publish.
-    public var isSettled: Bool { self != .pending && self != .failed }
+    package var isSettled: Bool { self != .pending && self != .failed }
 }
 
 /// A document still to fetch.
-public struct DocumentJob: Sendable, Hashable {
-    public var kind: ResourceKind
-    public var id: Int
-    public var name: String?
+package struct DocumentJob: Sendable, Hashable {
+    package var kind: ResourceKind
+    package var id: Int
+    package var name: String?
     /// What the store kept from the last fetch of this document.
-    public var validators: Validators?
-    public var knownHash: SHA256Digest?
+    package var validators: Validators?
+    package var knownHash: SHA256Digest?
 
-    public var key: String { kind.documentKey(id: id) }
+    package var key: String { kind.documentKey(id: id) }
 }
 
 /// A sprite still to fetch: deduplicated by URL across documents.
-public struct SpriteJob: Sendable, Hashable {
-    public var url: String
+package struct SpriteJob: Sendable, Hashable {
+    package var url: String
     /// Its place in the sprite tree, e.g. `pokemon/25.png`.
-    public var path: String
+    package var path: String
     /// The first document that named it ("pokemon/25"), for reports.
-    public var document: String
-    public var validators: Validators?
-    public var knownHash: SHA256Digest?
+    package var document: String
+    package var validators: Validators?
+    package var knownHash: SHA256Digest?
 }
 
 /// A sprite URL that was skipped, with the document that named it.
-public struct SpriteReport: Sendable, Hashable, Codable {
+package struct SpriteReport: Sendable, Hashable, Codable {
     /// Why a sprite is not in the tree; stored as its raw value.
-    public enum Outcome: String, Sendable, Hashable, Codable {
+    package enum Outcome: String, Sendable, Hashable, Codable {
         /// The upstream does not have it (404): a normal outcome, recorded.
         case missing
         /// A sprite URL or body that was refused (foreign host, path escape, wrong type).
         case refused
     }
 
-    public var url: String
-    public var document: String
-    public var outcome: Outcome
-    public var reason: String
+    package var url: String
+    package var document: String
+    package var outcome: Outcome
+    package var reason: String
 
-    public init(url: String, document: String, outcome: Outcome, reason: String) {
+    package init(url: String, document: String, outcome: Outcome, reason: String) {
         self.url = url
         self.document = document
         self.outcome = outcome
@@ -152,23 +152,23 @@ public struct SpriteReport: Sendable, Hashable, Codable {
 }
 
 /// How far a run has got, per job type and state.
-public struct RunProgress: Sendable {
-    public var documents: [ResourceKind: [JobState: Int]] = [:]
-    public var sprites: [JobState: Int] = [:]
-    public var listedKinds: Set<ResourceKind> = []
+package struct RunProgress: Sendable {
+    package var documents: [ResourceKind: [JobState: Int]] = [:]
+    package var sprites: [JobState: Int] = [:]
+    package var listedKinds: Set<ResourceKind> = []
 
-    public func documentCount(_ kind: ResourceKind, settledOnly: Bool) -> Int {
+    package func documentCount(_ kind: ResourceKind, settledOnly: Bool) -> Int {
         (documents[kind] ?? [:]).filter { !settledOnly || $0.key.isSettled }.values.reduce(0, +)
     }
-    public var documentsTotal: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: false) } }
-    public var documentsSettled: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: true) } }
-    public var spritesTotal: Int { sprites.values.reduce(0, +) }
-    public var spritesSettled: Int { sprites.filter { $0.key.isSettled }.values.reduce(0, +) }
+    package var documentsTotal: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: false) } }
+    package var documentsSettled: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: true) } }
+    package var spritesTotal: Int { sprites.values.reduce(0, +) }
+    package var spritesSettled: Int { sprites.filter { $0.key.isSettled }.values.reduce(0, +) }
 }
 
 /// Timestamps as ISO 8601 UTC, second precision.
-public enum Timestamp {
-    public static func now() -> String {
+package enum Timestamp {
+    package static func now() -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: Date())

@@ -5,7 +5,7 @@ import PokeSQLite
 /// The run in progress and its frontier. Every state change is committed as it
 /// happens, so a run killed at any moment resumes with only in-flight work lost.
 extension Store {
-    public func currentRun() throws -> RunRecord? {
+    package func currentRun() throws -> RunRecord? {
         try read { database in
             try database.row("""
                 SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version
@@ -21,7 +21,7 @@ extension Store {
     }
 
     /// Starts a run against the latest version.
-    public func startRun(_ plan: RunPlan) throws -> RunRecord {
+    package func startRun(_ plan: RunPlan) throws -> RunRecord {
         let startedAt = Timestamp.now()
         return try write { database in
             let base = try database.integer("SELECT MAX(number) FROM versions")
@@ -36,12 +36,12 @@ extension Store {
     }
 
     /// Forgets a run and its frontier. Stored content stays: it is content-addressed.
-    public func discardRun(_ run: Int) throws {
+    package func discardRun(_ run: Int) throws {
         try write { database in try Self.deleteRun(database, run: run) }
     }
 
     /// Records the deploy the run saw first; later lists of the same run do not overwrite it.
-    public func setDeployHash(run: Int, _ hash: String?) throws {
+    package func setDeployHash(run: Int, _ hash: String?) throws {
         try write { database in
             try database.run("UPDATE runs SET deploy_hash = ? WHERE id = ? AND deploy_hash IS NULL",
                              [SQLValue(hash), SQLValue(run)])
@@ -51,7 +51,7 @@ extension Store {
     /// Records a kind's list: one pending job per listed document, and the list itself as done.
     /// A kind listed again (after a refused shrink) keeps the jobs of documents still
     /// listed and loses those no longer listed.
-    public func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
+    package func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
         try write { database in
             let listed = Set(list.map(\.id))
             let known = try database.rows("SELECT id FROM frontier WHERE run = ? AND job = 'document' AND kind = ?",
@@ -73,7 +73,7 @@ extension Store {
     }
 
     /// The documents of a run in the given states, with what the store knows of each.
-    public func documentJobs(run: Int, states: [JobState]) throws -> [DocumentJob] {
+    package func documentJobs(run: Int, states: [JobState]) throws -> [DocumentJob] {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
             try database.rows("""
@@ -94,7 +94,7 @@ extension Store {
     /// settles the job and queues the sprites it names, in one transaction.
     /// A stored copy of the same hash whose bytes differ from the fresh ones (a damaged
     /// body: the fresh bytes were just hashed, so they are the sound ones) is rewritten.
-    public func storeDocument(run: Int, job: DocumentJob, content: StoredDocument?, hash: SHA256Digest,
+    package func storeDocument(run: Int, job: DocumentJob, content: StoredDocument?, hash: SHA256Digest,
                               validators: Validators?, state: JobState,
                               sprites: [SpriteJob], reports: [SpriteReport]) throws {
         try write { database in
@@ -133,7 +133,7 @@ extension Store {
     }
 
     /// Marks a job failed after its retries, with the error to show the user.
-    public func failJob(run: Int, job: String, key: String, error: String) throws {
+    package func failJob(run: Int, job: String, key: String, error: String) throws {
         try write { database in
             try database.run("UPDATE frontier SET state = 'failed', error = ? WHERE run = ? AND job = ? AND key = ?",
                              [.text(error), SQLValue(run), .text(job), .text(key)])
@@ -141,14 +141,14 @@ extension Store {
     }
 
     /// Jobs that failed after retries: (job key, error).
-    public func failures(run: Int) throws -> [(key: String, error: String)] {
+    package func failures(run: Int) throws -> [(key: String, error: String)] {
         try read { database in
             try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' ORDER BY job, key",
                               [SQLValue(run)]) { ($0.text(0), $0.optionalText(1) ?? "failed") }
         }
     }
 
-    public func progress(run: Int) throws -> RunProgress {
+    package func progress(run: Int) throws -> RunProgress {
         try read { database in
             var progress = RunProgress()
             progress.listedKinds = Set(try database.rows("SELECT key FROM frontier WHERE run = ? AND job = 'list'",
@@ -171,19 +171,19 @@ extension Store {
 }
 
 /// A document ready to be stored: its canonical body compressed, and the sprite URLs it names.
-public struct StoredDocument: Sendable {
-    public var size: Int
-    public var compressedBody: [UInt8]
-    public var compressedSpriteRefs: [UInt8]?
+package struct StoredDocument: Sendable {
+    package var size: Int
+    package var compressedBody: [UInt8]
+    package var compressedSpriteRefs: [UInt8]?
 
     /// The zlib level bodies are stored with. Level 1 deflates canonical PokeAPI JSON
     /// about three times as fast as the default 6 for a store about 15% larger (16.5 MB
     /// instead of 14.3 for the 2026-08-08 snapshot): at level 6 compressing was a fifth
     /// of a crawl's CPU. Readers inflate any level, and the hash is of the uncompressed
     /// canonical bytes, so stores written at either level read the same.
-    public static let compressionLevel: Int32 = 1
+    package static let compressionLevel: Int32 = 1
 
-    public init(size: Int, compressedBody: [UInt8], compressedSpriteRefs: [UInt8]?) {
+    package init(size: Int, compressedBody: [UInt8], compressedSpriteRefs: [UInt8]?) {
         self.size = size
         self.compressedBody = compressedBody
         self.compressedSpriteRefs = compressedSpriteRefs

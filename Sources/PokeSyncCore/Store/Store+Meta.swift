@@ -4,7 +4,7 @@ import PokeSQLite
 /// The store's `meta` table: small facts about the mirror (lineage, the sprite tree's
 /// version, a diff still to write).
 extension Store {
-    public func meta(_ key: String) throws -> String? {
+    package func meta(_ key: String) throws -> String? {
         try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
     }
 
@@ -16,7 +16,7 @@ extension Store {
         }
     }
 
-    public func setMeta(_ key: String, _ value: String?) throws {
+    package func setMeta(_ key: String, _ value: String?) throws {
         try write { database in
             if let value {
                 try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])

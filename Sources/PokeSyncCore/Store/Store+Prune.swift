@@ -3,14 +3,14 @@ import PokeArchive
 import PokeSQLite
 
 /// What `prune` removed.
-public struct PruneResult: Sendable {
-    public var removedVersions: [Int]
-    public var freedDocuments: Int
-    public var freedSprites: Int
-    public var bytesBefore: Int
-    public var bytesAfter: Int
+package struct PruneResult: Sendable {
+    package var removedVersions: [Int]
+    package var freedDocuments: Int
+    package var freedSprites: Int
+    package var bytesBefore: Int
+    package var bytesAfter: Int
     /// Why the store could not be compacted afterwards, if it could not.
-    public var compactingError: String?
+    package var compactingError: String?
 }
 
 extension Store {
@@ -18,7 +18,7 @@ extension Store {
     /// and validators no retained version and no unfinished run needs, and compacts
     /// the file. The latest version is always kept.
     /// - Throws: `RequestError` when `keep` < 1; store and file errors.
-    public func prune(keep: Int) throws -> PruneResult {
+    package func prune(keep: Int) throws -> PruneResult {
         guard keep >= 1 else { throw RequestError.keepBelowOne }
         let before = Self.fileSize(layout.storeFile)
         let (removed, freedDocuments, freedSprites) = try write { database in

@@ -7,7 +7,7 @@ import PokeSQLite
 extension Store {
     /// Makes this process the owner of `run`. Another process that later resumes or
     /// discards the run takes it over, and this one can then no longer publish it.
-    public func claimRun(_ run: Int, owner: String) throws {
+    package func claimRun(_ run: Int, owner: String) throws {
         try setMeta("run_owner", "\(run) \(owner)")
     }
 
@@ -59,20 +59,20 @@ extension Store {
 }
 
 /// One kind whose list shrank since the latest version.
-public struct ListShrink: Sendable, Equatable {
-    public var kind: ResourceKind
-    public var listed: Int
-    public var previousVersion: Int
-    public var previousCount: Int
+package struct ListShrink: Sendable, Equatable {
+    package var kind: ResourceKind
+    package var listed: Int
+    package var previousVersion: Int
+    package var previousCount: Int
 }
 
 /// A version refused because lists shrank (exit 65): an upstream outage must never
 /// reach phones as a version that deletes their data. Nothing is published; the
 /// next run lists those kinds again, and `--allow-shrink` accepts the loss.
-public struct ListsShrank: PokeSyncFailure {
-    public var shrinks: [ListShrink]
-    public var exitStatus: ExitStatus { .dataError }
-    public var description: String {
+package struct ListsShrank: PokeSyncFailure {
+    package var shrinks: [ListShrink]
+    package var exitStatus: ExitStatus { .dataError }
+    package var description: String {
         let kinds = shrinks.map { "\($0.kind.apiName): \($0.listed) listed, \($0.previousCount) in version \($0.previousVersion)" }
         return kinds.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
     }
@@ -80,11 +80,11 @@ public struct ListsShrank: PokeSyncFailure {
 
 /// Another process resumed or discarded this process's run (two writers on one
 /// mirror, the lock bypassed): publishing its frontier could publish half a version.
-public struct RunTakenOver: PokeSyncFailure {
-    public var mirror: String
-    public var mode: RunMode
-    public var exitStatus: ExitStatus { .locked }
-    public var description: String {
+package struct RunTakenOver: PokeSyncFailure {
+    package var mirror: String
+    package var mode: RunMode
+    package var exitStatus: ExitStatus { .locked }
+    package var description: String {
         "another pokesync took over this \(mode.rawValue) run of \(mirror) while it ran; nothing published by this one"
     }
 }

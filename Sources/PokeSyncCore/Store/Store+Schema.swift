@@ -87,7 +87,7 @@ extension Store {
     /// opened for writing by a build that knows lineages.
     /// - Throws: `StoreError.corrupt` when the store has none (opened read-only before any
     ///   writing command ran on it).
-    public func lineage() throws -> String {
+    package func lineage() throws -> String {
         guard let value = try read({ try $0.row("SELECT value FROM meta WHERE key = 'lineage'", [], { $0.text(0) }) }) else {
             throw StoreError.corrupt(layout.display(layout.storeFile), "no lineage recorded")
         }

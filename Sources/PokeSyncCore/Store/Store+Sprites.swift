@@ -3,12 +3,12 @@ import PokeArchive
 import PokeSQLite
 
 /// A sprite URL as a document names it: its JSON path under `sprites` and the URL.
-public struct SpriteReference: Sendable, Hashable {
+package struct SpriteReference: Sendable, Hashable {
     /// e.g. "front_default", "other/official-artwork/front_default".
-    public var key: String
-    public var url: String
+    package var key: String
+    package var url: String
 
-    public init(key: String, url: String) {
+    package init(key: String, url: String) {
         self.key = key
         self.url = url
     }
@@ -30,7 +30,7 @@ public struct SpriteReference: Sendable, Hashable {
 extension Store {
     /// The sprite URLs a stored document names (empty when it names none).
     /// - Throws: `CompressionError` when the stored list is damaged.
-    public func spriteReferences(documentHash: SHA256Digest) throws -> [SpriteReference] {
+    package func spriteReferences(documentHash: SHA256Digest) throws -> [SpriteReference] {
         let compressed = try read { database in
             try database.row("SELECT sprite_refs FROM documents WHERE hash = ?", [.blob(documentHash.bytes)]) {
                 $0.optionalBlob(0)
@@ -44,7 +44,7 @@ extension Store {
         }
     }
 
-    public func spriteJobs(run: Int, states: [JobState]) throws -> [SpriteJob] {
+    package func spriteJobs(run: Int, states: [JobState]) throws -> [SpriteJob] {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
             try database.rows("""
@@ -63,7 +63,7 @@ extension Store {
 
     /// Settles a sprite job. `hash` is set for `done` and `unchanged`; the object file
     /// must already be in place (written aside, then renamed).
-    public func settleSprite(run: Int, job: SpriteJob, state: JobState, hash: SHA256Digest?, size: Int?,
+    package func settleSprite(run: Int, job: SpriteJob, state: JobState, hash: SHA256Digest?, size: Int?,
                              validators: Validators?, report: SpriteReport?) throws {
         try write { database in
             if let hash, let size {
@@ -83,7 +83,7 @@ extension Store {
     }
 
     /// The sprites of a version: tree path, upstream URL, content hash.
-    public func versionSprites(_ version: Int) throws -> [(path: String, url: String, hash: SHA256Digest)] {
+    package func versionSprites(_ version: Int) throws -> [(path: String, url: String, hash: SHA256Digest)] {
         try read { database in
             try database.rows("SELECT path, url, hash FROM version_sprites WHERE version = ? ORDER BY path",
                               [SQLValue(version)]) { row in
@@ -93,7 +93,7 @@ extension Store {
     }
 
     /// Refused or missing sprites recorded for a version (or the run in progress when nil).
-    public func spriteReports(version: Int?, run: Int? = nil) throws -> [SpriteReport] {
+    package func spriteReports(version: Int?, run: Int? = nil) throws -> [SpriteReport] {
         try read { database in
             let (condition, argument): (String, SQLValue) = version.map { ("version = ?", SQLValue($0)) }
                 ?? ("run = ? AND version IS NULL", SQLValue(run ?? -1))

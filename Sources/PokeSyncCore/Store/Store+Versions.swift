@@ -3,27 +3,27 @@ import PokeArchive
 import PokeSQLite
 
 /// A published version.
-public struct VersionRecord: Sendable, Codable, Equatable {
-    public var number: Int
-    public var createdAt: String
-    public var mode: RunMode
-    public var source: String
-    public var spriteSource: String?
-    public var spriteSet: String
-    public var deployHash: String?
-    public var documents: Int
-    public var sprites: Int
+package struct VersionRecord: Sendable, Codable, Equatable {
+    package var number: Int
+    package var createdAt: String
+    package var mode: RunMode
+    package var source: String
+    package var spriteSource: String?
+    package var spriteSet: String
+    package var deployHash: String?
+    package var documents: Int
+    package var sprites: Int
 }
 
 /// One document of a version.
-public struct VersionDocument: Sendable, Hashable {
-    public var kind: ResourceKind
-    public var id: Int
-    public var name: String?
-    public var hash: SHA256Digest
+package struct VersionDocument: Sendable, Hashable {
+    package var kind: ResourceKind
+    package var id: Int
+    package var name: String?
+    package var hash: SHA256Digest
 }
 
-public enum PublishOutcome: Sendable {
+package enum PublishOutcome: Sendable {
     case published(VersionRecord)
     /// `sync` found nothing different from the version it started from.
     case unchanged(Int)
@@ -38,7 +38,7 @@ extension Store {
                       deployHash: row.optionalText(6), documents: row.int(7), sprites: row.int(8))
     }
 
-    public func versions() throws -> [VersionRecord] {
+    package func versions() throws -> [VersionRecord] {
         try read { database in
             try database.rows("SELECT \(Self.versionColumns) FROM versions ORDER BY number", [], Self.versionRecord)
         }
@@ -46,7 +46,7 @@ extension Store {
 
     /// `asked` if the store retains it, else the latest version when `asked` is nil.
     /// - Throws: `RequestError` naming the retained versions, or saying there are none yet.
-    public func resolveVersion(_ asked: Int?) throws -> Int {
+    package func resolveVersion(_ asked: Int?) throws -> Int {
         let numbers = try versions().map(\.number)
         guard let latest = numbers.last else { throw RequestError.noVersions }
         guard let asked else { return latest }
@@ -56,20 +56,20 @@ extension Store {
         return asked
     }
 
-    public func version(_ number: Int) throws -> VersionRecord? {
+    package func version(_ number: Int) throws -> VersionRecord? {
         try read { database in
             try database.row("SELECT \(Self.versionColumns) FROM versions WHERE number = ?", [SQLValue(number)], Self.versionRecord)
         }
     }
 
-    public func latestVersion() throws -> VersionRecord? {
+    package func latestVersion() throws -> VersionRecord? {
         try read { database in
             try database.row("SELECT \(Self.versionColumns) FROM versions ORDER BY number DESC LIMIT 1", [], Self.versionRecord)
         }
     }
 
     /// Every document of a version, in kind then id order.
-    public func documents(version: Int) throws -> [VersionDocument] {
+    package func documents(version: Int) throws -> [VersionDocument] {
         try read { database in
             try database.rows("SELECT kind, id, name, hash FROM version_documents WHERE version = ?",
                               [SQLValue(version)]) { row in
@@ -90,7 +90,7 @@ extension Store {
     }
 
     /// How many documents of each kind a version holds.
-    public func documentCounts(version: Int) throws -> [ResourceKind: Int] {
+    package func documentCounts(version: Int) throws -> [ResourceKind: Int] {
         try read { database in
             var counts: [ResourceKind: Int] = [:]
             for (kind, count) in try database.rows("SELECT kind, COUNT(*) FROM version_documents WHERE version = ? GROUP BY kind",
@@ -103,7 +103,7 @@ extension Store {
 
     /// The canonical JSON of a stored document.
     /// - Throws: `StoreError.corrupt` when it is missing or does not match its hash.
-    public func documentBody(_ hash: SHA256Digest) throws -> [UInt8] {
+    package func documentBody(_ hash: SHA256Digest) throws -> [UInt8] {
         let stored = try read { database in
             try database.row("SELECT size, body FROM documents WHERE hash = ?", [.blob(hash.bytes)]) { ($0.int(0), $0.blob(1)) }
         }
@@ -122,7 +122,7 @@ extension Store {
     }
 
     /// True when the document of `hash` is stored and its body matches the hash.
-    public func isDocumentSound(_ hash: SHA256Digest) -> Bool {
+    package func isDocumentSound(_ hash: SHA256Digest) -> Bool {
         (try? documentBody(hash)) != nil
     }
 
@@ -134,7 +134,7 @@ extension Store {
     /// kinds are then listed again by the next run.
     /// - Throws: `RunTakenOver` (75) when `owner` no longer owns the run; `ListsShrank`
     ///   (65); `StoreError` when jobs are still open or a kind was never listed.
-    public func publish(run: RunRecord, owner: String, skipIfUnchanged: Bool, allowShrink: Bool = false) throws -> PublishOutcome {
+    package func publish(run: RunRecord, owner: String, skipIfUnchanged: Bool, allowShrink: Bool = false) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
         let display = layout.display(layout.storeFile)
         let result: Result<PublishOutcome, ListsShrank> = try write { database in

@@ -7,8 +7,8 @@ import PokeSQLite
 /// One connection per process, reached only through `read`/`write`, which serialize on
 /// a `Locked` value; callers get `Sendable` values back. Another process may read the same
 /// file at the same time (`pokesync status` during a sync).
-public final class Store: Sendable {
-    public let layout: MirrorLayout
+package final class Store: Sendable {
+    package let layout: MirrorLayout
     /// Held around every use of `database`. SQLite connections are not thread-safe
     /// (opened NOMUTEX), so this lock is what makes sharing the store between tasks safe;
     /// that is why `database` can be `nonisolated(unsafe)`.
@@ -23,7 +23,7 @@ public final class Store: Sendable {
     /// - Throws: `StoreError.missing` when there is no store and `create` is false;
     ///   `StoreError.corrupt` (exit 65) when the file is not a pokesync store;
     ///   `DatabaseError` for I/O failures (exit 74).
-    public init(layout: MirrorLayout, create: Bool, readOnly: Bool = false) throws {
+    package init(layout: MirrorLayout, create: Bool, readOnly: Bool = false) throws {
         self.layout = layout
         let path = layout.storeFile.path
         let exists = FileManager.default.fileExists(atPath: path)
@@ -65,7 +65,7 @@ public final class Store: Sendable {
 
     /// Runs `body`, which only reads, with the connection (outside any transaction of its
     /// own: a `snapshot` around it gives it one consistent view).
-    public func read<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+    package func read<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { _ in try body(database) }
     }
 
@@ -78,25 +78,25 @@ public final class Store: Sendable {
     /// Runs `body`, which reads through this store, against one snapshot of it: a
     /// `prune` or `sync` committing meanwhile (another process) is not seen half-way.
     /// For single-task readers (export, diff, verify); WAL keeps the snapshot cheap.
-    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+    package func snapshot<T>(_ body: () throws -> T) throws -> T {
         try outsideTransaction { database in try database.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM meta;") }
         defer { try? outsideTransaction { database in try database.execute("COMMIT") } }
         return try body()
     }
 
     /// Runs `body` in one transaction: all of it is committed, or none.
-    public func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+    package func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { _ in try database.transaction(body) }
     }
 }
 
 /// A store that cannot be used.
-public enum StoreError: PokeSyncFailure, Equatable {
+package enum StoreError: PokeSyncFailure, Equatable {
     case missing(String)
     case corrupt(String, String)
     case newerSchema(String, Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let path): return "no mirror store at \(path): run `pokesync full` first"
         case .corrupt(let path, let reason): return "the store \(path) is corrupt: \(reason)"
@@ -105,7 +105,7 @@ public enum StoreError: PokeSyncFailure, Equatable {
         }
     }
 
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .missing: return .usage
         case .corrupt, .newerSchema: return .dataError

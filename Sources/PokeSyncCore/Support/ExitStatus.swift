@@ -1,5 +1,5 @@
 /// Exit codes of the `pokesync` command (sysexits), which cron wrappers rely on.
-public enum ExitStatus: Int32, Sendable {
+package enum ExitStatus: Int32, Sendable {
     /// The command did what was asked.
     case success = 0
     /// The run finished, but some resources still failed after retries; no version was published.
@@ -19,6 +19,6 @@ public enum ExitStatus: Int32, Sendable {
 }
 
 /// An error that knows which exit status it maps to and prints as one clear line.
-public protocol PokeSyncFailure: Error, CustomStringConvertible {
+package protocol PokeSyncFailure: Error, CustomStringConvertible {
     var exitStatus: ExitStatus { get }
 }

@@ -7,7 +7,7 @@ import PokedexReader
 // mapping of their errors to sysexits codes lives here, at the edge, with the rest.
 
 extension DatabaseError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch primaryCode {
         // pokesync's SQL is fixed, so a plain SQL error (no such table or column) means a
         // store that is not what this build expects: bad data, not an I/O failure.
@@ -19,7 +19,7 @@ extension DatabaseError: PokeSyncFailure {
 }
 
 extension CompressionError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .corruptData, .truncated, .outputTooLarge: .dataError
         case .zlib, .fileAccess: .ioError
@@ -28,7 +28,7 @@ extension CompressionError: PokeSyncFailure {
 }
 
 extension PokedexError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         // A path with no database is a wrong argument; anything else is a damaged one.
         case .missingDatabase: .usage

@@ -2,7 +2,7 @@
 /// does not hold, a folder that is not the core's to write. The core says what is wrong
 /// in its own words (`description`); the command line says it with its flags and
 /// commands instead (exit 64 there).
-public enum RequestError: PokeSyncFailure, Equatable {
+package enum RequestError: PokeSyncFailure, Equatable {
     /// A sprite set that is not `none`, `default`, `artwork`, `all` or sprite paths.
     case invalidSpriteSet(String)
     /// A language list that is not `all` or language codes.
@@ -35,13 +35,13 @@ public enum RequestError: PokeSyncFailure, Equatable {
     case spritesNotHeld(version: Int, count: Int, set: String, example: String)
 
     /// Why a source is not one.
-    public enum SourceProblem: Sendable, Equatable {
+    package enum SourceProblem: Sendable, Equatable {
         case invalidURL, unsupportedScheme
     }
 
-    public var exitStatus: ExitStatus { .usage }
+    package var exitStatus: ExitStatus { .usage }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidSpriteSet(let text):
             return "a sprite set is none, default, artwork, all, or a comma list of sprite paths under `sprites` "
@@ -81,10 +81,10 @@ public enum RequestError: PokeSyncFailure, Equatable {
 }
 
 /// `mirror.json` is not valid: a key's value, an unknown key, not JSON (exit 64).
-public struct ConfigError: PokeSyncFailure {
+package struct ConfigError: PokeSyncFailure {
     /// The whole line, naming the file and the key.
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var exitStatus: ExitStatus { .usage }
-    public var description: String { message }
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var exitStatus: ExitStatus { .usage }
+    package var description: String { message }
 }

@@ -4,7 +4,7 @@ import PokeArchive
 // here, at the edge, beside the other library errors' (FailureExitStatus.swift).
 
 extension TarError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         // A damaged, hostile or oversized bundle is bad data, as is a writer given names
         // the exporter should never produce.

@@ -4,7 +4,7 @@ import PokedexReader
 // mapping to sysexits for `pokesync install` is made here, at the edge.
 
 extension UpdateError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .badBundle, .digestMismatch, .newerSchema: .dataError
         case .downgradeRefused: .dataError
@@ -18,11 +18,11 @@ extension UpdateError: PokeSyncFailure {
 
 extension BundleCheckError: PokeSyncFailure {
     /// A lying index, a manifest that breaks the format, a delta whose database is not data.
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
 }
 
 extension DeltaApplyError: PokeSyncFailure {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .digestMismatch, .invalidChanges: .dataError
         case .io: .ioError
@@ -32,5 +32,5 @@ extension DeltaApplyError: PokeSyncFailure {
 
 extension ContentDigestError: PokeSyncFailure {
     /// A database holding a value the digest cannot encode is not a device database.
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
 }

@@ -10,18 +10,18 @@ import PokedexReader
 /// applied to its base's database when the folder still holds that full bundle.
 ///
 /// The first bad file is named in the error (exit 65).
-public struct BundleVerifier {
-    public let scratch: URL
+package struct BundleVerifier {
+    package let scratch: URL
 
     /// - Parameter scratch: a folder for temporary extracts (removed as it goes).
-    public init(scratch: URL) { self.scratch = scratch }
+    package init(scratch: URL) { self.scratch = scratch }
 
     /// What was checked, one line each.
-    public private(set) var checked: [String] = []
+    package private(set) var checked: [String] = []
 
     /// Verifies a bundles folder: `index.json`, the full bundle, every delta.
     /// - Throws: `BundleFormatError`, `TarError` (65) naming the first bad file.
-    public mutating func verifyFolder(_ folder: URL) throws {
+    package mutating func verifyFolder(_ folder: URL) throws {
         let indexFile = folder.appendingPathComponent(BundlesFolder.indexName)
         guard let data = FileManager.default.contents(atPath: indexFile.path) else {
             throw BundleFormatError(file: indexFile.path, reason: "missing: not a bundles folder")
@@ -48,16 +48,16 @@ public struct BundleVerifier {
     }
 
     /// An extracted, checked archive.
-    public struct Extract {
-        public var folder: URL
-        public var manifest: BundleManifest
+    package struct Extract {
+        package var folder: URL
+        package var manifest: BundleManifest
     }
 
     /// Verifies one archive; `expected` and `index` are what an index says of it.
     /// - Parameter base: the base version's database, to apply a delta to.
     /// - Returns: the extract (the caller removes it).
     @discardableResult
-    public mutating func verifyArchive(_ file: URL, expected: BundleIndex.Entry?, index: BundleIndex?,
+    package mutating func verifyArchive(_ file: URL, expected: BundleIndex.Entry?, index: BundleIndex?,
                                 base: URL? = nil) throws -> Extract {
         guard let (size, digest) = SHA256.hashFile(atPath: file.path) else {
             throw BundleFormatError(file: file.path, reason: "missing or unreadable")

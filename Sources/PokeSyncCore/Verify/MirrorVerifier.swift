@@ -2,25 +2,25 @@ import Foundation
 import PokeArchive
 
 /// What `pokesync verify MIRROR` found.
-public struct MirrorVerification: Sendable {
-    public var versions = 0
-    public var documents = 0
-    public var spriteObjects = 0
-    public var treeFiles = 0
+package struct MirrorVerification: Sendable {
+    package var versions = 0
+    package var documents = 0
+    package var spriteObjects = 0
+    package var treeFiles = 0
     /// One line each, naming the document, object or file.
-    public var problems: [String] = []
+    package var problems: [String] = []
     /// What is not damage but worth knowing (a sprite tree a run is still bringing up to date).
-    public var notes: [String] = []
-    public var isSound: Bool { problems.isEmpty }
+    package var notes: [String] = []
+    package var isSound: Bool { problems.isEmpty }
 }
 
 /// Reads back everything a mirror folder holds and checks it against what the store
 /// says: the SQLite file itself, every document of every retained version against its
 /// SHA-256, every sprite object against its size and SHA-256, and the sprite tree
 /// against the version it records (`TreeVerifier`). Reads only; safe while a sync runs.
-public enum MirrorVerifier {
+package enum MirrorVerifier {
     /// - Throws: `StoreError` when there is no store or it cannot be opened at all.
-    public static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
+    package static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
         let store = try Store(layout: layout, create: false, readOnly: true)
         var result = try store.snapshot { try verify(store, layout: layout) }
         // The tree has its own snapshots: it changes after the store does (see TreeVerifier).

@@ -12,10 +12,10 @@ import PokedexReader
 /// synced and renamed over the destination. The same version and profile give the same
 /// bytes: rows go in key order, the pragmas are fixed, and the only time in the file is
 /// the version's publish time.
-public struct DeviceDatabaseBuilder: Sendable {
-    public let store: Store
+package struct DeviceDatabaseBuilder: Sendable {
+    package let store: Store
 
-    public init(store: Store) { self.store = store }
+    package init(store: Store) { self.store = store }
 
     /// Builds the database of `version` at `destination` (replaced if present).
     /// - Parameters:
@@ -27,7 +27,7 @@ public struct DeviceDatabaseBuilder: Sendable {
     ///   (65) for a dangling reference or a document that lacks a field the schema needs;
     ///   `StoreError.corrupt` (65) for a damaged document; `LocalFileError` or
     ///   `DatabaseError` (74) when the file cannot be written.
-    public func build(version: Int, lineage: String, profile: BundleProfile, into destination: URL,
+    package func build(version: Int, lineage: String, profile: BundleProfile, into destination: URL,
                       references: ReferenceCheck.Policy = .refuse) throws -> DeviceDatabaseInfo {
         guard let record = try store.version(version) else {
             throw RequestError.noSuchVersion(asked: version, retained: try store.versions().map(\.number))

@@ -5,9 +5,9 @@ import PokeSQLite
 /// species, every species' evolution chain, every pokedex entry's species and every
 /// evolution step's species exist in the version. A crawl across an upstream deploy can
 /// mix documents; such a version must not reach phones.
-public enum ReferenceCheck {
+package enum ReferenceCheck {
     /// What a dangling reference does to a build.
-    public enum Policy: Sendable {
+    package enum Policy: Sendable {
         /// The build is refused with a ``DeviceDataError`` naming the first one (what `export` does).
         case refuse
         /// The rows are kept as they are and counted in ``DeviceDatabaseInfo/danglingReferences``:
@@ -60,10 +60,10 @@ public enum ReferenceCheck {
 
 /// A version whose documents cannot make a consistent device database: a dangling
 /// reference, or a document without a field the schema needs. Exit 65.
-public struct DeviceDataError: PokeSyncFailure, Equatable {
+package struct DeviceDataError: PokeSyncFailure, Equatable {
     /// The problem, naming the document or reference.
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var exitStatus: ExitStatus { .dataError }
-    public var description: String { message }
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var exitStatus: ExitStatus { .dataError }
+    package var description: String { message }
 }

@@ -5,25 +5,25 @@ import FoundationNetworking
 #endif
 
 /// One HTTP response. A 304 or a 404 is a normal response, not an error.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The final URL, after redirects.
-    public var url: URL
+    package var url: URL
     /// The status code: 200, 304, 404 ...
-    public var status: Int
+    package var status: Int
     /// Header fields, names lower-cased.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The body, already decoded when it was sent gzip-encoded.
-    public var body: Data
+    package var body: Data
 
     /// The body's size as sent: its Content-Length when given (the compressed size of a
     /// gzip-encoded body), else the decoded size. Header bytes are not counted.
-    public var wireBytes: Int {
+    package var wireBytes: Int {
         if let length = headers["content-length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
            length >= 0 { return length }
         return body.count
     }
 
-    public init(url: URL, status: Int, headers: [String: String], body: Data) {
+    package init(url: URL, status: Int, headers: [String: String], body: Data) {
         self.url = url
         self.status = status
         self.headers = headers
@@ -42,47 +42,47 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The value of a header field, whatever the case of `name`.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
 }
 
 /// How an ``HTTPClient`` talks to servers.
-public struct HTTPClientConfiguration: Sendable {
+package struct HTTPClientConfiguration: Sendable {
     /// Sent with every request; the PokeAPI fair-use policy asks for a real one.
-    public var userAgent: String
+    package var userAgent: String
     /// `httpMaximumConnectionsPerHost`. Keep requests in flight at or below it:
     /// requests queued behind the cap already run their timeout clock.
-    public var maxConnectionsPerHost: Int
+    package var maxConnectionsPerHost: Int
     /// Seconds without progress before a request fails (whole seconds; an inactivity timer, not a deadline).
-    public var timeout: Int
+    package var timeout: Int
     /// Seconds one attempt may take in all, from sending the request to the body's last
     /// byte; nil means ``deadlineFactor`` × `timeout`. An attempt past it fails as a
     /// retryable timeout, so a server trickling one byte a second cannot hold a run for ever.
-    public var deadline: Int?
+    package var deadline: Int?
     /// Largest accepted (decoded) body; a larger one is stopped while streaming.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// `--rate`: requests per second across all requests of the client; nil means unlimited.
-    public var requestsPerSecond: Double?
+    package var requestsPerSecond: Double?
     /// Retries of ``HTTPClient/fetch(_:headers:validate:)``.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
     /// Which redirect targets may be followed besides the requested URL's own
     /// scheme, host and port (always followed: PokeAPI's 301 to the slashed path).
     /// A redirect elsewhere fails with ``HTTPError/redirectRefused(from:to:)``
     /// without contacting the new host.
-    public var allowRedirect: @Sendable (URL) -> Bool
+    package var allowRedirect: @Sendable (URL) -> Bool
 
-    public static let defaultUserAgent = PokeSync.userAgent(contact: nil)
+    package static let defaultUserAgent = PokeSync.userAgent(contact: nil)
 
     /// The default deadline of an attempt, in multiples of `timeout` (`--timeout 30`: 2 minutes).
-    public static let deadlineFactor = 4
+    package static let deadlineFactor = 4
 
     /// The deadline in force: `deadline`, else ``deadlineFactor`` × `timeout`.
-    public var attemptDeadline: Int {
+    package var attemptDeadline: Int {
         max(1, deadline ?? timeout * Self.deadlineFactor)
     }
 
-    public init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
+    package init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
                 timeout: Int = 30, deadline: Int? = nil, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
                 retry: RetryPolicy = RetryPolicy(),
                 allowRedirect: @escaping @Sendable (URL) -> Bool = { _ in false }) {
@@ -97,33 +97,33 @@ public struct HTTPClientConfiguration: Sendable {
     }
 
     /// A redirect policy that allows targets on the given hosts (compared without case).
-    public static func allowHosts(_ hosts: Set<String>) -> @Sendable (URL) -> Bool {
+    package static func allowHosts(_ hosts: Set<String>) -> @Sendable (URL) -> Bool {
         let hosts = Set(hosts.map { $0.lowercased() })
         return { url in url.host.map { hosts.contains($0.lowercased()) } ?? false }
     }
 }
 
 /// Counters for progress reports and benchmarks.
-public struct HTTPStatistics: Sendable, Equatable {
+package struct HTTPStatistics: Sendable, Equatable {
     /// Attempts sent over the wire (first tries and retries).
-    public var requestsSent = 0
+    package var requestsSent = 0
     /// Attempts that were retries.
-    public var retries = 0
+    package var retries = 0
     /// Decoded body bytes of completed responses.
-    public var bodyBytesReceived = 0
+    package var bodyBytesReceived = 0
     /// Completed responses by status code.
-    public var responsesByStatus: [Int: Int] = [:]
+    package var responsesByStatus: [Int: Int] = [:]
     /// Attempts that failed without a usable response (transport, body cap, refused redirect).
-    public var failures = 0
+    package var failures = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// A GET-only HTTP client over one URLSession: retries with backoff, a body
 /// cap, vetted redirects and an optional request-rate cap shared by all requests.
-public final class HTTPClient: Sendable {
+package final class HTTPClient: Sendable {
     /// What this client was made with.
-    public let configuration: HTTPClientConfiguration
+    package let configuration: HTTPClientConfiguration
     private let session: URLSession
     private let delegate: HTTPSessionDelegate
     private let rateLimiter: RateLimiter?
@@ -131,7 +131,7 @@ public final class HTTPClient: Sendable {
     private let invalidated = Locked(false)
 
     /// Creates the client and its URLSession (ephemeral, no URL cache).
-    public init(configuration: HTTPClientConfiguration) {
+    package init(configuration: HTTPClientConfiguration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil  // Linux's URLCache stores nothing anyway
@@ -158,14 +158,14 @@ public final class HTTPClient: Sendable {
     }
 
     /// The counters so far.
-    public var statistics: HTTPStatistics {
+    package var statistics: HTTPStatistics {
         counters.withLock { $0 }
     }
 
     /// Finishes the URLSession: requests in flight complete; later requests fail
     /// with a non-retryable ``HTTPError/transport(url:code:message:attempts:)``.
     /// Do not call it while other tasks may still start requests.
-    public func invalidate() {
+    package func invalidate() {
         if !invalidated.withLock({ wasInvalidated in defer { wasInvalidated = true }; return wasInvalidated }) {
             session.finishTasksAndInvalidate()
         }
@@ -180,7 +180,7 @@ public final class HTTPClient: Sendable {
     ///   fails or the client was invalidated, ``HTTPError/bodyTooLarge(url:limit:)``,
     ///   ``HTTPError/redirectRefused(from:to:)``, and `CancellationError` when the
     ///   awaiting task is cancelled (the request is cancelled with it).
-    public func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
+    package func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
         try await rateLimiter?.acquire()
         try Task.checkCancellation()
         // A task of an invalidated session is never started nor completed: fail instead of hanging.
@@ -220,7 +220,7 @@ public final class HTTPClient: Sendable {
     /// - Throws: the last retryable ``HTTPError`` once `maxAttempts` are spent
     ///   (``HTTPError/status(url:status:attempts:)`` for a 5xx or 429), any
     ///   non-retryable error at once, `CancellationError` when cancelled.
-    public func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:],
+    package func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:],
                                    validate: @Sendable (HTTPResponse) throws -> T) async throws -> T {
         let policy = configuration.retry
         var attempt = 0

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// `GET http://127.0.0.1:8080/api/v2/pokemon/25/: HTTP 503 after 5 attempts`.
 ///
 /// A 304 or a 404 is a normal result (an ``HTTPResponse``), not an `HTTPError`.
-public enum HTTPError: PokeSyncFailure, Equatable {
+package enum HTTPError: PokeSyncFailure, Equatable {
     /// The exchange itself failed: a timeout, a reset connection (-1005), a body
     /// shorter than its Content-Length (-1) ... `code` is the `URLError` code.
     /// `attempts` is how many attempts were made before giving up.
@@ -26,7 +26,7 @@ public enum HTTPError: PokeSyncFailure, Equatable {
 
     /// Whether trying the same request again may succeed: transport failures other
     /// than malformed URLs, redirect loops and an invalidated client; 5xx, 429 and invalid bodies.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .transport(_, let code, _, _):
             return !Self.permanentTransportCodes.contains(code)
@@ -40,7 +40,7 @@ public enum HTTPError: PokeSyncFailure, Equatable {
     }
 
     /// The URL this error is about (for a refused redirect, the URL that was requested).
-    public var url: URL {
+    package var url: URL {
         switch self {
         case .transport(let url, _, _, _), .status(let url, _, _), .bodyTooLarge(let url, _),
              .invalidBody(let url, _):
@@ -50,9 +50,9 @@ public enum HTTPError: PokeSyncFailure, Equatable {
         }
     }
 
-    public var exitStatus: ExitStatus { .unavailable }
+    package var exitStatus: ExitStatus { .unavailable }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .transport(let url, let code, let message, let attempts):
             return "GET \(url.absoluteString): \(message) (URLError \(code))\(Self.suffix(attempts))"

@@ -5,15 +5,15 @@
 /// apart, with no burst, which is what a fair-use policy asks of a crawler.
 /// Each caller reserves the next free slot under a lock, then sleeps until it;
 /// callers therefore go out in the order they arrived.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// The configured rate.
-    public let requestsPerSecond: Double
+    package let requestsPerSecond: Double
     private let interval: Duration
     private let clock = ContinuousClock()
     private let nextSlot: Locked<ContinuousClock.Instant?> = Locked(nil)
 
     /// - Parameter requestsPerSecond: the cap; must be greater than zero.
-    public init(requestsPerSecond: Double) {
+    package init(requestsPerSecond: Double) {
         precondition(requestsPerSecond > 0, "a rate must be positive")
         self.requestsPerSecond = requestsPerSecond
         self.interval = .nanoseconds(Int64((1e9 / requestsPerSecond).rounded()))
@@ -22,7 +22,7 @@ public final class RateLimiter: Sendable {
     /// Waits until the caller may send one request.
     /// - Throws: `CancellationError` if the waiting task is cancelled; its slot is
     ///   then left unused rather than handed to someone else.
-    public func acquire() async throws {
+    package func acquire() async throws {
         try Task.checkCancellation()
         let now = clock.now
         let slot = nextSlot.withLock { next -> ContinuousClock.Instant in

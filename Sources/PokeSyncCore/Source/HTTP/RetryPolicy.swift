@@ -6,22 +6,22 @@ import Foundation
 /// `baseDelay * 2^(attempt-1)`, capped at `maxDelay`), so that many parallel
 /// requests failing together do not come back together. A server's `Retry-After`
 /// is a floor: it is honoured even above `maxDelay`, up to `maxRetryAfter`.
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// Attempts in total, the first one included (1 means never retry).
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The upper bound of the first retry's delay.
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// The largest backoff delay, before any `Retry-After` floor.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
     /// The longest `Retry-After` that is honoured; longer requests wait this long.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
 
     /// - Parameters:
     ///   - maxAttempts: attempts in total, at least 1.
     ///   - baseDelay: upper bound of the first retry's delay; tests use ~10 ms.
     ///   - maxDelay: cap of the exponential backoff.
     ///   - maxRetryAfter: cap of a server's `Retry-After`.
-    public init(maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(500),
+    package init(maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(500),
                 maxDelay: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(120)) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
@@ -33,13 +33,13 @@ public struct RetryPolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - attempt: the number of the attempt that just failed, from 1.
     ///   - retryAfter: the server's `Retry-After`, if it sent one (see ``retryAfter(from:now:)``).
-    public func delay(forAttempt attempt: Int, retryAfter: Duration?) -> Duration {
+    package func delay(forAttempt attempt: Int, retryAfter: Duration?) -> Duration {
         var generator = SystemRandomNumberGenerator()
         return delay(forAttempt: attempt, retryAfter: retryAfter, using: &generator)
     }
 
     /// ``delay(forAttempt:retryAfter:)`` with a chosen random source.
-    public func delay<G: RandomNumberGenerator>(forAttempt attempt: Int, retryAfter: Duration?,
+    package func delay<G: RandomNumberGenerator>(forAttempt attempt: Int, retryAfter: Duration?,
                                                 using generator: inout G) -> Duration {
         let base = seconds(baseDelay), cap = seconds(maxDelay)
         // 2^30 is far past any cap; clamping the exponent keeps the arithmetic finite.
@@ -56,7 +56,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Parses a `Retry-After` header: delay-seconds (`"120"`) or an HTTP date
     /// (`"Wed, 21 Oct 2015 07:28:00 GMT"`). A date in the past gives zero.
     /// Returns nil for anything else.
-    public static func retryAfter(from header: String, now: Date = Date()) -> Duration? {
+    package static func retryAfter(from header: String, now: Date = Date()) -> Duration? {
         let text = header.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) {
             return seconds >= 0 ? .seconds(seconds) : nil

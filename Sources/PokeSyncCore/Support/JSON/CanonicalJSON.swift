@@ -5,20 +5,20 @@ import Foundation
 /// The canonical form is what pokesync hashes and stores, so two renderings of the same
 /// document (pretty-printed with relative URLs, or minified with absolute URLs) give the
 /// same bytes and the same SHA-256.
-public struct CanonicalDocument: Sendable, Equatable {
+package struct CanonicalDocument: Sendable, Equatable {
     /// The canonical form, UTF-8: no whitespace outside strings, members in their
     /// original order, strings with the minimal escapes, numbers as written.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The top-level `"id"` member if it is an integer that fits an `Int`, else nil.
-    public var id: Int?
+    package var id: Int?
     /// The top-level `"name"` member if it is a string, else nil.
-    public var name: String?
+    package var name: String?
     /// Every string value inside the top-level member named by `collectUnder`, in
     /// document order. JSON `null`, numbers and booleans are not collected.
-    public var collected: [CollectedString]
+    package var collected: [CollectedString]
 
     /// Creates a document from its parts.
-    public init(bytes: [UInt8], id: Int?, name: String?, collected: [CollectedString]) {
+    package init(bytes: [UInt8], id: Int?, name: String?, collected: [CollectedString]) {
         self.bytes = bytes
         self.id = id
         self.name = name
@@ -27,16 +27,16 @@ public struct CanonicalDocument: Sendable, Equatable {
 }
 
 /// A string value found below the collected top-level member (for example a sprite URL).
-public struct CollectedString: Sendable, Hashable {
+package struct CollectedString: Sendable, Hashable {
     /// The key path below the collected member, joined by "/", array elements by index:
     /// `"front_default"`, `"other/official-artwork/front_default"`,
     /// `"versions/generation-i/red-blue/front_gray"`.
-    public var path: String
+    package var path: String
     /// The unescaped string value (after API-prefix stripping).
-    public var value: String
+    package var value: String
 
     /// Creates a collected value.
-    public init(path: String, value: String) {
+    package init(path: String, value: String) {
         self.path = path
         self.value = value
     }
@@ -47,16 +47,16 @@ public struct CollectedString: Sendable, Hashable {
 /// A truncated body (`isTruncation`) is the usual sign of a connection that closed early
 /// and came back as a 200 with short data; fetching again may help. Any other reason means
 /// the body itself is broken or hostile.
-public struct JSONSyntaxError: PokeSyncFailure, Equatable {
+package struct JSONSyntaxError: PokeSyncFailure, Equatable {
     /// Byte offset in the input where the problem was found.
-    public var offset: Int
+    package var offset: Int
     /// What was wrong, e.g. "unexpected end of input".
-    public var reason: String
+    package var reason: String
     /// True when the input ended before the value was complete.
-    public var isTruncation: Bool
+    package var isTruncation: Bool
 
     /// Creates an error at a byte offset.
-    public init(offset: Int, reason: String, isTruncation: Bool = false) {
+    package init(offset: Int, reason: String, isTruncation: Bool = false) {
         self.offset = offset
         self.reason = reason
         self.isTruncation = isTruncation
@@ -68,10 +68,10 @@ public struct JSONSyntaxError: PokeSyncFailure, Equatable {
     }
 
     /// Bad data (EX_DATAERR).
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
 
     /// One line, e.g. `invalid JSON at byte 1234: unexpected end of input`.
-    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    package var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
 /// Validates, canonicalizes and mines a JSON document in one non-recursive pass.
@@ -81,11 +81,11 @@ public struct JSONSyntaxError: PokeSyncFailure, Equatable {
 /// except for `"`, `\` and controls, which are written `\"`, `\\`, `\b` `\f` `\n` `\r` `\t`
 /// or `\u00xx` (lower-case hex); numbers are copied as written; `true`, `false`, `null`
 /// as is. Canonicalizing a canonical document changes nothing.
-public enum CanonicalJSON {
+package enum CanonicalJSON {
     /// Containers nested deeper than this are rejected.
-    public static let maximumDepth = 256
+    package static let maximumDepth = 256
     /// The default size limit: the largest real document (pokemon 151) is about 1.3 MB.
-    public static let defaultMaximumSize = 64 << 20
+    package static let defaultMaximumSize = 64 << 20
 
     /// Canonicalizes one JSON document held in memory.
     ///
@@ -108,7 +108,7 @@ public enum CanonicalJSON {
     ///   (whitespace around it allowed), when containers nest deeper than
     ///   `maximumDepth`, when a string holds invalid UTF-8, a raw control character, a bad
     ///   escape or a lone surrogate, or when the input is larger than `maximumSize`.
-    public static func canonicalize(
+    package static func canonicalize(
         _ input: UnsafeRawBufferPointer,
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
@@ -145,7 +145,7 @@ public enum CanonicalJSON {
     ///
     /// - Throws: `JSONSyntaxError`, as `canonicalize(_:stripPrefix:collectUnder:maximumSize:)`
     ///   on a raw buffer.
-    public static func canonicalize(
+    package static func canonicalize(
         _ data: Data,
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
@@ -164,7 +164,7 @@ public enum CanonicalJSON {
     ///
     /// - Throws: `JSONSyntaxError`, as `canonicalize(_:stripPrefix:collectUnder:maximumSize:)`
     ///   on a raw buffer.
-    public static func canonicalize(
+    package static func canonicalize(
         _ bytes: [UInt8],
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
