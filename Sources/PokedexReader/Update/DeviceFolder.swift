@@ -107,7 +107,7 @@ struct DeviceFolder {
     ///   ``UpdateError/notADeviceFolder`` when `.install.lock` is a link.
     func lock() throws -> [Int32] {
         let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw UpdateError.io(path: root.path, reason: String(cString: strerror(errno))) }
+        guard folder >= 0 else { throw UpdateError.unreadable(path: root.path, reason: String(cString: strerror(errno))) }
         guard flock(folder, LOCK_EX | LOCK_NB) == 0 else {
             close(folder)
             throw UpdateError.locked(path: root.path)

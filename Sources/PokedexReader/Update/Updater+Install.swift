@@ -33,7 +33,11 @@ extension Updater {
         do {
             entries = try SafeExtractor(limits: limits).extract(archive: archive.path, to: folder.path)
         } catch let error as TarError {
-            if case .io(let path, let operation, let reason) = error { throw UpdateError.io(path: path, reason: "\(operation): \(reason)") }
+            if case .io(let path, let operation, let reason) = error {
+                // The archive is the one file extraction reads; every other path is written.
+                if path == archive.path { throw UpdateError.unreadable(path: path, reason: "\(operation): \(reason)") }
+                throw UpdateError.io(path: path, reason: "\(operation): \(reason)")
+            }
             throw UpdateError.badBundle(path: entry.file, reason: error.description)
         }
         try? FileManager.default.removeItem(at: archive)

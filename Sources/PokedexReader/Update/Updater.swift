@@ -152,7 +152,7 @@ public struct Updater: Sendable {
                 let db = try Database(path: url.path, mode: .immutable)
                 return Set(try db.rows("SELECT id FROM pokemon") { $0.int(0) })
             } catch {
-                throw UpdateError.io(path: url.path, reason: "\(error)")
+                throw UpdateError.unreadable(path: url.path, reason: "\(error)")
             }
         }
         let newIDs = try ids(new)
