@@ -184,14 +184,6 @@ struct DeviceFolder {
         try Self.syncFolder(root)
     }
 
-    /// Flushes a file's bytes to disk.
-    static func syncFile(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(errno))) }
-    }
-
     /// Flushes a folder's entries (a rename or link inside it) to disk.
     static func syncFolder(_ url: URL) throws {
         let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
