@@ -37,6 +37,12 @@ public struct Updater: Sendable {
     }
 
     /// Brings the device folder to the index's latest version.
+    ///
+    /// A `Pokedex` the app has open goes on reading the version it opened; once this
+    /// returns a new version, its ``Pokedex/needsReopen`` is true, and one line shows the
+    /// new data: `if pokedex.needsReopen { pokedex = try pokedex.reopened() }`.
+    /// Blocking work runs on threads of its own, never on Swift's cooperative threads;
+    /// cancelling the task stops the update within 100 ms, whatever it is doing.
     /// - Parameters:
     ///   - source: an index URL (`https://.../index.json` or its folder) or a bundles folder.
     ///   - allowDowngrade: install an index older than the installed version of the same lineage.
