@@ -60,9 +60,10 @@ extension Pokedex {
         let stats = try database.rows("SELECT stat, base_stat, effort FROM pokemon_stat WHERE pokemon_id = ?", [key]) {
             PokemonStat(name: $0.text(0), baseStat: $0.int(1), effort: $0.int(2), localizedName: statNames[$0.text(0)])
         }
-        let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) {
-            PokemonSprite(key: $0.text(0), url: $0.text(1), path: $0.optionalText(2))
-        }
+        // A URL that does not parse (pokesync writes none) leaves its sprite out rather than the detail.
+        let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) { row in
+            UpstreamURL.make(row.text(1)).map { PokemonSprite(key: row.text(0), url: $0, path: row.optionalText(2)) }
+        }.compactMap { $0 }
         let species = try base.1.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
         return PokemonDetail(id: id, name: base.0, types: types, height: base.2, weight: base.3, baseExperience: base.4,
                              isDefault: base.5, abilities: abilities, moves: moves,

@@ -4,6 +4,7 @@ import PokeSQLite
 /// What a list row shows beyond ``PokemonSummary``, for a page at a time (DESIGN: the
 /// list with the species' localized name and the thumbnail's upstream URL).
 public struct PokemonListExtras: Sendable, Hashable, Codable {
+    /// The pokemon's id.
     public let id: Int
     /// The species' name in the first preferred language the data has, else English
     /// (`Dracaufeu`); forms share their species' name.
@@ -11,9 +12,10 @@ public struct PokemonListExtras: Sendable, Hashable, Codable {
     /// The upstream URL of the thumbnail: of the bundled one when there is one, else of
     /// the first of `front_default`, `other/official-artwork/front_default`,
     /// `other/home/front_default` the pokemon has; nil when it has none of them.
-    public let thumbnailURL: String?
+    public let thumbnailURL: URL?
 
-    public init(id: Int, localizedName: LocalizedText?, thumbnailURL: String?) {
+    /// Makes a value from its parts (for previews and tests; the reader makes its own).
+    public init(id: Int, localizedName: LocalizedText?, thumbnailURL: URL?) {
         self.id = id
         self.localizedName = localizedName
         self.thumbnailURL = thumbnailURL
@@ -49,7 +51,7 @@ extension Pokedex {
                 }
                 let url = (candidates.first { $0.3 != nil } ?? candidates.first)?.2
                 extras[id] = PokemonListExtras(id: id, localizedName: Self.choose(byPokemon[id] ?? [], languages),
-                                               thumbnailURL: url)
+                                               thumbnailURL: url.flatMap(UpstreamURL.make))
             }
             return extras
         }

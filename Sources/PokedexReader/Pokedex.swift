@@ -126,9 +126,16 @@ public final class Pokedex: @unchecked Sendable {
         return found
     }
 
-    /// The file URL of a sprite path from the database (`sprites/pokemon/25.png`).
+    /// The file URL of a sprite path from the database (`sprites/pokemon/25.png`, a
+    /// ``PokemonSummary/thumbnail``), in the version folder this `Pokedex` opened.
     public func fileURL(forSpritePath path: String) -> URL {
         spritesBaseURL.appendingPathComponent(path, isDirectory: false)
+    }
+
+    /// The file URL of a bundled sprite (for an image view), nil when it is not bundled
+    /// (then ``PokemonSprite/url`` is where it is online).
+    public func fileURL(for sprite: PokemonSprite) -> URL? {
+        sprite.path.map(fileURL(forSpritePath:))
     }
 
     /// A value of `meta` (`version`, `lineage`, `profile`, ...), or nil when absent.

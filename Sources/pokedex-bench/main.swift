@@ -15,6 +15,8 @@ import PokedexReader
 //                      inside their closure at once (the pool's size); the peak memory
 //                      before the 8 tasks (rss_peak_before_8_tasks_mb)
 //   rss_mb             peak resident memory of the process (the concurrent reads included)
+// pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]: a cancelled update's latency in each
+// phase (CancelLatency.swift).
 // Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
@@ -54,8 +56,20 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 4, arguments[1] == "cancel" {
+    do {
+        let report = try await CancelLatency.run(bundles: URL(fileURLWithPath: arguments[2]),
+                                                 work: URL(fileURLWithPath: arguments[3]),
+                                                 base: arguments.count >= 5 ? URL(fileURLWithPath: arguments[4]) : nil)
+        print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]), as: UTF8.self))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("pokedex-bench: \(error)\n".utf8))
+        exit(65)
+    }
+}
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: pokedex-bench DEVICE_DIR [QUERIES_FILE]\n".utf8))
+    FileHandle.standardError.write(Data("usage: pokedex-bench DEVICE_DIR [QUERIES_FILE] | pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]\n".utf8))
     exit(64)
 }
 let folder = URL(fileURLWithPath: arguments[1])

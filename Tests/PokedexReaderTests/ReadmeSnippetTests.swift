@@ -1,21 +1,38 @@
 import Foundation
 import Testing
 
-/// The README's reader snippet under "Reads from many tasks" compiles as an app would
-/// build it: Swift 6, main-actor isolation by default, warnings as errors, against the
-/// `PokedexReader` module this test run was built with.
+/// The README's reader snippets compile as an app would build them: Swift 6, main-actor
+/// isolation by default, warnings as errors, against the `PokedexReader` module this test
+/// run was built with. Linux has no SwiftUI, so the compiled blocks keep to Foundation.
 @Suite struct ReadmeSnippetTests {
-    static let heading = "### Reads from many tasks, async reads, and reopening after an update"
+    /// Each heading whose section's ```swift blocks are compiled, with what its code must show.
+    static let sections: [(heading: String, mustContain: [String])] = [
+        ("### Reads from many tasks, async reads, and reopening after an update", ["pokedex.read", "reopened()"]),
+        ("### Using the library in an app",
+         ["Bundle.main.url(forResource:", ".applicationSupportDirectory", "allowsCellularAccess = false",
+          "UpdaterSettings(", ".cancel()", "list(offset:", "entries(ofPokedex: 1", "fileURL(for:", "search(",
+          "needsReopen", "reopened()", ".recovery"]),
+    ]
 
-    /// The first ```swift block after `heading`.
-    static func snippet() throws -> String {
+    /// Every ```swift block between `heading` and the next heading, joined (one file).
+    static func snippet(under heading: String) throws -> String {
         let readme = try String(contentsOf: ReaderFixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        guard let section = readme.range(of: heading),
-              let open = readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex),
-              let close = readme.range(of: "\n```", range: open.upperBound..<readme.endIndex) else {
+        guard let section = readme.range(of: heading + "\n") else {
+            throw ReaderFixtures.Failure(description: "README.md has no heading \"\(heading)\"")
+        }
+        var rest = readme[section.upperBound...]
+        // The next heading ends the section (`#if` inside a block is no heading).
+        let ends = ["\n## ", "\n### "].compactMap { rest.range(of: $0)?.lowerBound }
+        if let next = ends.min() { rest = rest[..<next] }
+        var blocks: [Substring] = []
+        while let open = rest.range(of: "```swift\n"), let close = rest.range(of: "\n```", range: open.upperBound..<rest.endIndex) {
+            blocks.append(rest[open.upperBound..<close.lowerBound])
+            rest = rest[close.upperBound...]
+        }
+        guard !blocks.isEmpty else {
             throw ReaderFixtures.Failure(description: "README.md has no swift block under \"\(heading)\"")
         }
-        return String(readme[open.upperBound..<close.lowerBound])
+        return blocks.joined(separator: "\n")
     }
 
     /// The folder holding this build's `PokedexReader.swiftmodule`: beside the test binary.
@@ -31,10 +48,12 @@ import Testing
         return found
     }
 
-    @Test func theSnippetCompilesAsAnAppWouldBuildIt() async throws {
-        let code = try Self.snippet()
-        #expect(code.contains("pokedex.read"))
-        #expect(code.contains("reopened()"))
+    @Test(arguments: sections.indices)
+    func theSnippetCompilesAsAnAppWouldBuildIt(section: Int) async throws {
+        let (heading, mustContain) = Self.sections[section]
+        let code = try Self.snippet(under: heading)
+        for piece in mustContain { #expect(code.contains(piece), "\(heading): no \(piece)") }
+        #expect(!code.contains("import SwiftUI"), "SwiftUI does not exist on Linux: the block cannot be checked here")
         try await ReaderFixtures.withTemporaryFolder { folder in
             let source = folder.appendingPathComponent("Snippet.swift")
             try Data(code.utf8).write(to: source)
@@ -52,7 +71,7 @@ import Testing
             try process.run()
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "swiftc said:\n\(text)")
+            #expect(process.terminationStatus == 0, "\(heading): swiftc said:\n\(text)")
         }
     }
 }

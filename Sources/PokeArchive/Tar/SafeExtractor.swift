@@ -19,14 +19,19 @@ public struct SafeExtractor: Sendable {
     /// Whether files and folders are fsynced before `extract` returns, so that a rename
     /// into place after it cannot expose empty files after a power loss.
     public var synchronizes: Bool
+    /// Asked before each 64 kB chunk of either pass: true stops the extraction with
+    /// `CancellationError`, the destination removed (a cancelled install).
+    public var stop: (@Sendable () -> Bool)?
 
     /// Creates an extractor.
     /// - Parameters:
     ///   - limits: the caps; for a bundle, its `unpacked_size`, its file size, an entry count.
     ///   - synchronizes: fsync what was written before returning (default true).
-    public init(limits: TarLimits, synchronizes: Bool = true) {
+    ///   - stop: asked before each chunk; true stops with `CancellationError`.
+    public init(limits: TarLimits, synchronizes: Bool = true, stop: (@Sendable () -> Bool)? = nil) {
         self.limits = limits
         self.synchronizes = synchronizes
+        self.stop = stop
     }
 
     /// Extracts `archive` into `destination`, a folder that must not exist yet and whose
@@ -37,11 +42,12 @@ public struct SafeExtractor: Sendable {
     /// - Returns: the entries of the archive (all of them, written or not), in archive order.
     /// - Throws: `TarError.corrupt` or `.truncated` for a damaged archive, `.unsafeEntry`
     ///   for a refused entry, `.overLimit` past a cap, `.io` if `destination` exists or a
-    ///   file cannot be read, created or written. The destination is then absent.
+    ///   file cannot be read, created or written; `CancellationError` when ``stop`` says
+    ///   so. The destination is then absent.
     @discardableResult
     public func extract(archive: String, to destination: String, only: Set<String>? = nil) throws -> [TarEntry] {
         // Pass 1: everything checked, nothing written.
-        let planned = try TarArchive(path: archive, limits: limits).entries()
+        let planned = try TarArchive(path: archive, limits: limits, stop: stop).entries()
 
         let folder = try ExtractionFolder(creating: destination)
         do {
@@ -59,7 +65,7 @@ public struct SafeExtractor: Sendable {
     /// Pass 2: reads the archive again, checks each entry as pass 1 did, and writes it.
     private func write(archive: String, into folder: ExtractionFolder, planned: [TarEntry], only: Set<String>?) throws {
         let changed = TarError.corrupt(archive: archive, entry: nil, reason: "the archive changed while it was extracted")
-        let reader = try TarReader(path: archive, limits: limits)
+        let reader = try TarReader(path: archive, limits: limits, stop: stop)
         var filter = TarEntryFilter(archive: archive)
         var index = 0
         while let header = try reader.next() {

@@ -8,11 +8,15 @@
 public struct TarArchive: Sendable {
     public let path: String
     public let limits: TarLimits
+    /// Asked before each chunk read: true ends the read with `CancellationError`.
+    public let stop: (@Sendable () -> Bool)?
 
     /// Names the archive at `path`; nothing is read yet.
-    public init(path: String, limits: TarLimits) {
+    /// - Parameter stop: asked before each chunk read; true stops with `CancellationError`.
+    public init(path: String, limits: TarLimits, stop: (@Sendable () -> Bool)? = nil) {
         self.path = path
         self.limits = limits
+        self.stop = stop
     }
 
     /// Reads and checks the whole archive and returns its entries in archive order.
@@ -63,7 +67,7 @@ public struct TarArchive: Sendable {
     /// Reads the archive to its end, passing each accepted entry (and the reader positioned
     /// at its content) to `body`.
     func forEachEntry(_ body: (TarEntry, TarReader) throws -> Void) throws {
-        let reader = try TarReader(path: path, limits: limits)
+        let reader = try TarReader(path: path, limits: limits, stop: stop)
         var filter = TarEntryFilter(archive: path)
         while let header = try reader.next() {
             try body(try filter.admit(header), reader)

@@ -16,6 +16,10 @@ public final class TarReader {
 
     public let path: String
     public let limits: TarLimits
+    /// Asked before each chunk is taken from the gzip layer: true ends the read with
+    /// `CancellationError` (a cancelled install stops within one 64 kB chunk, not at the
+    /// end of a 30 MB entry).
+    public let stop: (@Sendable () -> Bool)?
     /// Headers read so far.
     public private(set) var entryCount = 0
     /// The sum of the sizes the headers read so far declared.
@@ -36,11 +40,13 @@ public final class TarReader {
     private var paddingLeft = 0
 
     /// Opens the `.tar.gz` file at `path`.
+    /// - Parameter stop: asked before each chunk; true stops the read (see ``stop``).
     /// - Throws: `TarError.io` if it cannot be opened, `.overLimit` if the file is larger
     ///   than `limits.maxCompressedBytes`.
-    public init(path: String, limits: TarLimits) throws {
+    public init(path: String, limits: TarLimits, stop: (@Sendable () -> Bool)? = nil) throws {
         self.path = path
         self.limits = limits
+        self.stop = stop
         do {
             gzip = try GzipFileReader(path: path)
         } catch let error as CompressionError {
@@ -56,7 +62,8 @@ public final class TarReader {
 
     /// Skips what is left of the current entry and returns the next header, or nil after
     /// the end-of-archive marker (once the rest of the stream was checked to be padding).
-    /// - Throws: `TarError.corrupt`, `.truncated`, `.overLimit` or `.io`.
+    /// - Throws: `TarError.corrupt`, `.truncated`, `.overLimit` or `.io`; `CancellationError`
+    ///   when ``stop`` says so.
     public func next() throws -> TarHeader? {
         if reachedEnd { return nil }
         while contentLeft > 0 { _ = try readContent(maxBytes: Self.chunkSize) }
@@ -119,6 +126,7 @@ public final class TarReader {
                 buffer.removeSubrange(0..<bufferStart)
                 bufferStart = 0
             }
+            if let stop, stop() { throw CancellationError() }
             let chunk: [UInt8]?
             do {
                 chunk = try gzip.read(maxBytes: Self.chunkSize)

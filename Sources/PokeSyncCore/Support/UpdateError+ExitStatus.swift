@@ -10,7 +10,7 @@ extension UpdateError: PokeSyncFailure {
         case .downgradeRefused: .dataError
         case .locked: .locked
         case .unreachable: .unavailable
-        case .io: .ioError
+        case .io, .unreadable: .ioError
         case .notADeviceFolder: .usage
         }
     }

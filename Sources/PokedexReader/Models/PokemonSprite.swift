@@ -1,15 +1,17 @@
+import Foundation
+
 /// One sprite of a pokemon, by its key in the API's `sprites` object.
 public struct PokemonSprite: Sendable, Hashable, Codable {
     /// The JSON path under `sprites` (`front_default`, `other/official-artwork/front_default`).
     public let key: String
     /// The upstream URL, always present (a client online may fetch what is not bundled).
-    public let url: String
+    public let url: URL
     /// The file in the bundle relative to the database's folder (`sprites/pokemon/25.png`),
-    /// nil when this sprite is not bundled.
+    /// nil when this sprite is not bundled. ``Pokedex/fileURL(for:)`` gives its file URL.
     public let path: String?
 
     /// Makes a value from its parts (for previews and tests; the reader makes its own).
-    public init(key: String, url: String, path: String?) {
+    public init(key: String, url: URL, path: String?) {
         self.key = key
         self.url = url
         self.path = path

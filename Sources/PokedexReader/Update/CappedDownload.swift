@@ -126,7 +126,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         }
         if slow {
             finish(with: UpdateError.unreachable(source: url.absoluteString, reason: "timed out: less than "
-                + "\(UpdaterSettings.minimumBytesPerSecond / 1000) kB/s over \(Int(timeout)) s (--timeout)"))
+                + "\(UpdaterSettings.minimumBytesPerSecond / 1000) kB/s over \(Int(timeout)) s"))
         }
     }
 
@@ -236,7 +236,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             }
             if let error {
                 let timedOut = (error as? URLError)?.code == .timedOut
-                let reason = timedOut ? "timed out: nothing received for \(Int(settings.timeout)) s (--timeout)"
+                let reason = timedOut ? "timed out: nothing received for \(Int(settings.timeout)) s"
                     : error.localizedDescription
                 return (waiting, .failure(UpdateError.unreachable(source: url.absoluteString, reason: reason)))
             }

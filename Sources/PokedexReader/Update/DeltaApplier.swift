@@ -31,10 +31,14 @@ public struct DeltaApplier: Sendable {
     ///   - current: the installed database the delta's base version is.
     ///   - output: where the new database goes.
     ///   - manifest: the delta's manifest: meta values and the expected `content_digest`.
+    ///   - stop: polled every 10,000 SQLite steps; true ends the apply with
+    ///     `CancellationError` (default: the calling task's cancellation; a caller on a
+    ///     thread of its own, as the updater's steps are, passes its own flag).
     /// - Throws: ``DeltaApplyError``: `.digestMismatch` when the result is not what the
     ///   manifest promises, `.invalidChanges` when `changes.sqlite` is not a delta,
-    ///   `.io` when a file cannot be copied or written.
-    public func apply(changes: URL, to current: URL, writingTo output: URL, manifest: BundleManifest) throws {
+    ///   `.io` when a file cannot be copied or written; `CancellationError` when `stop` says so.
+    public func apply(changes: URL, to current: URL, writingTo output: URL, manifest: BundleManifest,
+                      stop: @escaping @Sendable () -> Bool = { Task.isCancelled }) throws {
         let fileManager = FileManager.default
         do {
             try fileManager.copyItem(at: current, to: output)
@@ -42,7 +46,8 @@ public struct DeltaApplier: Sendable {
             throw DeltaApplyError.io(path: output.path, reason: "cannot copy \(current.path): \(error.localizedDescription)")
         }
         do {
-            try applyInPlace(changes: changes, database: output, manifest: manifest)
+            if stop() { throw CancellationError() }
+            try applyInPlace(changes: changes, database: output, manifest: manifest, stop: stop)
         } catch {
             try? fileManager.removeItem(at: output)
             throw error
@@ -55,7 +60,8 @@ public struct DeltaApplier: Sendable {
     static let stepsPerByte = 2_000
     static let minimumSteps = 2_000_000_000
 
-    private func applyInPlace(changes: URL, database path: URL, manifest: BundleManifest) throws {
+    private func applyInPlace(changes: URL, database path: URL, manifest: BundleManifest,
+                              stop: @escaping @Sendable () -> Bool) throws {
         // Data, not code: nothing reads changes.sqlite before its schema is known to be a delta's.
         if let problem = ChangesSchema.problem(at: changes) {
             throw DeltaApplyError.invalidChanges(path: changes.path, reason: problem)
@@ -74,11 +80,11 @@ public struct DeltaApplier: Sendable {
             total + ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
         }
         database.limitWork(steps: max(Self.minimumSteps, min(bytes, 1 << 40) * Self.stepsPerByte),
-                           stop: { Task.isCancelled })
+                           stop: stop)
         do {
             try applyChecked(changes: changes, database: database, manifest: manifest)
         } catch {
-            if Task.isCancelled { throw CancellationError() }
+            if stop() { throw CancellationError() }
             if database.workLimitReached {
                 throw DeltaApplyError.invalidChanges(path: changes.path, reason: "needs more work than any delta may (stopped)")
             }

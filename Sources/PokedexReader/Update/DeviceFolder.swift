@@ -107,7 +107,7 @@ struct DeviceFolder {
     ///   ``UpdateError/notADeviceFolder`` when `.install.lock` is a link.
     func lock() throws -> [Int32] {
         let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw UpdateError.io(path: root.path, reason: String(cString: strerror(errno))) }
+        guard folder >= 0 else { throw UpdateError.unreadable(path: root.path, reason: String(cString: strerror(errno))) }
         guard flock(folder, LOCK_EX | LOCK_NB) == 0 else {
             close(folder)
             throw UpdateError.locked(path: root.path)
@@ -182,14 +182,6 @@ struct DeviceFolder {
             throw UpdateError.io(path: current.path, reason: String(cString: strerror(errno)))
         }
         try Self.syncFolder(root)
-    }
-
-    /// Flushes a file's bytes to disk.
-    static func syncFile(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(errno))) }
     }
 
     /// Flushes a folder's entries (a rename or link inside it) to disk.

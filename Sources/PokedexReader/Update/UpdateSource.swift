@@ -80,7 +80,9 @@ struct UpdateSource: Sendable {
                 throw UpdateError.unreachable(source: url.absoluteString, reason: "ended after \(count) of \(entry.size) bytes")
             }
         } else {
-            (count, digest) = try copyCapped(url, to: destination, cap: cap, progress: progress)
+            (count, digest) = try await BlockingStep.run { flag in
+                try copyCapped(url, to: destination, cap: cap, stop: flag, progress: progress)
+            }
         }
         guard count == entry.size else {
             throw UpdateError.badBundle(path: entry.file, reason: "is \(count >= cap ? "more than" : "") \(count) bytes, not the index's \(entry.size)")
@@ -91,7 +93,11 @@ struct UpdateSource: Sendable {
         return count
     }
 
-    private func copyCapped(_ source: URL, to destination: URL, cap: Int,
+    /// Bytes copied (and hashed) between two looks at the stop flag: a few ms even in a
+    /// debug build, so a cancelled copy ends at once.
+    static let copyChunk = 256 * 1024
+
+    private func copyCapped(_ source: URL, to destination: URL, cap: Int, stop: StopFlag,
                             progress: @Sendable (Int) -> Void) throws -> (Int, SHA256Digest) {
         guard let input = FileHandle(forReadingAtPath: source.path) else {
             throw UpdateError.unreachable(source: source.path, reason: "cannot open the file")
@@ -105,12 +111,12 @@ struct UpdateSource: Sendable {
         var hasher = SHA256()
         var count = 0
         while count < cap {
+            try stop.check()
             let chunk: Data
-            do { chunk = try input.read(upToCount: min(1 << 20, cap - count)) ?? Data() } catch {
+            do { chunk = try input.read(upToCount: min(Self.copyChunk, cap - count)) ?? Data() } catch {
                 throw UpdateError.unreachable(source: source.path, reason: error.localizedDescription)
             }
             if chunk.isEmpty { break }
-            if Task.isCancelled { throw CancellationError() }
             hasher.update(chunk)
             do { try output.write(contentsOf: chunk) } catch {
                 throw UpdateError.io(path: destination.path, reason: error.localizedDescription)

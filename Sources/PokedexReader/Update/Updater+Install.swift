@@ -29,24 +29,34 @@ extension Updater {
         // byte-pair at most (a million tiny files stop long before they are written).
         let limits = TarLimits(maxUnpackedBytes: entry.unpackedSize, maxEntryCount: Self.maxEntries,
                                maxCompressedBytes: entry.size)
-        let entries: [TarEntry]
-        do {
-            entries = try SafeExtractor(limits: limits).extract(archive: archive.path, to: folder.path)
-        } catch let error as TarError {
-            if case .io(let path, let operation, let reason) = error { throw UpdateError.io(path: path, reason: "\(operation): \(reason)") }
-            throw UpdateError.badBundle(path: entry.file, reason: error.description)
-        }
-        try? FileManager.default.removeItem(at: archive)
-        try Task.checkCancellation()
-        do {
-            let manifest = try ExtractedBundle.manifest(in: folder, file: entry.file)
-            try manifest.check(against: entry, lineage: index.lineage, profile: index.profile)
-            guard manifest.schemaVersion <= DeviceSchema.version else {
-                throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion, supported: DeviceSchema.version)
+        return try await BlockingStep.run { flag in
+            let entries: [TarEntry]
+            do {
+                // No fsync here: syncTree syncs every file the new version keeps before the
+                // switch (a delta's changes.sqlite is not kept), and can stop while it waits.
+                entries = try SafeExtractor(limits: limits, synchronizes: false, stop: { flag.isStopped })
+                    .extract(archive: archive.path, to: folder.path)
+            } catch let error as TarError {
+                if case .io(let path, let operation, let reason) = error {
+                    // The archive is the one file extraction reads; every other path is written.
+                    if path == archive.path { throw UpdateError.unreadable(path: path, reason: "\(operation): \(reason)") }
+                    throw UpdateError.io(path: path, reason: "\(operation): \(reason)")
+                }
+                throw UpdateError.badBundle(path: entry.file, reason: error.description)
             }
-            return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: entry.file)
-        } catch let error as BundleCheckError {
-            throw UpdateError.badBundle(path: error.file, reason: error.reason)
+            try? FileManager.default.removeItem(at: archive)
+            try flag.check()
+            do {
+                let manifest = try ExtractedBundle.manifest(in: folder, file: entry.file)
+                try manifest.check(against: entry, lineage: index.lineage, profile: index.profile)
+                guard manifest.schemaVersion <= DeviceSchema.version else {
+                    throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion,
+                                                  supported: DeviceSchema.version)
+                }
+                return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: entry.file)
+            } catch let error as BundleCheckError {
+                throw UpdateError.badBundle(path: error.file, reason: error.reason)
+            }
         }
     }
 
@@ -57,10 +67,12 @@ extension Updater {
                                                   downloaded: &downloaded, progress: progress)
         let (folder, manifest) = (extracted.folder, extracted.manifest)
         progress(.building(version: entry.to))
-        try? FileManager.default.removeItem(at: folder.appendingPathComponent("manifest.json"))
-        let database = folder.appendingPathComponent("pokedex.sqlite")
-        try checkDigest(database, manifest: manifest, file: entry.file)
-        try syncTree(folder)
+        try await BlockingStep.run { flag in
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("manifest.json"))
+            let database = folder.appendingPathComponent("pokedex.sqlite")
+            try checkDigest(database, manifest: manifest, file: entry.file, stop: flag)
+            try syncTree(folder, stop: flag)
+        }
         return folder
     }
 
@@ -73,6 +85,14 @@ extension Updater {
                                                downloaded: &downloaded, progress: progress)
         let (extracted, manifest) = (bundle.folder, bundle.manifest)
         progress(.building(version: entry.to))
+        return try await BlockingStep.run { flag in
+            try build(entry, extracted: extracted, manifest: manifest, on: installed, device: device, stop: flag)
+        }
+    }
+
+    /// The delta's version assembled in `.tmp/build-N`, on the step's own thread.
+    private func build(_ entry: BundleIndex.Entry, extracted: URL, manifest: BundleManifest, on installed: Installed,
+                       device: DeviceFolder, stop: StopFlag) throws -> URL {
         let build = device.tmp.appendingPathComponent("build-\(entry.to)", isDirectory: true)
         try? FileManager.default.removeItem(at: build)
         do { try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true) } catch {
@@ -81,7 +101,7 @@ extension Updater {
         let database = build.appendingPathComponent("pokedex.sqlite")
         do {
             try applier.apply(changes: extracted.appendingPathComponent("changes.sqlite"), to: installed.database,
-                              writingTo: database, manifest: manifest)
+                              writingTo: database, manifest: manifest, stop: { stop.isStopped })
         } catch let DeltaApplyError.digestMismatch(_, expected, actual) {
             throw UpdateError.digestMismatch(path: entry.file, expected: expected, actual: actual)
         } catch let DeltaApplyError.invalidChanges(_, reason) {
@@ -96,9 +116,11 @@ extension Updater {
         let oldRoot = installed.database.deletingLastPathComponent()
         for path in DeviceFolder.files(under: oldRoot.appendingPathComponent("sprites")).map({ "sprites/" + $0 })
         where !removed.contains(path) && !carried.contains(path) {
+            try stop.check()
             try DeviceFolder.hardLink(oldRoot.appendingPathComponent(path), to: build.appendingPathComponent(path))
         }
         for path in carried where path.hasPrefix("sprites/") {
+            try stop.check()
             let target = build.appendingPathComponent(path)
             do {
                 try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -107,15 +129,20 @@ extension Updater {
                 throw UpdateError.io(path: target.path, reason: error.localizedDescription)
             }
         }
-        try syncTree(build)
+        try syncTree(build, stop: stop)
         return build
     }
 
-    private func checkDigest(_ database: URL, manifest: BundleManifest, file: String) throws {
+    private func checkDigest(_ database: URL, manifest: BundleManifest, file: String, stop: StopFlag) throws {
         let actual: String
         do {
-            actual = try ContentDigest.compute(Database(path: database.path, mode: .readOnly)).hex
+            let db = try Database(path: database.path, mode: .readOnly)
+            // No bound on the work (the digest reads every row once); only the stop, polled
+            // every 10,000 SQLite steps, a few hundred rows.
+            db.limitWork(steps: Int.max / 2, stop: { stop.isStopped })
+            actual = try ContentDigest.compute(db).hex
         } catch {
+            try stop.check()
             throw UpdateError.badBundle(path: file, reason: "holds a pokedex.sqlite that cannot be read: \(error)")
         }
         guard actual == manifest.contentDigest.lowercased() else {
@@ -124,8 +151,11 @@ extension Updater {
     }
 
     /// fsync every file and folder of a new version before `current` may point at it.
-    private func syncTree(_ root: URL) throws {
-        for path in DeviceFolder.files(under: root) { try DeviceFolder.syncFile(root.appendingPathComponent(path)) }
+    private func syncTree(_ root: URL, stop: StopFlag) throws {
+        for path in DeviceFolder.files(under: root) {
+            try stop.check()
+            try FileSync.sync(root.appendingPathComponent(path), stop: stop)
+        }
         try DeviceFolder.syncFolder(root)
         let sprites = root.appendingPathComponent("sprites")
         if let walker = FileManager.default.enumerator(atPath: sprites.path) {
@@ -133,6 +163,7 @@ extension Updater {
                 var isFolder: ObjCBool = false
                 let url = sprites.appendingPathComponent(relative)
                 if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                    try stop.check()
                     try DeviceFolder.syncFolder(url)
                 }
             }

@@ -37,6 +37,12 @@ public struct Updater: Sendable {
     }
 
     /// Brings the device folder to the index's latest version.
+    ///
+    /// A `Pokedex` the app has open goes on reading the version it opened; once this
+    /// returns a new version, its ``Pokedex/needsReopen`` is true, and one line shows the
+    /// new data: `if pokedex.needsReopen { pokedex = try pokedex.reopened() }`.
+    /// Blocking work runs on threads of its own, never on Swift's cooperative threads;
+    /// cancelling the task stops the update within 100 ms, whatever it is doing.
     /// - Parameters:
     ///   - source: an index URL (`https://.../index.json` or its folder) or a bundles folder.
     ///   - allowDowngrade: install an index older than the installed version of the same lineage.
@@ -48,17 +54,22 @@ public struct Updater: Sendable {
                        progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws -> UpdateResult {
         try Task.checkCancellation()
         let device = DeviceFolder(root: folder)
-        try device.checkOwnership()
-        try device.prepare()
-        let locks = try device.lock()
+        // Every file-system step runs off Swift's cooperative threads (BlockingStep): the
+        // lock is a file descriptor's, not a thread's, so it holds wherever it was taken.
+        let locks = try await BlockingStep.run { _ in
+            try device.checkOwnership()
+            try device.prepare()
+            let locks = try device.lock()
+            device.removeLeftovers()
+            return locks
+        }
         defer { locks.forEach { close($0) } }
-        device.removeLeftovers()
         do {
             return try await updateLocked(device, from: UpdateSource(source), allowDowngrade: allowDowngrade, progress: progress)
         } catch {
             // A failed or cancelled install leaves nothing behind in .tmp (a download may be
-            // as large as the bundle), nor a half-built version.
-            device.removeLeftovers()
+            // as large as the bundle), nor a half-built version: removed to the end, cancelled or not.
+            _ = try? await BlockingStep.runToEnd { device.removeLeftovers() }
             throw error
         }
     }
@@ -66,7 +77,7 @@ public struct Updater: Sendable {
     private func updateLocked(_ device: DeviceFolder, from source: UpdateSource, allowDowngrade: Bool,
                               progress: @escaping @Sendable (UpdateProgress) -> Void) async throws -> UpdateResult {
         progress(.readingIndex)
-        let installed = readInstalled(device)
+        let installed = try await BlockingStep.run { _ in readInstalled(device) }
         let kept = installed == nil ? nil : device.keptETag(for: source.indexURL)
         let index: BundleIndex, etag: String?
         switch try await source.readIndex(settings: settings, etag: source.isRemote ? kept : nil) {
@@ -104,8 +115,7 @@ public struct Updater: Sendable {
             } catch UpdateError.digestMismatch, UpdateError.unreachable {
                 // DESIGN: a device that cannot use its delta (its digest fails, it answers
                 // 404 or 500, its transfer is cut short) takes the full bundle.
-                try Task.checkCancellation()
-                device.removeLeftovers()
+                try await BlockingStep.run { _ in device.removeLeftovers() }
             }
         }
         if built == nil {
@@ -117,17 +127,27 @@ public struct Updater: Sendable {
         // Never the name `current` points at: the live version stays whole until the switch.
         let name = device.newVersionName(index.latest)
         let target = device.versions.appendingPathComponent(name, isDirectory: true)
-        do { try FileManager.default.moveItem(at: built!, to: target) } catch {
-            throw UpdateError.io(path: target.path, reason: error.localizedDescription)
+        let (added, removed) = try await BlockingStep.run { [built] flag in
+            // Up to the switch, a cancellation still leaves the device as it was (the moved
+            // folder is a leftover the cleanup removes); the fsync is the one wait not cut short.
+            do { try FileManager.default.moveItem(at: built!, to: target) } catch {
+                throw UpdateError.io(path: target.path, reason: error.localizedDescription)
+            }
+            try flag.check()
+            try DeviceFolder.syncFolder(device.versions)
+            try flag.check()
+            return try pokemonChanges(old: installed?.database, new: target.appendingPathComponent("pokedex.sqlite"))
         }
-        try DeviceFolder.syncFolder(device.versions)
-        let (added, removed) = try pokemonChanges(old: installed?.database, new: target.appendingPathComponent("pokedex.sqlite"))
         try Task.checkCancellation()
         // The kept ETag belongs to what `current` named: forget it before the switch.
-        device.keepETag(nil, for: source.indexURL)
-        try device.switchCurrent(to: name)
-        if source.isRemote { device.keepETag(etag, for: source.indexURL) }
-        device.removeLeftovers()
+        // Once `current` moves the update is done: the switch and the old version's removal
+        // run to their end whatever happens to the task.
+        try await BlockingStep.runToEnd { [etag] in
+            device.keepETag(nil, for: source.indexURL)
+            try device.switchCurrent(to: name)
+            if source.isRemote { device.keepETag(etag, for: source.indexURL) }
+            device.removeLeftovers()
+        }
         return UpdateResult(installedVersion: index.latest, fromVersion: installed?.version, kind: kind,
                             bytesDownloaded: downloaded, addedPokemon: added, removedPokemon: removed)
     }
@@ -152,7 +172,7 @@ public struct Updater: Sendable {
                 let db = try Database(path: url.path, mode: .immutable)
                 return Set(try db.rows("SELECT id FROM pokemon") { $0.int(0) })
             } catch {
-                throw UpdateError.io(path: url.path, reason: "\(error)")
+                throw UpdateError.unreadable(path: url.path, reason: "\(error)")
             }
         }
         let newIDs = try ids(new)

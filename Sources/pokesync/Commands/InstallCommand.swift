@@ -55,10 +55,15 @@ struct InstallCommand {
         var settings = UpdaterSettings()
         let range = Int(UpdaterSettings.timeoutRange.lowerBound)...Int(UpdaterSettings.timeoutRange.upperBound)
         if let timeout = try arguments.integer("timeout", in: range) { settings.timeout = TimeInterval(timeout) }
-        let result = try await Updater(folder: folder, settings: settings).update(from: source,
-                                                             allowDowngrade: arguments.flags.contains("allow-downgrade")) { step in
-            guard onTerminal else { return }
-            standardError("\r\u{1B}[K" + Self.describe(step))
+        let result: UpdateResult
+        do {
+            result = try await Updater(folder: folder, settings: settings).update(from: source,
+                                                              allowDowngrade: arguments.flags.contains("allow-downgrade")) { step in
+                guard onTerminal else { return }
+                standardError("\r\u{1B}[K" + Self.describe(step))
+            }
+        } catch let error as UpdateError {
+            throw InstallFailure(underlying: error)
         }
         if onTerminal { standardError("\r\u{1B}[K") }
         print(Self.summary(result))

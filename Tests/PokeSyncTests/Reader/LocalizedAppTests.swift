@@ -23,7 +23,7 @@ struct LocalizedAppTests {
                 #expect(extras.count == 17)
                 #expect(extras[25]?.localizedName?.text == language.pikachu, "\(language.code)")
                 #expect(extras[10034]?.localizedName?.text == language.charizard, "\(language.code)")
-                #expect(extras[25]?.thumbnailURL == "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/25.png")
+                #expect(extras[25]?.thumbnailURL?.absoluteString == "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/25.png")
                 // Search by the type's name in this language: the electric pokemon, exactly.
                 let hits = try pokedex.search(language.electric)
                 #expect(hits.filter { $0.rank == .exact }.map(\.pokemon.id) == [25, 10158, 10199], "\(language.code)")

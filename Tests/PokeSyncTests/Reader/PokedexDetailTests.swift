@@ -26,14 +26,17 @@ struct PokedexDetailTests {
             #expect(detail.sprites.count == 119)
 
             let base = "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/"
+            func url(_ path: String) -> URL { URL(string: base + path)! }
             let front = try #require(detail.front)
-            #expect(front.default == PokemonSprite(key: "front_default", url: base + "25.png", path: "sprites/pokemon/25.png"))
-            #expect(front.female == PokemonSprite(key: "front_female", url: base + "female/25.png", path: nil))
-            #expect(detail.back?.female?.url == base + "back/female/25.png")
+            #expect(front.default == PokemonSprite(key: "front_default", url: url("25.png"), path: "sprites/pokemon/25.png"))
+            #expect(front.female == PokemonSprite(key: "front_female", url: url("female/25.png"), path: nil))
+            #expect(pokedex.fileURL(for: front.default) == pokedex.fileURL(forSpritePath: "sprites/pokemon/25.png"))
+            #expect(front.female.flatMap(pokedex.fileURL(for:)) == nil)
+            #expect(detail.back?.female?.url == url("back/female/25.png"))
             #expect(detail.frontShiny?.female?.key == "front_shiny_female")
-            #expect(detail.backShiny?.default.url == base + "back/shiny/25.png")
+            #expect(detail.backShiny?.default.url == url("back/shiny/25.png"))
             #expect(detail.hasFemaleSprites)
-            #expect(detail.sprite("other/official-artwork/front_default")?.url == base + "other/official-artwork/25.png")
+            #expect(detail.sprite("other/official-artwork/front_default")?.url.absoluteString == base + "other/official-artwork/25.png")
             #expect(detail.sprite("other/official-artwork/front_default")?.isBundled == false)
 
             // Cosmog looks the same as a female: no female variant.
@@ -54,6 +57,8 @@ struct PokedexDetailTests {
             for path in [male, female] {
                 #expect(FileManager.default.fileExists(atPath: pokedex.fileURL(forSpritePath: path).path), "\(path)")
             }
+            let file = try #require(pokedex.fileURL(for: front.default))
+            #expect(file.isFileURL && FileManager.default.fileExists(atPath: file.path))
             // Every sprite URL of the document is bundled, so every pokemon has a thumbnail.
             #expect(pikachu.sprites.allSatisfy { $0.isBundled })
             let page = try pokedex.list(offset: 0, limit: 50)

@@ -146,8 +146,9 @@ struct UpdaterHardeningTests {
         }
     }
 
-    @Test("4. a cancelled update stops at once in any phase and leaves the device as it was", arguments: [0, 20, 300])
-    func cancellation(afterMilliseconds delay: Int) async throws {
+    @Test("4. a cancelled update stops within 100 ms while it reads the index or downloads, and leaves the device as it was",
+          arguments: [("readingIndex", 0), ("downloading", 20), ("downloading", 300)])
+    func cancellation(phase: String, afterMilliseconds delay: Int) async throws {
         try await withTemporaryDirectory { root in
             let world = try UpdaterTests.makeWorld(in: root)
             let updater = Updater(folder: world.device)
@@ -157,15 +158,12 @@ struct UpdaterHardeningTests {
             defer { server.stop() }
             // The delta and the full bundle trickle: only a cancellation ends this update soon.
             try server.setRules(["/pokedex-1-2.delta.tar.gz": ["trickle": true], "/pokedex-2.tar.gz": ["trickle": true]])
-            let task = Task { try await Updater(folder: world.device, settings: UpdaterSettings(timeout: 600)).update(from: server.indexURL) }
-            try await Task.sleep(for: .milliseconds(delay))
-            task.cancel()
-            let outcome = await Task {
-                do { _ = try await task.value; return "finished" } catch is CancellationError { return "cancelled" } catch {
-                    return "\(error)"
-                }
-            }.value
-            #expect(outcome == "cancelled")
+            let (device, index) = (world.device, server.indexURL)
+            let outcome = await CancellationProbe.run(cancelling: phase, after: .milliseconds(delay)) { probe in
+                try await Updater(folder: device, settings: UpdaterSettings(timeout: 600)).update(from: index, progress: probe.saw)
+            }
+            #expect(outcome.result == "cancelled", "\(outcome)")
+            #expect(outcome.latency <= .milliseconds(100), "\(outcome)")
             #expect(try UpdateFixtures.rows(world.device.appendingPathComponent("current/pokedex.sqlite")) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: world.device.appendingPathComponent(".tmp").path).isEmpty)
         }

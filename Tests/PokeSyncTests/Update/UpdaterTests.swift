@@ -31,6 +31,26 @@ struct UpdaterTests {
         try UpdateFixtures.rows(device.appendingPathComponent("current/pokedex.sqlite"))
     }
 
+    @Test("an app's open Pokedex learns that an update moved current, and one line shows the new version")
+    func openPokedexFollowsAnUpdate() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try Self.makeWorld(in: root)
+            let updater = Updater(folder: world.device)
+            _ = try await updater.update(from: world.bundles(1))
+            var pokedex = try Pokedex(folder: world.device)
+            #expect(try pokedex.metaValue("version") == "1")
+            #expect(!pokedex.needsReopen)
+            _ = try await updater.update(from: world.bundles(2))
+            // The open one still reads version 1 (its folder is gone; the file stays open).
+            #expect(pokedex.needsReopen)
+            #expect(try pokedex.metaValue("version") == "1")
+            if pokedex.needsReopen { pokedex = try pokedex.reopened() }
+            #expect(try pokedex.metaValue("version") == "2")
+            #expect(!pokedex.needsReopen)
+            #expect(try await pokedex.read { try $0.pokemon(id: 10312) } != nil)
+        }
+    }
+
     @Test("a first install takes the full bundle, the next update the delta, then nothing")
     func fullThenDelta() async throws {
         try await withTemporaryDirectory { root in
