@@ -65,22 +65,40 @@ public final class Pokedex: @unchecked Sendable {
     }
 
     /// ``init(databaseAt:)`` with the pool's size chosen (tests pin it; nil: one per core, 2 to 8).
-    init(databaseAt url: URL, maximumConnections: Int?) throws {
+    convenience init(databaseAt url: URL, maximumConnections: Int?) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { throw PokedexError.missingDatabase(path: url.path) }
         // Resolved once: `current` may be switched by an update at any moment, and every
-        // connection, opened now or later, must read the same version.
-        let resolved = URL(fileURLWithPath: Self.resolvedPath(url.path))
-        let database: Database
-        do {
-            database = try Database(path: resolved.path, mode: .immutable)
-        } catch {
-            throw PokedexError.cannotOpen(path: url.path, reason: error.message)
+        // connection, opened now or later, must read the same version. An update removes
+        // the old version right after the switch, so a path resolved just before it may be
+        // gone by the time SQLite opens the file (at the first query): then `current`
+        // names another version, which is opened instead.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let resolved = URL(fileURLWithPath: Self.resolvedPath(url.path))
+            do {
+                let database: Database
+                do {
+                    database = try Database(path: resolved.path, mode: .immutable)
+                } catch {
+                    throw PokedexError.cannotOpen(path: url.path, reason: error.message)
+                }
+                // The schema first: its query is what finds a file that is not a database.
+                let schemaVersion = try Self.checkSchema(database, path: url.path)
+                self.init(url: url, resolved: resolved, database: database, schemaVersion: schemaVersion,
+                          maximumConnections: maximumConnections)
+                return
+            } catch where attempt < 3 && Self.resolvedPath(url.path) != resolved.path {
+                continue
+            }
         }
+    }
+
+    private init(url: URL, resolved: URL, database: Database, schemaVersion: String, maximumConnections: Int?) {
         self.databaseURL = url
         self.openedDatabaseURL = resolved
         self.spritesBaseURL = url.deletingLastPathComponent()
-        // The schema first: its query is what finds a file that is not a database.
-        self.schemaVersion = try Self.checkSchema(database, path: url.path)
+        self.schemaVersion = schemaVersion
         // A tuning, not a requirement: a failure here only leaves SQLite's default.
         try? database.setPageCache(kilobytes: Self.pageCacheKilobytes)
         self.pool = ConnectionPool(first: database, path: resolved.path, capacity: maximumConnections,
