@@ -75,24 +75,10 @@ extension VersionDiff {
     }
 
     /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
-    package var jsonObject: [String: Any] {
-        var counts: [String: Any] = [:]
-        for kind in ResourceKind.allCases {
-            let value = summary[kind] ?? Counts()
-            counts[kind.apiName] = ["added": value.added, "removed": value.removed, "changed": value.changed]
-        }
-        counts["sprites"] = ["added": sprites.added, "removed": sprites.removed, "changed": sprites.changed]
-        let list: [[String: Any]] = changes.map { change in
-            var entry: [String: Any] = ["kind": change.kind.apiName, "id": change.id, "name": change.name ?? NSNull(),
-                                        "change": change.change.rawValue]
-            if change.change == .changed { entry["paths"] = change.paths }
-            return entry
-        }
-        return ["from": from, "to": to, "summary": counts, "changes": list]
-    }
-
     package func jsonData() throws -> Data {
-        try JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(JSONForm(self))
     }
 
     /// The terminal form: grouped by kind, counts first, then names.

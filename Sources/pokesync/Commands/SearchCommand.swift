@@ -44,12 +44,10 @@ struct SearchCommand {
             let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
             let extras = try opened.pokedex.listExtras(for: hits.map(\.pokemon.id), languages: languages)
             if arguments.flags.contains("json") {
-                let rows = hits.map {
-                    ["id": $0.pokemon.id, "name": $0.pokemon.name, "types": $0.pokemon.types,
-                     "localized_name": extras[$0.pokemon.id]?.localizedName?.text ?? NSNull()] as [String: Any]
-                }
-                let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                print(try JSONLine.string(hits.map {
+                    SearchHitJSON(id: $0.pokemon.id, name: $0.pokemon.name, types: $0.pokemon.types,
+                                  localizedName: extras[$0.pokemon.id]?.localizedName?.text)
+                }))
                 return .success
             }
             // The term and the bundle's names are data: their control characters are escaped.
@@ -62,5 +60,24 @@ struct SearchCommand {
         } catch {
             throw opened.naming(error)
         }
+    }
+}
+
+/// One result of `search --json`, in rank order: DESIGN's id, name and types, and the
+/// species' name in the first language of `--language` (else English), null when none.
+struct SearchHitJSON: Encodable {
+    var id: Int
+    var name: String
+    var types: [String]
+    var localizedName: String?
+
+    enum CodingKeys: String, CodingKey { case id, name, types, localizedName = "localized_name" }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(types, forKey: .types)
+        try container.encode(localizedName, forKey: .localizedName)
     }
 }

@@ -44,9 +44,7 @@ struct ShowCommand {
             }
             let defense = try opened.pokedex.typeDefense(pokemonID: detail.id, languages: languages)
             if arguments.flags.contains("json") {
-                let data = try JSONSerialization.data(withJSONObject: Self.json(detail, defense: defense),
-                                                      options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                print(try JSONLine.string(ShowJSON(detail, defense: defense)))
             } else {
                 print(PokemonCard(detail: detail, defense: defense, width: 80).render())
             }
@@ -54,51 +52,6 @@ struct ShowCommand {
         } catch {
             throw opened.naming(error)
         }
-    }
-
-    /// DESIGN's `show --json`: id, name, types, height, weight, stats, abilities, moves,
-    /// sprites (key to bundled path or null), genus, flavor_text, evolution_chain,
-    /// type_defense (attacking type slug to factor); and the names of the pokemon, its
-    /// types, abilities, moves and stats in the chosen language (English where it has none).
-    static func json(_ detail: PokemonDetail, defense: TypeDefense? = nil) -> [String: Any] {
-        var sprites: [String: Any] = [:]
-        for sprite in detail.sprites { sprites[sprite.key] = sprite.path ?? NSNull() }
-        var typeDefense: [String: Any] = [:]
-        for entry in defense?.factors ?? [] { typeDefense[entry.type.name] = entry.factor }
-        func names<T>(_ items: [T], _ key: (T) -> String, _ name: (T) -> LocalizedText?) -> [String: String] {
-            Dictionary(items.map { (key($0), name($0)?.text ?? key($0)) }, uniquingKeysWith: { first, _ in first })
-        }
-        return [
-            "type_defense": typeDefense,
-            "localized_name": detail.species?.localizedName?.text ?? NSNull(),
-            "type_names": names(detail.localizedTypes, \.name, \.localizedName),
-            "ability_names": names(detail.abilities, \.name, \.localizedName),
-            "move_names": names(detail.moveDetails, \.name, \.localizedName),
-            "stat_names": names(detail.stats, \.name, \.localizedName),
-            "id": detail.id, "name": detail.name, "types": detail.types, "height": detail.height, "weight": detail.weight,
-            "stats": detail.baseStats,
-            "abilities": detail.abilities.map {
-                ["name": $0.name, "slot": $0.slot, "is_hidden": $0.isHidden, "short_effect": $0.shortEffect?.text ?? NSNull(),
-                 "flavor_text": $0.flavorText?.text ?? NSNull()] as [String: Any]
-            },
-            "moves": detail.moves, "sprites": sprites,
-            "species": detail.species?.name ?? NSNull(),
-            "genus": detail.species?.genus.map { ["text": $0.text, "language": $0.language] } ?? NSNull(),
-            "flavor_text": detail.species?.flavorText.map {
-                ["text": $0.text, "language": $0.language, "version": $0.version,
-                 "version_name": $0.versionName?.text ?? NSNull()] as [String: Any]
-            } ?? NSNull(),
-            "evolution_chain": detail.species?.evolutionChain.map(chainJSON) ?? NSNull(),
-        ]
-    }
-
-    static func chainJSON(_ node: EvolutionNode) -> [String: Any] {
-        [
-            "species_id": node.speciesID, "species": node.speciesName ?? NSNull(),
-            "pokemon_id": node.defaultPokemonID ?? NSNull(), "pokemon": node.defaultPokemonName ?? NSNull(),
-            "trigger": node.trigger ?? NSNull(), "min_level": node.minLevel ?? NSNull(), "item": node.item ?? NSNull(),
-            "evolves_to": node.children.map(chainJSON),
-        ]
     }
 }
 

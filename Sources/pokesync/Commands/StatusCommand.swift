@@ -32,7 +32,7 @@ struct StatusCommand {
         guard isDirectory.boolValue else { throw UsageError("\(layout.root.path) is a file, not a mirror folder") }
         guard FileManager.default.fileExists(atPath: layout.storeFile.path) else {
             if arguments.flags.contains("json") {
-                print(try JSONOutput.string(["mirror": layout.root.path, "latest": NSNull(), "run": NSNull()]))
+                print(try JSONOutput.string(StatusJSON(mirror: layout.root.path)))
             } else {
                 print("mirror  \(layout.root.path)\nno versions yet: run `pokesync full`")
             }
@@ -40,7 +40,7 @@ struct StatusCommand {
         }
         let store = try Store(layout: layout, create: false, readOnly: true)
         let report = try MirrorStatus.read(store: store, layout: layout)
-        print(arguments.flags.contains("json") ? try JSONOutput.string(report.json) : report.text)
+        print(arguments.flags.contains("json") ? try JSONOutput.string(StatusJSON(report)) : report.text)
         return .success
     }
 }
@@ -70,49 +70,15 @@ extension MirrorStatus {
         }
         return lines.joined(separator: "\n")
     }
-
-    var json: [String: Any] {
-        var object: [String: Any] = ["mirror": mirror, "source_notice": sourceNotice ?? NSNull()]
-        if let latest {
-            var version = JSONOutput.object(latest)
-            version["documents_by_kind"] = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, kinds[$0] ?? 0) })
-            version["sprites_refused"] = refused
-            version["sprites_missing"] = missing
-            // Every report, which the run's summary shows only the first 20 of.
-            version["sprite_reports"] = reports.map { ["url": $0.url, "document": $0.document, "outcome": $0.outcome.rawValue, "reason": $0.reason] }
-            object["latest"] = version
-        } else {
-            object["latest"] = NSNull()
-        }
-        if let run, let progress = runProgress {
-            object["run"] = [
-                "mode": run.plan.mode.rawValue, "started_at": run.startedAt, "source": run.plan.source,
-                "active": holderPID != nil, "pid": holderPID.map { Int($0) as Any } ?? NSNull(),
-                "documents": ["done": progress.documentsSettled, "total": progress.documentsTotal],
-                "sprites": ["done": progress.spritesSettled, "total": progress.spritesTotal],
-                "failed": runFailures,
-                "state": holderPID != nil ? "running" : ending == nil ? "interrupted" : "stopped",
-                "ended": ending.map { ["status": Int($0.status), "reason": $0.reason, "at": $0.endedAt] as [String: Any] } ?? NSNull(),
-            ] as [String: Any]
-        } else {
-            object["run"] = NSNull()
-        }
-        return object
-    }
 }
 
-/// JSON for `--json` outputs: sorted keys, snake_case, no escaped slashes.
+/// JSON for `--json` outputs: sorted keys, two-space indent, no escaped slashes.
 enum JSONOutput {
-    static func string(_ object: Any) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func object<T: Encodable>(_ value: T) -> [String: Any] {
+    /// - Parameter keys: `.convertToSnakeCase` for a core record's synthesized keys.
+    static func string(_ value: some Encodable, keys: JSONEncoder.KeyEncodingStrategy = .useDefaultKeys) throws -> String {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        guard let data = try? encoder.encode(value),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-        return object
+        encoder.keyEncodingStrategy = keys
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -21,7 +21,7 @@ struct VersionsCommand {
         let versions = FileManager.default.fileExists(atPath: layout.storeFile.path)
             ? try Store(layout: layout, create: false, readOnly: true).versions() : []
         if arguments.flags.contains("json") {
-            print(try JSONOutput.string(versions.map { JSONOutput.object($0) }))
+            print(try JSONOutput.string(versions, keys: .convertToSnakeCase))
         } else if versions.isEmpty {
             print("no versions yet: run `pokesync full`")
         } else {

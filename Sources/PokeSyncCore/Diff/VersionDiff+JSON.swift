@@ -1,0 +1,49 @@
+import Foundation
+
+extension VersionDiff {
+    /// `pokesync diff --json` and `diffs/FROM-TO.json`, field for field as DESIGN gives them.
+    struct JSONForm: Encodable {
+        struct Counts: Encodable {
+            var added, removed, changed: Int
+            init(_ counts: VersionDiff.Counts) { (added, removed, changed) = (counts.added, counts.removed, counts.changed) }
+        }
+
+        struct Change: Encodable {
+            var kind: String
+            var id: Int
+            /// null for evolution chains, which have no name.
+            var name: String?
+            var change: String
+            /// Only for `changed`.
+            var paths: [String]?
+
+            enum CodingKeys: String, CodingKey { case kind, id, name, change, paths }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(kind, forKey: .kind)
+                try container.encode(id, forKey: .id)
+                try container.encode(name, forKey: .name)  // null, not left out
+                try container.encode(change, forKey: .change)
+                try container.encodeIfPresent(paths, forKey: .paths)
+            }
+        }
+
+        var from: Int
+        var to: Int
+        /// Each kind's API name, and `sprites`, to its counts.
+        var summary: [String: Counts]
+        var changes: [Change]
+
+        init(_ diff: VersionDiff) {
+            from = diff.from
+            to = diff.to
+            summary = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, Counts(diff.summary[$0] ?? VersionDiff.Counts())) })
+            summary["sprites"] = Counts(diff.sprites)
+            changes = diff.changes.map {
+                Change(kind: $0.kind.apiName, id: $0.id, name: $0.name, change: $0.change.rawValue,
+                       paths: $0.change == .changed ? $0.paths : nil)
+            }
+        }
+    }
+}
