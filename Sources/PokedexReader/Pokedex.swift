@@ -28,9 +28,10 @@ import PokeSQLite
 /// The `Pokedex` reads the version `DIR/current` pointed at when it opened, even after an
 /// update moves `current` (or deletes that version's folder): ``needsReopen`` says when
 /// to call ``reopened()``.
-// @unchecked Sendable: every stored property is a constant. The mutable state lives in
-// `ConnectionPool` and `SearchIndexCache` (each guarded by its NSCondition) and
-// `ReadBinding` (its NSLock), each justified where it is declared.
+///
+/// `@unchecked Sendable`: every stored property is a constant. The mutable state lives in
+/// `ConnectionPool` and `SearchIndexCache` (each guarded by its NSCondition) and
+/// `ReadBinding` (its NSLock), each justified where it is declared.
 public final class Pokedex: @unchecked Sendable {
     /// The database file as asked for (`DIR/current/pokedex.sqlite` for a device folder).
     public let databaseURL: URL

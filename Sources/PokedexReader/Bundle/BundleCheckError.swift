@@ -1,39 +1,39 @@
 /// A bundle file (an `index.json`, a manifest, an archive's contents) that is not what
 /// the format allows or what its index promises. The one error the reader library's
 /// bundle checks throw; the updater and `pokesync verify` both report it as bad data.
-public struct BundleCheckError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct BundleCheckError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file, URL or bundle name the problem is in.
-    public var file: String
+    package var file: String
     /// What is wrong, as the end of a sentence starting with the file's name.
-    public var reason: String
+    package var reason: String
 
-    public init(file: String, reason: String) {
+    package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
 
-    public var description: String { "\(file) \(reason)" }
+    package var description: String { "\(file) \(reason)" }
 }
 
 /// The bounds every number and name read from an index or a manifest must keep before
 /// anything adds, compares or allocates with it (an index saying `size: 2^63-1` would
 /// otherwise overflow `size + 1` and crash the app at every check).
-public enum BundleLimits {
+package enum BundleLimits {
     /// The largest download an index may name (a `--sprites all` bundle is a few hundred MB).
-    public static let maxFileBytes = 1 << 40
+    package static let maxFileBytes = 1 << 40
     /// The largest size an archive may unpack to, and any one file in it.
-    public static let maxUnpackedBytes = 1 << 42
+    package static let maxUnpackedBytes = 1 << 42
     /// The highest version number (versions count up by one a day).
-    public static let maxVersion = Int(Int32.max)
+    package static let maxVersion = Int(Int32.max)
     /// The most deltas one index may name.
-    public static let maxDeltas = 10_000
+    package static let maxDeltas = 10_000
     /// The most files one manifest may list.
-    public static let maxFiles = 2_000_000
+    package static let maxFiles = 2_000_000
     /// The longest file name an index may give (most file systems stop at 255 bytes).
-    public static let maxNameBytes = 255
+    package static let maxNameBytes = 255
 
     /// Why `name` is not a plain file name an index may give, or nil.
-    public static func fileNameProblem(_ name: String) -> String? {
+    package static func fileNameProblem(_ name: String) -> String? {
         if name.isEmpty { return "is an empty file name" }
         if name.utf8.count > maxNameBytes { return "is a file name of \(name.utf8.count) bytes, more than \(maxNameBytes)" }
         if name.contains("/") || name.contains("\\") || name.hasPrefix(".")

@@ -5,7 +5,7 @@ import Foundation
 
 extension BundleIndex {
     /// The largest `index.json` read (a year of deltas is a few hundred kB).
-    public static let maxBytes = 1 << 20
+    package static let maxBytes = 1 << 20
 
     /// Decodes and checks an index: its format, every number (non-negative, within
     /// ``BundleLimits``), every file name (plain, short), every hash, and that its
@@ -15,7 +15,7 @@ extension BundleIndex {
     ///   - data: the file's bytes.
     ///   - source: the index's path or URL, for messages.
     /// - Throws: ``BundleCheckError`` naming `source` and the first problem.
-    public init(validating data: Data, source: String) throws(BundleCheckError) {
+    package init(validating data: Data, source: String) throws(BundleCheckError) {
         guard data.count <= Self.maxBytes else {
             throw BundleCheckError(file: source, reason: "is \(data.count) bytes, more than an index may be (\(Self.maxBytes))")
         }
@@ -26,7 +26,7 @@ extension BundleIndex {
     }
 
     /// Why this index breaks a rule of the format, or nil.
-    public var validationProblem: String? {
+    package var validationProblem: String? {
         if format != Self.format { return "has format \(format), not \(Self.format)" }
         if !(1...Self.currentFormatVersion).contains(formatVersion) {
             return "is format version \(formatVersion), not one this reader knows (1...\(Self.currentFormatVersion))"
@@ -44,7 +44,7 @@ extension BundleIndex {
 
     /// The index's source text read from disk, checked.
     /// - Throws: ``BundleCheckError`` for a file that cannot be read or is not a sound index.
-    public init(validatingFile url: URL) throws(BundleCheckError) {
+    package init(validatingFile url: URL) throws(BundleCheckError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw BundleCheckError(file: url.path, reason: "cannot be read: \(error.localizedDescription)")
@@ -55,7 +55,7 @@ extension BundleIndex {
 
 extension BundleIndex.Entry {
     /// Why this entry's numbers, name or hash break the format's rules, or nil.
-    public var validationProblem: String? {
+    package var validationProblem: String? {
         if let problem = BundleLimits.fileNameProblem(file) {
             return "names \"\(file.prefix(40))\(file.count > 40 ? "..." : "")\", which \(problem)"
         }

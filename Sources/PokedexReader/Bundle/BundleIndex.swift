@@ -1,27 +1,27 @@
 /// `index.json`: what a device reads first, to choose between a delta and the full bundle.
-public struct BundleIndex: Codable, Sendable, Equatable {
-    public static let format = "pokesync-index"
-    public static let currentFormatVersion = 1
+package struct BundleIndex: Codable, Sendable, Equatable {
+    package static let format = "pokesync-index"
+    package static let currentFormatVersion = 1
 
     /// One downloadable file the index names.
-    public struct Entry: Codable, Sendable, Equatable {
+    package struct Entry: Codable, Sendable, Equatable {
         /// The base version, for a delta.
-        public var from: Int?
+        package var from: Int?
         /// The version the file installs (`version` for a full bundle, `to` for a delta).
-        public var to: Int
+        package var to: Int
         /// The file name, relative to the index.
-        public var file: String
+        package var file: String
         /// The download's exact size: a device caps the download at it.
-        public var size: Int
+        package var size: Int
         /// What the archive unpacks to: a device caps extraction at it.
-        public var unpackedSize: Int
-        public var sha256: String
+        package var unpackedSize: Int
+        package var sha256: String
 
         enum CodingKeys: String, CodingKey {
             case from, to, version, file, size, unpackedSize = "unpacked_size", sha256
         }
 
-        public init(from: Int? = nil, to: Int, file: String, size: Int, unpackedSize: Int, sha256: String) {
+        package init(from: Int? = nil, to: Int, file: String, size: Int, unpackedSize: Int, sha256: String) {
             self.from = from
             self.to = to
             self.file = file
@@ -31,7 +31,7 @@ public struct BundleIndex: Codable, Sendable, Equatable {
         }
 
         // DESIGN writes a full bundle as {"version": 7, ...} and a delta as {"from": 6, "to": 7, ...}.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let values = try decoder.container(keyedBy: CodingKeys.self)
             from = try values.decodeIfPresent(Int.self, forKey: .from)
             if from == nil, let version = try values.decodeIfPresent(Int.self, forKey: .version) {
@@ -45,7 +45,7 @@ public struct BundleIndex: Codable, Sendable, Equatable {
             sha256 = try values.decode(String.self, forKey: .sha256)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var values = encoder.container(keyedBy: CodingKeys.self)
             if let from {
                 try values.encode(from, forKey: .from)
@@ -60,21 +60,21 @@ public struct BundleIndex: Codable, Sendable, Equatable {
         }
     }
 
-    public var format: String
-    public var formatVersion: Int
-    public var schemaVersion: Int
-    public var lineage: String
-    public var latest: Int
-    public var profile: BundleProfile
-    public var full: Entry
-    public var deltas: [Entry]
+    package var format: String
+    package var formatVersion: Int
+    package var schemaVersion: Int
+    package var lineage: String
+    package var latest: Int
+    package var profile: BundleProfile
+    package var full: Entry
+    package var deltas: [Entry]
 
     enum CodingKeys: String, CodingKey {
         case format, formatVersion = "format_version", schemaVersion = "schema_version", lineage, latest
         case profile, full, deltas
     }
 
-    public init(schemaVersion: Int = DeviceSchema.version, lineage: String, profile: BundleProfile,
+    package init(schemaVersion: Int = DeviceSchema.version, lineage: String, profile: BundleProfile,
                 full: Entry, deltas: [Entry]) {
         self.format = Self.format
         self.formatVersion = Self.currentFormatVersion
@@ -89,7 +89,7 @@ public struct BundleIndex: Codable, Sendable, Equatable {
     /// Why the index cannot be trusted as a whole, or nil: a format this reader does not
     /// know, or versions that disagree (`latest` must be the full bundle's version and
     /// every delta's target, or a device would name a version it does not hold).
-    public var inconsistency: String? {
+    package var inconsistency: String? {
         if format != Self.format || formatVersion > Self.currentFormatVersion {
             return "is \(format) format \(formatVersion), not one this reader knows"
         }
@@ -101,5 +101,5 @@ public struct BundleIndex: Codable, Sendable, Equatable {
     }
 
     /// The file names the index points at.
-    public var files: [String] { [full.file] + deltas.map(\.file) }
+    package var files: [String] { [full.file] + deltas.map(\.file) }
 }

@@ -5,14 +5,14 @@ import Foundation
 
 extension BundleManifest {
     /// The largest `manifest.json` read (one line per file: 52,000 sprites fit in 10 MB).
-    public static let maxBytes = 64 << 20
+    package static let maxBytes = 64 << 20
 
     /// Decodes and checks a manifest on its own: format, every number, every path.
     /// - Parameters:
     ///   - data: the bytes of `manifest.json`.
     ///   - file: the bundle it came from, for messages.
     /// - Throws: ``BundleCheckError`` naming `file` and the first problem.
-    public init(validating data: Data, file: String) throws(BundleCheckError) {
+    package init(validating data: Data, file: String) throws(BundleCheckError) {
         guard data.count <= Self.maxBytes else {
             throw BundleCheckError(file: file, reason: "has a manifest.json of \(data.count) bytes, more than \(Self.maxBytes)")
         }
@@ -24,7 +24,7 @@ extension BundleManifest {
 
     /// Why this manifest breaks a rule of the format, or nil. A newer `schema_version`
     /// is not refused here (the caller says an app update is needed).
-    public var validationProblem: String? {
+    package var validationProblem: String? {
         if format != Self.fullFormat && format != Self.deltaFormat { return "is format \(format), not a bundle or delta" }
         if !(1...Self.currentFormatVersion).contains(formatVersion) {
             return "is format version \(formatVersion), not one this reader knows (1...\(Self.currentFormatVersion))"
@@ -56,7 +56,7 @@ extension BundleManifest {
     /// index's lineage and profile): the format a full bundle or a delta has, the
     /// versions, `unpacked_size`, lineage and profile must all be the index's.
     /// - Throws: ``BundleCheckError`` naming `entry.file` and what differs.
-    public func check(against entry: BundleIndex.Entry, lineage: String, profile: BundleProfile) throws(BundleCheckError) {
+    package func check(against entry: BundleIndex.Entry, lineage: String, profile: BundleProfile) throws(BundleCheckError) {
         var mismatches: [String] = []
         if format != (entry.from != nil ? Self.deltaFormat : Self.fullFormat) { mismatches.append("format \(format)") }
         if self.lineage != lineage { mismatches.append("lineage \(self.lineage)") }

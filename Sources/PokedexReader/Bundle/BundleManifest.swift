@@ -3,20 +3,20 @@ import PokeArchive
 
 /// `manifest.json`, the first entry of every full bundle and delta: what it holds and
 /// what the database must look like once it is installed.
-public struct BundleManifest: Codable, Sendable, Equatable {
-    public static let fullFormat = "pokesync-bundle"
-    public static let deltaFormat = "pokesync-delta"
-    public static let currentFormatVersion = 1
+package struct BundleManifest: Codable, Sendable, Equatable {
+    package static let fullFormat = "pokesync-bundle"
+    package static let deltaFormat = "pokesync-delta"
+    package static let currentFormatVersion = 1
 
     /// One file of the bundle other than the manifest.
-    public struct File: Codable, Sendable, Equatable {
+    package struct File: Codable, Sendable, Equatable {
         /// The path inside the archive: `pokedex.sqlite`, `sprites/pokemon/25.png`.
-        public var path: String
-        public var size: Int
+        package var path: String
+        package var size: Int
         /// Lowercase hex SHA-256 of the file's bytes.
-        public var sha256: String
+        package var sha256: String
 
-        public init(path: String, size: Int, sha256: String) {
+        package init(path: String, size: Int, sha256: String) {
             self.path = path
             self.size = size
             self.sha256 = sha256
@@ -24,26 +24,26 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     }
 
     /// ``fullFormat`` or ``deltaFormat``.
-    public var format: String
-    public var formatVersion: Int
+    package var format: String
+    package var formatVersion: Int
     /// The device schema's version (``DeviceSchema/version``): a reader refuses a newer major.
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     /// The mirror's random id: versions compare only within one lineage.
-    public var lineage: String
-    public var version: Int
+    package var lineage: String
+    package var version: Int
     /// The version a delta applies to; nil for a full bundle.
-    public var baseVersion: Int?
+    package var baseVersion: Int?
     /// When the version was published (ISO 8601, UTC): not the export's time.
-    public var createdAt: String
-    public var source: String
-    public var profile: BundleProfile
+    package var createdAt: String
+    package var source: String
+    package var profile: BundleProfile
     /// ``ContentDigest`` of the database once this bundle is installed (hex).
-    public var contentDigest: String
+    package var contentDigest: String
     /// The bytes the archive unpacks to: every entry's size, the manifest included.
-    public var unpackedSize: Int
-    public var files: [File]
+    package var unpackedSize: Int
+    package var files: [File]
     /// Sprite paths a delta removes (`sprites/pokemon/10263.png`); nil for a full bundle.
-    public var removedSprites: [String]?
+    package var removedSprites: [String]?
 
     enum CodingKeys: String, CodingKey {
         case format, formatVersion = "format_version", schemaVersion = "schema_version", lineage, version
@@ -52,7 +52,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         case removedSprites = "removed_sprites"
     }
 
-    public init(format: String, schemaVersion: Int = DeviceSchema.version, lineage: String, version: Int,
+    package init(format: String, schemaVersion: Int = DeviceSchema.version, lineage: String, version: Int,
                 baseVersion: Int? = nil, createdAt: String, source: String, profile: BundleProfile,
                 contentDigest: String, unpackedSize: Int, files: [File], removedSprites: [String]? = nil) {
         self.format = format
@@ -70,12 +70,12 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         self.removedSprites = removedSprites
     }
 
-    public var isDelta: Bool { format == Self.deltaFormat }
+    package var isDelta: Bool { format == Self.deltaFormat }
 
     /// Why the manifest's list of files is not one a bundle may have, or nil: a full
     /// bundle holds `pokedex.sqlite`, a delta `changes.sqlite`, and both only sprites
     /// besides (a `-wal` or anything else would be read one way and verified another).
-    public var fileListProblem: String? {
+    package var fileListProblem: String? {
         let database = isDelta ? "changes.sqlite" : "pokedex.sqlite"
         guard files.contains(where: { $0.path == database }) else { return "lists no \(database)" }
         if let odd = files.first(where: { $0.path != database && !$0.path.hasPrefix("sprites/") }) {
@@ -87,7 +87,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     /// Why the files extracted into `folder` are not this manifest's, or nil: besides
     /// `manifest.json`, `names` (what the archive held) must be exactly the listed files,
     /// each with its listed size and SHA-256. The updater and `verify` both ask this.
-    public func mismatch(inExtracted folder: URL, holding names: [String]) -> String? {
+    package func mismatch(inExtracted folder: URL, holding names: [String]) -> String? {
         let listed = Set(files.map(\.path))
         let present = Set(names).subtracting(["manifest.json"])
         guard listed == present else {
@@ -105,7 +105,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
 
     /// Whether the SQLite file at `path` is in rollback-journal mode (header bytes 18 and
     /// 19 are 1; 2 means WAL, which a read-only device database must never be).
-    public static func isRollbackJournal(_ path: String) -> Bool {
+    package static func isRollbackJournal(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }

@@ -7,16 +7,16 @@ import PokeSQLite
 /// trigger, index, virtual or generated column. Checked from `sqlite_master` and
 /// `PRAGMA table_xinfo` before any statement reads a row, by the updater and by
 /// `pokesync verify` alike.
-public enum ChangesSchema {
+package enum ChangesSchema {
     /// The tables and columns a delta's database holds (DeltaBuilder writes these).
-    public static let expected: [String: [String]] = {
+    package static let expected: [String: [String]] = {
         var tables = Dictionary(uniqueKeysWithValues: DeviceSchema.tables.map { ($0.name, $0.columns) })
         tables["removed"] = ["entity", "id"]
         return tables
     }()
 
     /// Why the database at `path` is not a delta's `changes.sqlite`, or nil.
-    public static func problem(at path: URL) -> String? {
+    package static func problem(at path: URL) -> String? {
         do {
             let database = try Database(path: path.path, mode: .immutable)
             // Reading the schema runs no user SQL; the bound is for a damaged file.

@@ -6,20 +6,20 @@ import PokeArchive
 /// its size and SHA-256, adding up to `unpacked_size`; its database in rollback-journal
 /// mode; and a delta's `changes.sqlite` only the schema a delta has. The updater and
 /// `pokesync verify` both build one, so an archive one accepts the other accepts.
-public struct ExtractedBundle: Sendable {
+package struct ExtractedBundle: Sendable {
     /// The extraction folder.
-    public let folder: URL
-    public let manifest: BundleManifest
+    package let folder: URL
+    package let manifest: BundleManifest
 
     /// `pokedex.sqlite` of a full bundle, `changes.sqlite` of a delta.
-    public var database: URL {
+    package var database: URL {
         folder.appendingPathComponent(manifest.isDelta ? "changes.sqlite" : "pokedex.sqlite")
     }
 
     /// Reads and checks the `manifest.json` extracted into `folder` on its own.
     /// - Parameter file: the archive's name, for messages.
     /// - Throws: ``BundleCheckError``.
-    public static func manifest(in folder: URL, file: String) throws(BundleCheckError) -> BundleManifest {
+    package static func manifest(in folder: URL, file: String) throws(BundleCheckError) -> BundleManifest {
         let url = folder.appendingPathComponent("manifest.json")
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw BundleCheckError(file: file, reason: "has no manifest.json")
@@ -35,7 +35,7 @@ public struct ExtractedBundle: Sendable {
     ///   - entries: what the archive held (SafeExtractor's list).
     ///   - file: the archive's name, for messages.
     /// - Throws: ``BundleCheckError`` naming `file` and the first problem.
-    public init(folder: URL, manifest: BundleManifest, entries: [TarEntry], file: String) throws(BundleCheckError) {
+    package init(folder: URL, manifest: BundleManifest, entries: [TarEntry], file: String) throws(BundleCheckError) {
         let files = entries.filter { $0.kind == .file }
         if let problem = manifest.mismatch(inExtracted: folder, holding: files.map(\.name)) {
             throw BundleCheckError(file: file, reason: problem)

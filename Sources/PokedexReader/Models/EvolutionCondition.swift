@@ -7,6 +7,7 @@ import Foundation
 public struct EvolutionCondition: Sendable, Hashable, Codable {
     /// `level-up`, `use-item`, `trade`, `shed`, ...
     public var trigger: String?
+    /// The level it must reach.
     public var minLevel: Int?
     /// An item used on it (`thunder-stone`).
     public var item: String?
@@ -14,32 +15,53 @@ public struct EvolutionCondition: Sendable, Hashable, Codable {
     public var heldItem: String?
     /// 1 female, 2 male.
     public var gender: Int?
+    /// A move it must know (`ancient-power`).
     public var knownMove: String?
+    /// A type one of its moves must have (`fairy` for Sylveon).
     public var knownMoveType: String?
+    /// Where it must level up (`mt-coronet`).
     public var location: String?
+    /// The affection it must have.
     public var minAffection: Int?
+    /// The beauty it must have (Feebas).
     public var minBeauty: Int?
+    /// The damage it must have taken.
     public var minDamageTaken: Int?
     /// Friendship, as the API calls it happiness (Espeon: 160).
     public var minHappiness: Int?
+    /// How many times it must have used a move.
     public var minMoveCount: Int?
+    /// The steps it must have walked.
     public var minSteps: Int?
+    /// Whether it must be raining in the overworld (Goodra).
     public var needsOverworldRain: Bool?
+    /// Whether it must be in a multiplayer session.
     public var needsMultiplayer: Bool?
+    /// Whether it must be near a special rock.
     public var nearSpecialRock: Bool?
+    /// A species that must be in the party (`remoraid` for Mantyke).
     public var partySpecies: String?
+    /// A type a party member must have (`dark` for Pancham).
     public var partyType: String?
+    /// The region it must be in.
     public var region: String?
     /// 1 attack > defense, 0 equal, -1 attack < defense.
     public var relativePhysicalStats: Int?
     /// `day`, `night`, `dusk`; nil when any time will do (the API's empty string).
     public var timeOfDay: String?
+    /// The species it must be traded for (`shelmet` for Karrablast).
     public var tradeSpecies: String?
+    /// Whether the device must be turned upside down (Inkay).
     public var turnUpsideDown: Bool?
+    /// A move it must have used.
     public var usedMove: String?
+    /// The form it must evolve from.
     public var baseForm: String?
+    /// The form it evolves into.
     public var evolvedForm: String?
+    /// The version group the condition holds in.
     public var versionGroup: String?
+    /// Whether this is the default way it evolves, where the API says.
     public var isDefault: Bool?
 
     private struct Named: Decodable { var name: String }
@@ -58,6 +80,8 @@ public struct EvolutionCondition: Sendable, Hashable, Codable {
 
     /// Decodes one `evolution_details` entry as the API writes it (snake_case, named
     /// resources as `{"name": ..., "url": ...}`).
+    /// - Throws: `DecodingError` when the entry is not a JSON object; a field of the wrong
+    ///   type is nil rather than an error.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         func name(_ key: Keys) -> String? { (try? c.decodeIfPresent(Named.self, forKey: key))??.name }
@@ -79,6 +103,7 @@ public struct EvolutionCondition: Sendable, Hashable, Codable {
 
     /// Encodes the same snake_case shape, names as `{"name": ...}`, so that a condition
     /// round-trips.
+    /// - Throws: what `encoder` throws.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         func name(_ value: String?, _ key: Keys) throws { if let value { try c.encode(["name": value], forKey: key) } }

@@ -22,6 +22,7 @@ public struct EvolutionNode: Sendable, Hashable, Codable, Identifiable {
     /// What it evolves into (eevee has eight), by species id.
     public let children: [EvolutionNode]
 
+    /// `Identifiable`: the species id.
     public var id: Int { speciesID }
 
     /// The node of `speciesID` in this tree, if any.

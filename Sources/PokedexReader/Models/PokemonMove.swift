@@ -8,10 +8,14 @@ public struct PokemonMove: Sendable, Hashable, Codable {
     public let type: String?
     /// `physical`, `special` or `status`.
     public let damageClass: String?
+    /// Base power; nil for a status move or one with variable power.
     public let power: Int?
+    /// Accuracy in percent; nil when it never misses.
     public let accuracy: Int?
+    /// Power points.
     public let pp: Int?
 
+    /// A move as the reader builds it (for previews and tests).
     public init(name: String, localizedName: LocalizedText?, type: String?, damageClass: String?, power: Int?,
                 accuracy: Int?, pp: Int?) {
         self.name = name

@@ -22,5 +22,6 @@ public enum SearchRank: Int, Sendable, Hashable, Codable, Comparable {
     /// The term is inside a string (`zard`).
     case substring = 2
 
+    /// Exact before prefix before substring.
     public static func < (lhs: SearchRank, rhs: SearchRank) -> Bool { lhs.rawValue < rhs.rawValue }
 }

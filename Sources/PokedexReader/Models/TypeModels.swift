@@ -1,6 +1,7 @@
 /// A type (`electric`) with its name in the preferred language (DESIGN: every type with
 /// its localized name).
 public struct PokemonType: Sendable, Hashable, Codable, Identifiable {
+    /// The API's type id.
     public let id: Int
     /// The API's slug, as in ``PokemonSummary/types``.
     public let name: String
@@ -10,6 +11,7 @@ public struct PokemonType: Sendable, Hashable, Codable, Identifiable {
     /// The generation's slug (`generation-i`).
     public let generation: String?
 
+    /// A type as the reader builds it (for previews and tests).
     public init(id: Int, name: String, localizedName: LocalizedText?, generation: String?) {
         self.id = id
         self.name = name
@@ -27,6 +29,7 @@ public struct TypeDefense: Sendable, Hashable, Codable {
     /// Every attacking type with its factor (0, 0.25, 0.5, 1, 2 or 4), in type id order.
     public let factors: [TypeFactor]
 
+    /// A chart from its factors (for previews and tests).
     public init(factors: [TypeFactor]) { self.factors = factors }
 
     /// The factor of one attacking type (by slug); 1 for a type the chart does not list.
@@ -39,15 +42,20 @@ public struct TypeDefense: Sendable, Hashable, Codable {
         Dictionary(grouping: factors, by: \.factor).sorted { $0.key > $1.key }.map { ($0.key, $0.value.map(\.type)) }
     }
 
+    /// Equal when the factors are.
     public static func == (lhs: TypeDefense, rhs: TypeDefense) -> Bool { lhs.factors == rhs.factors }
+    /// Hashes the factors.
     public func hash(into hasher: inout Hasher) { hasher.combine(factors) }
 }
 
 /// One attacking type and its damage factor.
 public struct TypeFactor: Sendable, Hashable, Codable {
+    /// The attacking type.
     public let type: PokemonType
+    /// 0, 0.25, 0.5, 1, 2 or 4: the product of its factors against each defending type.
     public let factor: Double
 
+    /// A factor as the reader builds it (for previews and tests).
     public init(type: PokemonType, factor: Double) {
         self.type = type
         self.factor = factor
@@ -64,8 +72,10 @@ public struct BundleLanguage: Sendable, Hashable, Codable, Identifiable {
     /// Its name written in itself (`한국어`), when the data has it.
     public let nativeName: String?
 
+    /// `Identifiable`: the code.
     public var id: String { code }
 
+    /// A language as the reader builds it (for previews and tests).
     public init(code: String, localizedName: LocalizedText?, nativeName: String?) {
         self.code = code
         self.localizedName = localizedName

@@ -12,11 +12,11 @@ import PokeSQLite
 /// `null`. The `meta` row `content_digest` is left out: it holds the result.
 ///
 /// The exporter, the delta builder and the updater all call this one function.
-public enum ContentDigest {
+package enum ContentDigest {
     /// Computes the digest of the database open as `database`.
     /// - Throws: `DatabaseError` when a table is missing or unreadable;
     ///   ``ContentDigestError`` for a value that is a real number or a blob.
-    public static func compute(_ database: Database) throws -> SHA256Digest {
+    package static func compute(_ database: Database) throws -> SHA256Digest {
         // Rows are encoded into one buffer that goes to the hasher when it fills: the
         // digest reads every row of the database (about a million for the full data), so
         // this loop is what installs and exports spend most of their checking time in.
@@ -57,8 +57,8 @@ public enum ContentDigest {
 }
 
 /// A value `content_digest` cannot encode: the schema holds integers, text and nulls only.
-public struct ContentDigestError: Error, CustomStringConvertible, Sendable {
-    public var table: String
-    public var column: String
-    public var description: String { "\(table).\(column) holds a real number or a blob, which content_digest does not encode" }
+package struct ContentDigestError: Error, CustomStringConvertible, Sendable {
+    package var table: String
+    package var column: String
+    package var description: String { "\(table).\(column) holds a real number or a blob, which content_digest does not encode" }
 }

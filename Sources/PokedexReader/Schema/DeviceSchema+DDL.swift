@@ -17,10 +17,10 @@ import PokeSQLite
 extension DeviceSchema {
     /// The page size every database is built and shipped with: fixed, so that equal
     /// content gives equal bytes.
-    public static let pageSize = 4096
+    package static let pageSize = 4096
 
     /// `CREATE` statements of the device tables, the search table included.
-    public static let ddl = """
+    package static let ddl = """
     CREATE TABLE meta(key TEXT NOT NULL PRIMARY KEY, value TEXT) WITHOUT ROWID;
     CREATE TABLE pokemon(
         id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, species_id INTEGER NOT NULL,
@@ -63,7 +63,7 @@ extension DeviceSchema {
 
     /// Creates the schema in an empty database, with the fixed page size.
     /// - Throws: `DatabaseError` when the database is not empty or cannot be written.
-    public static func create(in database: Database) throws {
+    package static func create(in database: Database) throws {
         try database.execute("PRAGMA page_size=\(pageSize);")
         try database.execute(ddl)
     }

@@ -21,7 +21,7 @@
 /// so finding their other users is a lookup by the link table's key.
 extension DeviceSchema {
     /// The builder tables behind the views (not part of the logical schema).
-    public static let builderTables = [
+    package static let builderTables = [
         "language_code", "version_code", "flavor_text_body", "species_flavor_link",
         "move_code", "pokemon_move_link", "sprite_key_code", "pokemon_sprite_link",
     ] + sharedTextTables

@@ -3,47 +3,47 @@
 ///
 /// One definition serves the bundle writer, the delta builder, the updater and the
 /// reader, so that they cannot drift apart.
-public enum DeviceSchema {
+package enum DeviceSchema {
     /// The schema version written to `meta`, manifests and the index. A reader refuses a
     /// database whose major version is newer than this.
-    public static let version = 2
+    package static let version = 2
 
     /// One table of the schema.
-    public struct Table: Sendable, Hashable {
+    package struct Table: Sendable, Hashable {
         /// The table's name (it may be a view over the builder's own tables).
-        public let name: String
+        package let name: String
         /// The columns DESIGN lists, in its order: what `content_digest` covers.
-        public let columns: [String]
+        package let columns: [String]
         /// How many of the leading `columns` form the key.
-        public let keyCount: Int
+        package let keyCount: Int
         /// The entity the table's rows belong to, by its first key column; nil for `meta`.
-        public let entity: Entity?
+        package let entity: Entity?
 
-        public var keyColumns: ArraySlice<String> { columns.prefix(keyCount) }
+        package var keyColumns: ArraySlice<String> { columns.prefix(keyCount) }
 
         /// The name as an SQL identifier: `"pokemon_type"`.
-        public var quotedName: String { DeviceSchema.quoted(name) }
+        package var quotedName: String { DeviceSchema.quoted(name) }
         /// The listed columns as SQL, in order: `"pokemon_id", "slot", "type"`; what the
         /// digest, the builder and both ends of a delta select and insert.
-        public var columnList: String { columns.map(DeviceSchema.quoted).joined(separator: ", ") }
+        package var columnList: String { columns.map(DeviceSchema.quoted).joined(separator: ", ") }
         /// The key columns as SQL, in order.
-        public var keyList: String { keyColumns.map(DeviceSchema.quoted).joined(separator: ", ") }
+        package var keyList: String { keyColumns.map(DeviceSchema.quoted).joined(separator: ", ") }
         /// The first key column as SQL: the entity's id in every table of an entity.
-        public var entityColumn: String { DeviceSchema.quoted(columns[0]) }
+        package var entityColumn: String { DeviceSchema.quoted(columns[0]) }
     }
 
     /// The things a delta adds, changes or removes as a whole.
-    public enum Entity: String, Sendable, CaseIterable {
+    package enum Entity: String, Sendable, CaseIterable {
         case pokemon, species, pokedex
         case evolutionChain = "evolution_chain"
         /// The reference entities (DESIGN: `type*` tables belong to `type(id)`, ...).
         case type, ability, move, stat, version, language
         /// The table whose `id` names the entity.
-        public var rootTable: String { rawValue }
+        package var rootTable: String { rawValue }
     }
 
     /// Every table of the schema, in DESIGN's order (the order of `content_digest`).
-    public static let tables: [Table] = [
+    package static let tables: [Table] = [
         Table(name: "meta", columns: ["key", "value"], keyCount: 1, entity: nil),
         Table(name: "pokemon", columns: ["id", "name", "species_id", "height", "weight", "base_experience",
                                          "is_default", "sort_order"], keyCount: 1, entity: .pokemon),
@@ -91,20 +91,20 @@ public enum DeviceSchema {
     ]
 
     /// `name` as an SQL identifier (the schema's names need no escaping inside the quotes).
-    public static func quoted(_ name: String) -> String { "\"\(name)\"" }
+    package static func quoted(_ name: String) -> String { "\"\(name)\"" }
 
     /// The tables that hold an entity's rows (the root table first).
-    public static func tables(of entity: Entity) -> [Table] { tables.filter { $0.entity == entity } }
+    package static func tables(of entity: Entity) -> [Table] { tables.filter { $0.entity == entity } }
 
     /// The `meta` keys every database has.
-    public enum MetaKey {
-        public static let schemaVersion = "schema_version"
-        public static let lineage = "lineage"
-        public static let version = "version"
-        public static let createdAt = "created_at"
-        public static let source = "source"
-        public static let profile = "profile"
+    package enum MetaKey {
+        package static let schemaVersion = "schema_version"
+        package static let lineage = "lineage"
+        package static let version = "version"
+        package static let createdAt = "created_at"
+        package static let source = "source"
+        package static let profile = "profile"
         /// Not itself covered by the digest (it is the digest).
-        public static let contentDigest = "content_digest"
+        package static let contentDigest = "content_digest"
     }
 }

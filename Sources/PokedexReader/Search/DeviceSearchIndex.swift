@@ -12,9 +12,9 @@ import PokeSQLite
 /// answer, and a full scan of ~20,000 short rows takes a few milliseconds. The table
 /// belongs to no entity: it is derived from the others and rebuilt whole, by the
 /// builder and by the updater after it applies a delta.
-public enum DeviceSearchIndex {
+package enum DeviceSearchIndex {
     /// The search table's DDL (part of ``DeviceSchema/ddl``).
-    public static let ddl = """
+    package static let ddl = """
     CREATE TABLE pokemon_search(
         pokemon_id INTEGER NOT NULL, text TEXT NOT NULL,
         PRIMARY KEY(pokemon_id, text)) WITHOUT ROWID;
@@ -22,7 +22,7 @@ public enum DeviceSearchIndex {
 
     /// The strings each pokemon is found by, before folding: plain SQL over the schema's
     /// tables, so any client can rebuild the index the same way.
-    public static let sourceQuery = """
+    package static let sourceQuery = """
     SELECT id, name FROM pokemon
     UNION ALL
     SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL
@@ -31,7 +31,7 @@ public enum DeviceSearchIndex {
     /// Replaces the content of `pokemon_search` with what the other tables give. Call it
     /// inside the transaction that changed them.
     /// - Throws: `DatabaseError` when a table is missing or the database cannot be written.
-    public static func rebuild(_ database: Database) throws {
+    package static func rebuild(_ database: Database) throws {
         try rebuild(database, sourceQuery: sourceQuery, clearing: "DELETE FROM pokemon_search")
     }
 
@@ -39,7 +39,7 @@ public enum DeviceSearchIndex {
     /// only the rows of the pokemon it touched: those it adds, changes or removes, and those
     /// of the species it adds, changes or removes. The result equals a full rebuild; folding
     /// every name again would cost more than the rest of a small delta.
-    public static func rebuildAfterDelta(_ database: Database) throws {
+    package static func rebuildAfterDelta(_ database: Database) throws {
         try database.execute("""
             CREATE TEMP TABLE IF NOT EXISTS search_touched(id INTEGER PRIMARY KEY);
             DELETE FROM temp.search_touched;

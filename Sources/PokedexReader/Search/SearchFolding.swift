@@ -4,9 +4,9 @@ import Foundation
 /// what a user types: Unicode NFKD, the combining marks U+0300-U+036F dropped (only
 /// those: Japanese voicing marks stay, so ピ, ビ and ヒ stay apart), full case folding
 /// (`ß` is `ss`), and `’` as `'`.
-public enum SearchFolding {
+package enum SearchFolding {
     /// Folds `text` for matching: `"Flabébé"` is `"flabebe"`, `"Straße"` is `"strasse"`.
-    public static func fold(_ text: String) -> String {
+    package static func fold(_ text: String) -> String {
         var folded = String.UnicodeScalarView()
         for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
             if (0x300...0x36F).contains(scalar.value) { continue }
@@ -16,7 +16,7 @@ public enum SearchFolding {
     }
 
     /// Splits what a user typed into folded terms (by whitespace); empty terms are dropped.
-    public static func terms(_ query: String) -> [String] {
+    package static func terms(_ query: String) -> [String] {
         fold(query).split(whereSeparator: { $0.isWhitespace }).map(String.init)
     }
 

@@ -8,9 +8,9 @@ import PokeSQLite
 /// the table's first key column); every row of `changes.sqlite`'s schema tables is
 /// inserted; the search tables are rebuilt; `meta` is set from the delta and the
 /// manifest. The copy is kept only when its ``ContentDigest`` equals the manifest's.
-public struct DeltaApplier: Sendable {
+package struct DeltaApplier: Sendable {
     /// Rebuilds the search tables of a database after its rows changed.
-    public typealias SearchRebuild = @Sendable (Database) throws -> Void
+    package typealias SearchRebuild = @Sendable (Database) throws -> Void
 
     private let rebuildSearch: SearchRebuild
 
@@ -18,7 +18,7 @@ public struct DeltaApplier: Sendable {
     ///   (DESIGN: they are rebuilt on apply, not shipped in the delta), with the delta's
     ///   `changes.sqlite` attached as `changes`. The default is
     ///   ``DeviceSearchIndex/rebuildAfterDelta(_:)``: the rows of what the delta touched.
-    public init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
+    package init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
         self.rebuildSearch = rebuildSearch
     }
 
@@ -37,7 +37,7 @@ public struct DeltaApplier: Sendable {
     /// - Throws: ``DeltaApplyError``: `.digestMismatch` when the result is not what the
     ///   manifest promises, `.invalidChanges` when `changes.sqlite` is not a delta,
     ///   `.io` when a file cannot be copied or written; `CancellationError` when `stop` says so.
-    public func apply(changes: URL, to current: URL, writingTo output: URL, manifest: BundleManifest,
+    package func apply(changes: URL, to current: URL, writingTo output: URL, manifest: BundleManifest,
                       stop: @escaping @Sendable () -> Bool = { Task.isCancelled }) throws {
         let fileManager = FileManager.default
         do {
@@ -161,7 +161,7 @@ public struct DeltaApplier: Sendable {
 }
 
 /// Why a delta was not applied. The current database is unchanged in every case.
-public enum DeltaApplyError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum DeltaApplyError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The applied database's `content_digest` is not the manifest's.
     case digestMismatch(path: String, expected: String, actual: String)
     /// `changes.sqlite` is not a delta this reader can apply.
@@ -169,7 +169,7 @@ public enum DeltaApplyError: Error, CustomStringConvertible, Sendable, Equatable
     /// A file could not be copied, opened or written.
     case io(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .digestMismatch(path, expected, actual):
             "delta \(path) gives content_digest \(actual), not the manifest's \(expected); the copy was dropped"

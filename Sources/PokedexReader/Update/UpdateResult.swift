@@ -14,6 +14,7 @@ public struct UpdateResult: Sendable, Equatable {
     public var installedVersion: Int
     /// The version the device had before, when it had one it could name.
     public var fromVersion: Int?
+    /// How it got there: a delta, the full bundle, or nothing to do.
     public var kind: Kind
     /// Bytes downloaded (or copied from a folder source), the index excluded.
     public var bytesDownloaded: Int
@@ -25,9 +26,14 @@ public struct UpdateResult: Sendable, Equatable {
 
 /// Where an update is, for a progress line.
 public enum UpdateProgress: Sendable, Equatable {
+    /// Reading the index (a conditional request over HTTP).
     case readingIndex
+    /// Downloading `file`: `bytes` of `total` so far.
     case downloading(file: String, bytes: Int, total: Int)
+    /// Checking and extracting `file`.
     case extracting(file: String)
+    /// Building `versions/N`: a delta applied to a copy, or the full bundle's database, and its digest checked.
     case building(version: Int)
+    /// Switching `current` to the new version, then removing the old one.
     case switching(version: Int)
 }
