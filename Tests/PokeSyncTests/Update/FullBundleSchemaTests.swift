@@ -35,7 +35,7 @@ struct FullBundleSchemaTests {
         try db.execute("CREATE VIEW pokemon_move AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT \(columns) FROM r")
     }
 
-    @Test("a full bundle whose pokedex.sqlite holds an endless view is 65 at once, by install and verify; the device is unchanged")
+    @Test("a full bundle whose pokedex.sqlite holds an endless view is 65 at once, by install, verify and show; the device is unchanged")
     func endlessViewRefused() throws {
         try withTemporaryDirectory { root in
             let world = try UpdaterTests.makeWorld(in: root)
@@ -51,6 +51,10 @@ struct FullBundleSchemaTests {
             let verify = try Hardening.run(cli, ["verify", archive.path], limit: 30)
             #expect(!verify.killed && verify.result.status == 65 && verify.result.stderr.contains("view pokemon_move"),
                     "\(verify.result.stderr)")
+            // show --bundle reads an archive from anywhere through the same check.
+            let show = try Hardening.run(cli, ["show", "25", "--bundle", archive.path], limit: 30)
+            #expect(!show.killed && show.result.status == 65 && show.result.stderr.contains("view pokemon_move"),
+                    "\(show.result.stderr)")
         }
     }
 
