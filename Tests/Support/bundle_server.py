@@ -9,22 +9,38 @@ RULES.json (re-read on every request, so a test can change it while the server r
 maps a request path ("/index.json") to one rule:
     {"status": 404}                    answer with that status
     {"trickle": true}                  announce the size, send 20 bytes every 2 s
-    {"gzip_bomb": N}                   Content-Encoding: gzip of N zero bytes
+    {"gzip_bomb": N}                   Content-Encoding: gzip of N zero bytes (made once; GET
+                                       /__warm?gzip_bomb=N makes it ahead of a timed request)
     {"redirect": "URL"}                302 to URL
     {"cut": N}                         announce the full size, send N bytes, close
 index.json gets an ETag (its SHA-256) and a 304 for a matching If-None-Match.
 Every request is logged to LOG as "PATH<TAB>IF-NONE-MATCH".
 """
 import argparse
-import gzip
 import hashlib
 import http.server
-import io
 import json
 import os
 import socketserver
 import sys
 import time
+import zlib
+
+
+BOMBS = {}
+
+
+def gzip_bomb_body(size):
+    """One gzip stream of `size` zero bytes (whole MiB), made once per size and kept.
+
+    A single deflate stream at level 9 (about 1 KB per MiB): unlike a stream of flushed
+    blocks, a few MB of it waiting in a socket decode to gigabytes in one read.
+    """
+    if size not in BOMBS:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        zeros = bytes(1 << 20)
+        BOMBS[size] = b"".join(compressor.compress(zeros) for _ in range(max(1, size >> 20))) + compressor.flush()
+    return BOMBS[size]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -57,18 +73,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if path == "/__warm":
+            # Makes the bomb of ?gzip_bomb=N now, so that a test times the client only.
+            gzip_bomb_body(int(self.path.split("gzip_bomb=")[1]))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if "gzip_bomb" in rule:
-            buffer = io.BytesIO()
-            with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9) as z:
-                chunk = bytes(1 << 20)
-                for _ in range(rule["gzip_bomb"] >> 20):
-                    z.write(chunk)
-            body = buffer.getvalue()
+            body = gzip_bomb_body(rule["gzip_bomb"])
             self.send_response(200)
             self.send_header("Content-Encoding", "gzip")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
             return
         file = os.path.join(self.server.root, path.lstrip("/"))
         if not os.path.isfile(file):

@@ -4,7 +4,8 @@ import PokeArchive
 /// A full bundle or delta extracted into a folder and checked: its manifest sound and,
 /// when an index named it, matching that entry; exactly the manifest's files, each with
 /// its size and SHA-256, adding up to `unpacked_size`; its database in rollback-journal
-/// mode; and a delta's `changes.sqlite` only the schema a delta has. The updater and
+/// mode; a delta's `changes.sqlite` only the schema a delta has, and a full bundle's
+/// `pokedex.sqlite` no view, trigger or index but the reader's own. The updater and
 /// `pokesync verify` both build one, so an archive one accepts the other accepts.
 package struct ExtractedBundle: Sendable {
     /// The extraction folder.
@@ -51,6 +52,9 @@ package struct ExtractedBundle: Sendable {
         }
         if manifest.isDelta, let problem = ChangesSchema.problem(at: database) {
             throw BundleCheckError(file: file, reason: "holds a changes.sqlite that \(problem)")
+        }
+        if !manifest.isDelta, let problem = DeviceDatabaseSchema.problem(at: database) {
+            throw BundleCheckError(file: file, reason: "holds a pokedex.sqlite that \(problem)")
         }
     }
 }

@@ -40,6 +40,8 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private var notModified = false
     private var failure: (any Error)?
     private var task: URLSessionDataTask?
+    /// Whether the task's cancel was asked for: once is enough (see ``cancelLater(_:)``).
+    private var cancelRequested = false
     private var continuation: CheckedContinuation<Fetched, any Error>?
     /// (seconds since start, bytes so far), one a tick: the rate window.
     private var samples: [(Double, Int)] = []
@@ -74,7 +76,10 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         let queue: OperationQueue? = nil
         #endif
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        defer { session.invalidateAndCancel() }
+        // Off this task: invalidating waits for the session's work queue, which libcurl may
+        // keep busy decoding a refused gzip body (FoundationNetworking cannot turn its
+        // decoding off), and the caller must have its answer at once.
+        defer { DispatchQueue.global().async { session.invalidateAndCancel() } }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let start = Date()
         let tick = min(1, settings.timeout / 4)
@@ -131,9 +136,15 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     /// Cancels `task` from another thread: a delegate callback runs inside the session's
-    /// work (``InlineDelegateQueue``), which `cancel()` waits for.
+    /// work (``InlineDelegateQueue``), which `cancel()` waits for. Only once: a refused
+    /// gzip body still arrives as a callback per decoded chunk (a million for 16 GiB), and
+    /// a cancel queued for each, all waiting on that busy work queue, took 530 MB.
     private func cancelLater(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
+        let first = lock.withLock { () -> Bool in
+            defer { cancelRequested = true }
+            return !cancelRequested
+        }
+        if first { DispatchQueue.global().async { task.cancel() } }
     }
 
     private func sameOrigin(_ other: URL) -> Bool {

@@ -41,7 +41,15 @@ package struct DeltaApplier: Sendable {
                       stop: @escaping @Sendable () -> Bool = { Task.isCancelled }) throws {
         let fileManager = FileManager.default
         do {
-            try fileManager.copyItem(at: current, to: output)
+            // The copy is written, so it must be a file of its own: `copyItem` copies a link
+            // as a link, and the apply would write through it, outside the device folder.
+            try fileManager.copyItem(at: current.resolvingSymlinksInPath(), to: output)
+            guard (try fileManager.attributesOfItem(atPath: output.path))[.type] as? FileAttributeType == .typeRegular else {
+                try? fileManager.removeItem(at: output)
+                throw DeltaApplyError.io(path: output.path, reason: "\(current.path) is not a plain file")
+            }
+        } catch let error as DeltaApplyError {
+            throw error
         } catch {
             throw DeltaApplyError.io(path: output.path, reason: "cannot copy \(current.path): \(error.localizedDescription)")
         }

@@ -77,7 +77,13 @@ struct OpenedPokedex {
                 throw UsageError("--bundle \(archive.path) is a delta, which only updates an installed device: "
                                  + "give a full bundle (pokedex-N.tar.gz), a bundles folder or a device folder")
             }
-            self.init(pokedex: try Pokedex(databaseAt: scratch.appendingPathComponent("pokedex.sqlite")), scratch: scratch,
+            // Its views and triggers run on every query: only the reader's own (an archive from
+            // anywhere can hold an endless recursive view), as install and verify check.
+            let database = scratch.appendingPathComponent("pokedex.sqlite")
+            if let problem = DeviceDatabaseSchema.problem(at: database) {
+                throw BundleCheckError(file: archive.path, reason: "holds a pokedex.sqlite that \(problem)")
+            }
+            self.init(pokedex: try Pokedex(databaseAt: database), scratch: scratch,
                       archive: archive.path)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
