@@ -9,7 +9,7 @@ import PokeSQLite
 /// updater and `pokesync verify` both check it, from `sqlite_master` and
 /// `PRAGMA table_xinfo`, before any statement reads a row; a delta's `changes.sqlite`
 /// has its own, stricter rule (``ChangesSchema``).
-public enum DeviceDatabaseSchema {
+package enum DeviceDatabaseSchema {
     /// The views, triggers and indexes the reader's DDL makes, by type and name, with their SQL.
     static let expectedCode: [String: String] = {
         guard let database = try? Database(path: ":memory:"), (try? DeviceSchema.create(in: database)) != nil,
@@ -25,7 +25,7 @@ public enum DeviceDatabaseSchema {
     }
 
     /// Why the database at `path` is not a device database this reader may run, or nil.
-    public static func problem(at path: URL) -> String? {
+    package static func problem(at path: URL) -> String? {
         guard !expectedCode.isEmpty else { return "cannot be checked: the reader's own schema did not build" }
         do {
             let database = try Database(path: path.path, mode: .immutable)
