@@ -24,6 +24,16 @@ struct InstallKillTests {
             let cli = PokesyncCLI(mirror: root)
             var random = SeededRandom(seed: 20_260_808)
             var killed = 0
+            // The kill lands within the time an uninterrupted install of the same kind takes
+            // on this machine now (a fixed window missed most installs once they got faster).
+            var window: [Int: UInt64] = [:]
+            for start in 0..<3 {
+                let device = root.appendingPathComponent("calibrate-\(start)", isDirectory: true)
+                if start > 0 { _ = try cli.run(["install", device.path, "--from", world.bundles(start).path], addMirror: false) }
+                let began = Date()
+                _ = try cli.run(["install", device.path, "--from", world.bundles(start == 1 ? 2 : 3).path], addMirror: false)
+                window[start] = max(20_000, UInt64(Date().timeIntervalSince(began) * 900_000))  // 90%, in microseconds
+            }
             for round in 0..<24 {
                 let device = root.appendingPathComponent("device-\(round)", isDirectory: true)
                 // Vary the starting point: empty (full bundle), at 1 (delta 1-2), at 2 (delta 2-3).
@@ -34,7 +44,7 @@ struct InstallKillTests {
                 }
                 let child = cli.start(["install", device.path, "--from", world.bundles(target).path], addMirror: false)
                 try child.process.run()
-                usleep(UInt32(random.next() % 400_000))
+                usleep(UInt32(random.next() % window[start]!))
                 if child.process.isRunning {
                     kill(child.process.processIdentifier, SIGKILL)
                     killed += 1
