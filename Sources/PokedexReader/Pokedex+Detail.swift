@@ -44,7 +44,10 @@ extension Pokedex {
         let key = SQLValue.integer(Int64(id))
         let base = try database.row("""
             SELECT name, species_id, height, weight, base_experience, is_default FROM pokemon WHERE id = ?
-            """, [key]) { ($0.text(0), $0.optionalInt(1), $0.int(2), $0.int(3), $0.optionalInt(4), $0.int(5) != 0) }
+            """, [key]) {
+            PokemonRow(name: $0.text(0), speciesID: $0.optionalInt(1), height: $0.int(2), weight: $0.int(3),
+                       baseExperience: $0.optionalInt(4), isDefault: $0.int(5) != 0)
+        }
         guard let base else { return nil }
         let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
             $0.text(0)
@@ -64,9 +67,9 @@ extension Pokedex {
         let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) { row in
             UpstreamURL.make(row.text(1)).map { PokemonSprite(key: row.text(0), url: $0, path: row.optionalText(2)) }
         }.compactMap { $0 }
-        let species = try base.1.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
-        return PokemonDetail(id: id, name: base.0, types: types, height: base.2, weight: base.3, baseExperience: base.4,
-                             isDefault: base.5, abilities: abilities, moves: moves,
+        let species = try base.speciesID.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
+        return PokemonDetail(id: id, name: base.name, types: types, height: base.height, weight: base.weight,
+                             baseExperience: base.baseExperience, isDefault: base.isDefault, abilities: abilities, moves: moves,
                              localizedTypes: try localizedTypes(pokemonID: id, languages: languages, in: database),
                              moveDetails: try localizedMoves(pokemonID: id, languages: languages, in: database),
                              stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
@@ -87,8 +90,10 @@ extension Pokedex {
                    gender_rate, capture_rate
             FROM species WHERE id = ?
             """, [key]) {
-            ($0.text(0), $0.optionalText(1), $0.optionalInt(2), $0.int(3) != 0, $0.int(4) != 0, $0.int(5) != 0,
-             $0.optionalText(6), $0.optionalText(7), $0.optionalInt(8), $0.optionalInt(9))
+            SpeciesRow(name: $0.text(0), generation: $0.optionalText(1), evolutionChainID: $0.optionalInt(2),
+                       isBaby: $0.int(3) != 0, isLegendary: $0.int(4) != 0, isMythical: $0.int(5) != 0,
+                       color: $0.optionalText(6), habitat: $0.optionalText(7), genderRate: $0.optionalInt(8),
+                       captureRate: $0.optionalInt(9))
         }
         guard let row else { return nil }
         let names = try database.rows("SELECT language, name, genus FROM species_name WHERE species_id = ?", [key]) {
@@ -108,14 +113,37 @@ extension Pokedex {
             SELECT v.name, n.language, n.name FROM version v JOIN version_name n ON n.version_id = v.id
             WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
             """, [key], languages, in: database)
-        let chain = try row.2.flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
-        return SpeciesDetail(id: id, name: row.0, localizedName: localizedName, genus: genus,
+        let chain = try row.evolutionChainID.flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
+        return SpeciesDetail(id: id, name: row.name, localizedName: localizedName, genus: genus,
                              flavorTexts: texts.filter { $0.language == language }.map {
                                  FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
                                             versionName: versionNames[$0.version])
-                             }, generation: row.1, color: row.6,
-                             habitat: row.7, isBaby: row.3, isLegendary: row.4, isMythical: row.5, genderRate: row.8,
-                             captureRate: row.9, evolutionChain: chain)
+                             }, generation: row.generation, color: row.color,
+                             habitat: row.habitat, isBaby: row.isBaby, isLegendary: row.isLegendary,
+                             isMythical: row.isMythical, genderRate: row.genderRate,
+                             captureRate: row.captureRate, evolutionChain: chain)
+    }
+
+    /// A `pokemon` row, by name: its columns in the order the query lists them.
+    private struct PokemonRow {
+        var name: String
+        var speciesID: Int?
+        var height: Int
+        var weight: Int
+        var baseExperience: Int?
+        var isDefault: Bool
+    }
+
+    /// A `species` row, by name.
+    private struct SpeciesRow {
+        var name: String
+        var generation: String?
+        var evolutionChainID: Int?
+        var isBaby, isLegendary, isMythical: Bool
+        var color: String?
+        var habitat: String?
+        var genderRate: Int?
+        var captureRate: Int?
     }
 
     /// The text in the first preferred language present, else English, else nil.
