@@ -141,31 +141,12 @@ package enum CanonicalJSON {
                                  collected: findings.collected)
     }
 
-    /// Canonicalizes one JSON document held in `Data`.
+    /// Canonicalizes one JSON document held in `Data` or a byte array.
     ///
     /// - Throws: `JSONSyntaxError`, as `canonicalize(_:stripPrefix:collectUnder:maximumSize:)`
     ///   on a raw buffer.
     package static func canonicalize(
-        _ data: Data,
-        stripPrefix: String? = nil,
-        collectUnder: String? = "sprites",
-        maximumSize: Int = defaultMaximumSize
-    ) throws(JSONSyntaxError) -> CanonicalDocument {
-        let result = data.withUnsafeBytes { buffer in
-            Result { () throws(JSONSyntaxError) in
-                try canonicalize(buffer, stripPrefix: stripPrefix, collectUnder: collectUnder,
-                                 maximumSize: maximumSize)
-            }
-        }
-        return try result.get()
-    }
-
-    /// Canonicalizes one JSON document held in a byte array.
-    ///
-    /// - Throws: `JSONSyntaxError`, as `canonicalize(_:stripPrefix:collectUnder:maximumSize:)`
-    ///   on a raw buffer.
-    package static func canonicalize(
-        _ bytes: [UInt8],
+        _ bytes: some ContiguousBytes,
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
         maximumSize: Int = defaultMaximumSize
