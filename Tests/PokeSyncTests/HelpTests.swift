@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import pokesync
 
@@ -25,5 +26,16 @@ struct HelpTests {
 
     @Test func everyCommandHasHelp() {
         #expect(Set(Help.topics.keys) == Set(Self.commands.map(\.topic)))
+    }
+}
+
+/// The card's columns line up in every language: wide characters take two columns.
+@Suite("Terminal columns")
+struct TerminalColumnsTests {
+    @Test func wideCharactersTakeTwoColumns() {
+        #expect(TerminalText.padded("공격", toColumns: 16) == "공격" + String(repeating: " ", count: 12))
+        #expect(TerminalText.padded("こうげき", toColumns: 16).count == 4 + 8)
+        #expect(TerminalText.padded("Attack", toColumns: 16) == "Attack".padding(toLength: 16, withPad: " ", startingAt: 0))
+        #expect(TerminalText.padded("Special Defense!!", toColumns: 16) == "Special Defense!!")
     }
 }

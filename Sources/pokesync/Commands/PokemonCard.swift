@@ -34,7 +34,7 @@ struct PokemonCard {
         let barWidth = max(10, min(40, width - 24))
         for stat in detail.stats {
             let filled = min(barWidth, stat.baseStat * barWidth / 255)
-            lines.append("  " + (stat.localizedName?.text ?? stat.name).padding(toLength: 16, withPad: " ", startingAt: 0)
+            lines.append("  " + TerminalText.padded(stat.localizedName?.text ?? stat.name, toColumns: 16)
                          + String(format: "%3d ", stat.baseStat) + String(repeating: "█", count: filled))
         }
         lines.append("")

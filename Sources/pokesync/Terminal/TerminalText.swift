@@ -25,4 +25,23 @@ enum TerminalText {
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
+
+    /// `text` followed by spaces up to `width` terminal columns: a CJK or Hangul character
+    /// takes two (`공격` is four columns wide), so a column of localized names lines up.
+    static func padded(_ text: String, toColumns width: Int) -> String {
+        let used = text.unicodeScalars.reduce(0) { $0 + columns($1) }
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// Terminal columns of one scalar: 0 for a combining mark, 2 for East Asian wide and
+    /// full-width ranges, else 1.
+    static func columns(_ scalar: Unicode.Scalar) -> Int {
+        switch scalar.value {
+        case 0x0300...0x036F, 0x200B...0x200F: return 0
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x20000...0x3FFFD: return 2
+        default: return 1
+        }
+    }
 }
