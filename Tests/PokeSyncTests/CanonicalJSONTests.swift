@@ -29,16 +29,9 @@ struct CanonicalJSONTests {
             if ascii_only: text = text.replace("/", "\\\\/")
             sys.stdout.buffer.write(text.encode("utf-8"))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, fixtureURL.path, origin, asciiOnly ? "1" : "0"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return Array(output)
+        let result = try runProgram("python3", ["-c", script, fixtureURL.path, origin, asciiOnly ? "1" : "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return Array(result.stdout)
     }
 
     /// The same JSON value, compared through JSONSerialization with sorted keys.

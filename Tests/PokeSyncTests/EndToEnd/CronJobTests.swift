@@ -8,23 +8,16 @@ struct CronJobTests {
     static let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
 
     func night(_ mirror: URL, keepLogs: Int = 30) throws -> (status: Int32, log: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script.path]
         var environment = ProcessInfo.processInfo.environment
         environment["POKESYNC"] = PokesyncCLI.binary.path
         environment["POKESYNC_MIRROR"] = mirror.path
         environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let night = try runProgram("/bin/bash", [Self.script.path], environment: environment)
         let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
         let newest = try #require(try logs.max { a, b in
             try Self.modified(mirror, a) < Self.modified(mirror, b)
         })
-        return (process.terminationStatus, try String(contentsOf: mirror.appendingPathComponent("logs/\(newest)"), encoding: .utf8))
+        return (night.status, try String(contentsOf: mirror.appendingPathComponent("logs/\(newest)"), encoding: .utf8))
     }
 
     static func modified(_ mirror: URL, _ name: String) throws -> Date {

@@ -58,15 +58,11 @@ struct FolderMirrorTests {
         try withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
-            let sqlite = Process()
-            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            sqlite.arguments = [cli.mirror.appendingPathComponent("store.sqlite").path, """
+            try runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path, """
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 INSERT INTO meta VALUES ('schema_version', '1');
                 CREATE TABLE runs(id INTEGER PRIMARY KEY, something_else TEXT);
-                """]
-            try sqlite.run()
-            sqlite.waitUntilExit()
+                """])
             let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
             #expect(result.status == 65, "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)

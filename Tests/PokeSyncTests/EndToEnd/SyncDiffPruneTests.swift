@@ -124,14 +124,7 @@ struct SyncDiffPruneTests {
             try Samples.expectSameJSON(TestPaths.sample2025, scratch.appendingPathComponent("after-3"))
             #expect(try cli.run(["export", "--format", "api-data", "--version", "1", "--out", scratch.path + "/x"]).status == 64)
             // The store file is still a sound SQLite database.
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            check.arguments = [cli.mirror.appendingPathComponent("store.sqlite").path, "PRAGMA integrity_check;"]
-            let pipe = Pipe()
-            check.standardOutput = pipe
-            try check.run()
-            check.waitUntilExit()
-            #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ok\n")
+            #expect(try runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path, "PRAGMA integrity_check;"]) == "ok")
         }
     }
 }

@@ -23,12 +23,8 @@ struct VerifyTests {
                 try handle.write(contentsOf: bytes)
                 try handle.close()
                 try Data("stray".utf8).write(to: cli.mirror.appendingPathComponent("sprites/pokemon/stray.png"))
-                let sqlite = Process()
-                sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-                sqlite.arguments = [cli.mirror.appendingPathComponent("store.sqlite").path,
-                                    "UPDATE documents SET body = zeroblob(length(body)) WHERE rowid = (SELECT MIN(rowid) FROM documents);"]
-                try sqlite.run()
-                sqlite.waitUntilExit()
+                try runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path,
+                                        "UPDATE documents SET body = zeroblob(length(body)) WHERE rowid = (SELECT MIN(rowid) FROM documents);"])
 
                 let damaged = try cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(damaged.status == 65)

@@ -13,22 +13,11 @@ enum ReaderDatabases {
     /// Runs a Python tool of `Tests/Support` and returns its standard output.
     /// - Throws: ``ToolFailure`` naming the tool and its standard error when it exits non-zero.
     static func runPython(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestPaths.support.appendingPathComponent(tool).path] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read stdout before waiting: a large answer would otherwise fill the pipe and block.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailure(description: "\(tool) exited \(process.terminationStatus): "
-                              + String(decoding: message, as: UTF8.self))
+        let result = try runProgram("python3", [TestPaths.support.appendingPathComponent(tool).path] + arguments)
+        guard result.status == 0 else {
+            throw ToolFailure(description: "\(tool) exited \(result.status): " + result.stderr)
         }
-        return data
+        return result.stdout
     }
 
     /// Builds `folder/current/pokedex.sqlite` (a device folder's layout) from `source`.

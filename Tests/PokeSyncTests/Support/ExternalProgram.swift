@@ -12,9 +12,12 @@ struct ProgramResult {
 
 /// Runs a real program (`tar`, `sqlite3`, `gzip`, `cmp`...), found on PATH unless `name`
 /// is a path, to the end. Output goes through files, so a chatty program cannot block on a
-/// full pipe. Expecting success is the caller's business (see `runTool`).
+/// full pipe. Expecting success is the caller's business (see `runTool`). The one
+/// runner of programs that run to their end (servers have their own, in Support/).
+/// - Parameter environment: the child's whole environment; nil: this process's.
 @discardableResult
-func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil) throws -> ProgramResult {
+func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
+                environment: [String: String]? = nil) throws -> ProgramResult {
     let process = Process()
     if name.hasPrefix("/") {
         process.executableURL = URL(fileURLWithPath: name)
@@ -24,6 +27,7 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil)
         process.arguments = [name] + arguments
     }
     if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = environment }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-program-\(UUID().uuidString)")
     let outFile = scratch.appendingPathExtension("out"), errFile = scratch.appendingPathExtension("err")
     _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)

@@ -8,23 +8,9 @@ enum TarTestSupport {
 
     /// Runs a program found on PATH and returns its exit status, standard output and error.
     @discardableResult
-    static func run(_ name: String, _ arguments: [String], input: Data? = nil)
-        throws -> (status: Int32, output: Data, error: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [name] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Standard error is read second: the programs run here write little to it, far
-        // less than a pipe holds, so the child never blocks on it.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
+    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+        let result = try runProgram(name, arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 
     /// Runs a program and expects it to succeed; returns its standard output.

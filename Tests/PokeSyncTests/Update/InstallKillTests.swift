@@ -5,16 +5,8 @@ import Testing
 @Suite("pokesync install: killed at any moment, the device still opens", .serialized)
 struct InstallKillTests {
     func integrity(_ device: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", device.appendingPathComponent("current/pokedex.sqlite").path,
-                             "PRAGMA integrity_check; SELECT value FROM meta WHERE key = 'version';"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try runProgram("sqlite3", [device.appendingPathComponent("current/pokedex.sqlite").path,
+                                   "PRAGMA integrity_check; SELECT value FROM meta WHERE key = 'version';"]).text
     }
 
     @Test("SIGKILL at random moments of 24 installs, then a clean run: always opens, ends at the new version")
