@@ -101,11 +101,7 @@ struct ReferenceTablesTests {
             // The delta holds the type entity 13 and nothing else.
             let unpacked = scratch.appendingPathComponent("delta")
             try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
-            let tar = Process()
-            tar.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
-            tar.arguments = ["xzf", delta.path, "-C", unpacked.path]
-            try tar.run()
-            tar.waitUntilExit()
+            try runTool("tar", ["xzf", delta.path, "-C", unpacked.path])
             let changes = try Database(path: unpacked.appendingPathComponent("changes.sqlite").path, mode: .immutable)
             #expect(try changes.rows("SELECT entity, id FROM removed", []) { "\($0.text(0)) \($0.int(1))" } == ["type 13"])
             for table in DeviceSchema.tables where table.name != "meta" {

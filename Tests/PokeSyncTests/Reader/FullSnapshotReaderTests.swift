@@ -11,12 +11,7 @@ struct FullSnapshotReaderTests {
     func fullSnapshot() throws {
         let tarball = try #require(FullSnapshot.tarball)
         try FullSnapshot.withScratchFolder { folder in
-            let tar = Process()
-            tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            tar.arguments = ["tar", "xzf", tarball.path, "-C", folder.path]
-            try tar.run()
-            tar.waitUntilExit()
-            #expect(tar.terminationStatus == 0)
+            try runTool("tar", ["xzf", tarball.path, "-C", folder.path])
             let apiData = folder.appendingPathComponent("api-data")
             try ReaderDatabases.makeDeviceFolder(folder.appendingPathComponent("device"), source: apiData)
 
