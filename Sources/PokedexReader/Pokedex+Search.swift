@@ -1,7 +1,7 @@
 extension Pokedex {
     /// Search as you type, by DESIGN's rule.
     ///
-    /// `query` is split on whitespace into terms, each folded (``SearchFolding``: accents
+    /// `query` is split on whitespace into terms, each folded (accents
     /// and case ignored, `ß` as `ss`, `’` as `'`). A pokemon matches when every term is
     /// inside one of its strings: its name (`charizard-mega-x`), its species' name in each
     /// language of the bundle (`Glurak`, `リザードン`), its types (`fire`) and their names in

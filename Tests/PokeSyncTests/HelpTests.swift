@@ -36,6 +36,8 @@ struct TerminalColumnsTests {
         #expect(TerminalText.padded("공격", toColumns: 16) == "공격" + String(repeating: " ", count: 12))
         #expect(TerminalText.padded("こうげき", toColumns: 16).count == 4 + 8)
         #expect(TerminalText.padded("Attack", toColumns: 16) == "Attack".padding(toLength: 16, withPad: " ", startingAt: 0))
-        #expect(TerminalText.padded("Special Defense!!", toColumns: 16) == "Special Defense!!")
+        #expect(TerminalText.padded("Spezialverteidigung", toColumns: 16) == "Spezialverteidig")
+        #expect(TerminalText.padded("특수공격특수공격특수", toColumns: 16) == "특수공격특수공격")
+        #expect(TerminalText.padded("특수공격특수공격특", toColumns: 17) == "특수공격특수공격 ")
     }
 }

@@ -118,17 +118,25 @@ extension VersionDiff {
         layout.diffsFolder.appendingPathComponent("\(from)-\(to)")
     }
 
-    /// True when both files of the diff from `from` to `to` are in `diffs/`.
-    static func isWritten(from: Int, to: Int, layout: MirrorLayout) -> Bool {
+    /// True when both files of the diff from `from` to `to` are in `diffs/` and were
+    /// written after `to` was published: a file of that name from before (an earlier
+    /// mirror in the same folder, rebuilt from version 1) is another diff.
+    static func isWritten(from: Int, to: Int, publishedAt: String, layout: MirrorLayout) -> Bool {
         let base = fileBase(from: from, to: to, layout: layout)
-        return ["json", "txt"].allSatisfy { FileManager.default.fileExists(atPath: base.appendingPathExtension($0).path) }
+        let published = ISO8601DateFormatter().date(from: publishedAt) ?? .distantFuture
+        return ["json", "txt"].allSatisfy { ext in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: base.appendingPathExtension(ext).path)
+            return (attributes?[.modificationDate] as? Date).map { $0 >= published } ?? false
+        }
     }
 
-    /// Removes the diff files that end at one of `versions` (pruned: nothing to compare them with).
-    static func removeFiles(endingAt versions: Set<Int>, layout: MirrorLayout) {
+    /// Removes the diff files that end at a version not in `retained` (pruned: nothing to
+    /// compare them with). Every such file, not only this prune's: a prune killed before
+    /// it got here leaves them, and the next one removes them.
+    static func removeFiles(endingOutside retained: Set<Int>, layout: MirrorLayout) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.diffsFolder.path)) ?? [] {
             let stem = name.split(separator: ".").first ?? ""
-            if let to = stem.split(separator: "-").last.flatMap({ Int($0) }), versions.contains(to) {
+            if let to = stem.split(separator: "-").last.flatMap({ Int($0) }), !retained.contains(to) {
                 unlink(layout.diffsFolder.appendingPathComponent(name).path)
             }
         }

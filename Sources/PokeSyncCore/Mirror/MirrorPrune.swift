@@ -24,8 +24,8 @@ package enum MirrorPrune {
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: false)
         let result = try store.prune(keep: keep)
-        VersionDiff.removeFiles(endingAt: Set(result.removedVersions), layout: layout)
         let retained = Set(try store.versions().map(\.number))
+        VersionDiff.removeFiles(endingOutside: retained, layout: layout)
         let removedBundles = try BundlesFolder(root: layout.bundlesFolder)
             .forget(versionsNotIn: retained, graceHours: try MirrorConfig.load(layout).bundles.graceHours)
         return Report(store: result, removedBundles: removedBundles, keep: keep)

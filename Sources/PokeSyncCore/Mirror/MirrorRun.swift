@@ -96,11 +96,11 @@ package enum MirrorRun {
             // The diff stage knows what it wrote: a latest version whose diff against the
             // one before has no file yet still needs it (a crash or a full disk after the
             // publish commit), whichever run published it.
-            let numbers = try store.versions().map(\.number)
-            guard numbers.count >= 2 else { return nil }
-            let (from, to) = (numbers[numbers.count - 2], numbers[numbers.count - 1])
-            guard !VersionDiff.isWritten(from: from, to: to, layout: layout) else { return nil }
-            let diff = try VersionDiff.compute(store: store, from: from, to: to)
+            let versions = try store.versions()
+            guard versions.count >= 2 else { return nil }
+            let (from, to) = (versions[versions.count - 2].number, versions[versions.count - 1])
+            guard !VersionDiff.isWritten(from: from, to: to.number, publishedAt: to.createdAt, layout: layout) else { return nil }
+            let diff = try VersionDiff.compute(store: store, from: from, to: to.number)
             return (diff, try diff.write(to: layout))
         } catch {
             throw FollowUpFailure(step: "writing its diff", underlying: error)

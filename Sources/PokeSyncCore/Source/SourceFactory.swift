@@ -13,8 +13,21 @@ package enum SourceFactory {
         return try FolderSource(root: URL(fileURLWithPath: text))
     }
 
+    /// The checks of ``documentSource(_:client:)`` that need no client: a URL must be
+    /// http(s) with a host.
+    /// - Throws: `RequestError.invalidSource`.
+    package static func check(documentSource text: String) throws {
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSource(text, reason: .invalidURL) }
+        } else if text.contains("://") {
+            throw RequestError.invalidSource(text, reason: .unsupportedScheme)
+        }
+    }
+
     /// `--sprite-source URL|DIR`.
-    static func spriteSource(_ text: String) throws -> SpriteSource {
+    /// - Throws: `RequestError.invalidSpriteSource` for a URL without a host, `SourceError`
+    ///   for a folder that does not exist.
+    package static func spriteSource(_ text: String) throws -> SpriteSource {
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
             guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSpriteSource(text) }
             return .http(url)

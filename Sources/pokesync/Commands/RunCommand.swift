@@ -74,6 +74,10 @@ struct RunCommand {
         if let hosts = arguments.options["allow-host"] {
             config.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
+        // Checked here, so that a wrong source is said with its flag and is not recorded
+        // as how an unfinished run ended.
+        try SourceFactory.check(documentSource: config.source)
+        if let spriteSource = config.spriteSource { _ = try SourceFactory.spriteSource(spriteSource) }
         var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
         settings.allowShrink = arguments.flags.contains("allow-shrink")

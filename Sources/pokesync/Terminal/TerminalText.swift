@@ -26,11 +26,19 @@ enum TerminalText {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `text` followed by spaces up to `width` terminal columns: a CJK or Hangul character
-    /// takes two (`공격` is four columns wide), so a column of localized names lines up.
+    /// `text` cut or padded with spaces to exactly `width` terminal columns: a CJK or
+    /// Hangul character takes two (`공격` is four columns wide), so a column of localized
+    /// names lines up; a longer name is cut, as `String.padding` cut it.
     static func padded(_ text: String, toColumns width: Int) -> String {
-        let used = text.unicodeScalars.reduce(0) { $0 + columns($1) }
-        return used >= width ? text : text + String(repeating: " ", count: width - used)
+        var kept = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let wide = columns(scalar)
+            if used + wide > width { break }
+            kept.append(scalar)
+            used += wide
+        }
+        return String(kept) + String(repeating: " ", count: width - used)
     }
 
     /// Terminal columns of one scalar: 0 for a combining mark, 2 for East Asian wide and

@@ -257,6 +257,15 @@ struct SpriteTreeRepairTests {
             #expect(next.stderr.contains("wrote the diff of versions 1 and 2") || next.stdout.contains("wrote the diff of versions 1 and 2"))
             #expect(try Data(contentsOf: diffFile) == written)
             #expect(FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("diffs/1-2.txt").path))
+            // Files of that name from before version 2 was published (an earlier mirror in
+            // this folder, rebuilt from version 1) are another diff: written again.
+            for ext in ["json", "txt"] {
+                try Data("stale".utf8).write(to: cli.mirror.appendingPathComponent("diffs/1-2.\(ext)"))
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 946_684_800)],
+                                                      ofItemAtPath: cli.mirror.appendingPathComponent("diffs/1-2.\(ext)").path)
+            }
+            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try Data(contentsOf: diffFile) == written)
         }
     }
 }
