@@ -18,14 +18,7 @@ enum CancelLatency {
         var current: String { lock.withLock { phase } }
 
         func saw(_ step: UpdateProgress) {
-            let name = switch step {
-            case .readingIndex: "readingIndex"
-            case .downloading: "downloading"
-            case .extracting: "extracting"
-            case .building: "building"
-            case .switching: "switching"
-            }
-            lock.withLock { phase = name }
+            lock.withLock { phase = step.phaseName }
         }
     }
 

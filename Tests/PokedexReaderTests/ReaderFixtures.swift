@@ -29,18 +29,26 @@ enum ReaderFixtures {
     /// Writes a device database of `sample` to `out` with `meta.version` = `version`.
     static func makeDatabase(from sample: URL, at out: URL, version: Int) throws {
         try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let (status, output) = try run(["python3", makeDeviceDB.path, "--source", sample.path, "--out", out.path,
+                                        "--version", String(version)])
+        guard status == 0 else { throw Failure(description: "make_device_db.py exited \(status): \(output)") }
+    }
+
+    /// Runs a program found on PATH to its end: its exit status and what it wrote to
+    /// standard output and error, together (the one runner of this test target, which
+    /// cannot see PokeSyncTests' helpers).
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", makeDeviceDB.path, "--source", sample.path, "--out", out.path,
-                             "--version", String(version)]
-        let errors = Pipe()
-        process.standardError = errors
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        // Read before waiting: a long answer would otherwise fill the pipe and block the child.
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "make_device_db.py exited \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
-        }
+        return (process.terminationStatus, text)
     }
 
     /// Installs version `version` of `sample` into the device folder `device` and points

@@ -59,19 +59,13 @@ import Testing
             try Data(code.utf8).write(to: source)
             let modules = try Self.modulesFolder()
             let root = ReaderFixtures.packageRoot
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-default-isolation", "MainActor",
-                                 "-warnings-as-errors", "-I", modules.path,
-                                 "-I", root.appendingPathComponent("Sources/CSQLite").path,
-                                 "-I", root.appendingPathComponent("Sources/CZlib").path, source.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(heading): swiftc said:\n\(text)")
+            let (status, text) = try ReaderFixtures.run(["swiftc", "-typecheck", "-swift-version", "6",
+                                                         "-default-isolation", "MainActor", "-warnings-as-errors",
+                                                         "-I", modules.path,
+                                                         "-I", root.appendingPathComponent("Sources/CSQLite").path,
+                                                         "-I", root.appendingPathComponent("Sources/CZlib").path,
+                                                         source.path])
+            #expect(status == 0, "\(heading): swiftc said:\n\(text)")
         }
     }
 }

@@ -36,4 +36,15 @@ public enum UpdateProgress: Sendable, Equatable {
     case building(version: Int)
     /// Switching `current` to the new version, then removing the old one.
     case switching(version: Int)
+
+    /// The phase's name without its details (`downloading`), as measurements and tests name it.
+    package var phaseName: String {
+        switch self {
+        case .readingIndex: "readingIndex"
+        case .downloading: "downloading"
+        case .extracting: "extracting"
+        case .building: "building"
+        case .switching: "switching"
+        }
+    }
 }

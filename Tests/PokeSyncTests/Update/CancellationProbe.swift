@@ -22,14 +22,7 @@ final class CancellationProbe: @unchecked Sendable {
 
     /// The progress callback to hand the updater.
     func saw(_ step: UpdateProgress) {
-        let name = switch step {
-        case .readingIndex: "readingIndex"
-        case .downloading: "downloading"
-        case .extracting: "extracting"
-        case .building: "building"
-        case .switching: "switching"
-        }
-        lock.withLock { phase = name }
+        lock.withLock { phase = step.phaseName }
     }
 
     var currentPhase: String { lock.withLock { phase } }
