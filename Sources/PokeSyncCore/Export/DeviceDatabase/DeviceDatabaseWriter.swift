@@ -32,14 +32,13 @@ struct DeviceDatabaseWriter {
             try database.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
             try DeviceSchema.create(in: database)
             try database.transaction { database in
-                for table in DeviceSchema.tables where table.name != "meta" {
-                    if Self.sharedTables.contains(table.name) {
-                        try Self.insertShared(table.name, rows, database)
-                    } else {
-                        try Self.insert(rows.rows(table.name), into: table, database)
-                    }
-                    rowCounts[table.name] = rows.rows(table.name).count
-                }
+                var tables = TableWriter(database: database)
+                var rows = rows
+                try rows.visitTables(&tables)
+                rowCounts = tables.rowCounts
+                precondition(Set(rowCounts.keys) == Set(DeviceSchema.tables.map(\.name)).subtracting(["meta"]),
+                              "DeviceRows.visitTables must name every table of DeviceSchema")
+                try Self.insertShared(rows, database)
                 try DeviceSearchIndex.rebuild(database)
                 let insertMeta = try database.statement("INSERT INTO meta(key, value) VALUES (?, ?)")
                 for (key, value) in meta { try insertMeta.run([.text(key), .text(value)]) }
@@ -60,11 +59,22 @@ struct DeviceDatabaseWriter {
         return Written(digest: digest, size: size, rowCounts: rowCounts)
     }
 
-    static func insert(_ rows: [[SQLValue]], into table: DeviceSchema.Table, _ database: Database) throws {
-        let columns = table.columnList
-        let marks = table.columns.map { _ in "?" }.joined(separator: ", ")
-        let statement = try database.statement("INSERT INTO \"\(table.name)\"(\(columns)) VALUES (\(marks))")
-        for row in rows { try statement.run(row) }
+    /// Inserts each table's rows as they are, but for the view tables (`sharedTables`),
+    /// which `insertShared` fills through their builder tables; counts every table's rows.
+    struct TableWriter: DeviceTableVisitor {
+        let database: Database
+        var rowCounts: [String: Int] = [:]
+
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws {
+            guard let schema = DeviceSchema.tables.first(where: { $0.name == table }) else {
+                preconditionFailure("\(table) is not a table of the device schema")
+            }
+            rowCounts[table] = rows.count
+            if sharedTables.contains(table) { return }
+            let marks = schema.columns.map { _ in "?" }.joined(separator: ", ")
+            let statement = try database.statement("INSERT INTO \"\(table)\"(\(schema.columnList)) VALUES (\(marks))")
+            for row in rows { try statement.run(row.values) }
+        }
     }
 
     /// The shipped file is in rollback-journal mode (never WAL: a read-only copy must

@@ -1,6 +1,34 @@
 import Foundation
 import PokeSQLite
 
+extension DeviceRow {
+    /// A row of `evolution_chain`.
+    struct EvolutionChain: DeviceTableRow {
+        var id: Int
+        /// From the root species link's URL; nil when the link has none (a dangling reference).
+        var rootSpeciesID: Int?
+        var babyTriggerItem: String?
+        var values: [SQLValue] { [SQLValue(id), SQLValue(rootSpeciesID), SQLValue(babyTriggerItem)] }
+    }
+
+    /// A row of `evolution_step`: one edge of a chain's tree.
+    struct EvolutionStep: DeviceTableRow {
+        var chainID: Int
+        /// -1 when the link has no species id (the reference check reports it).
+        var toSpeciesID: Int
+        var fromSpeciesID: Int
+        var trigger: String?
+        var minLevel: Int?
+        var item: String?
+        /// Every evolution detail of the step, as canonical JSON.
+        var detailsJSON: String
+        var values: [SQLValue] {
+            [SQLValue(chainID), SQLValue(toSpeciesID), SQLValue(fromSpeciesID), SQLValue(trigger), SQLValue(minLevel),
+             SQLValue(item), .text(detailsJSON)]
+        }
+    }
+}
+
 extension DeviceRows {
     /// The rows of one evolution-chain document: `evolution_chain`, and one
     /// `evolution_step` per edge of the tree (eevee's chain has eight). A step's
@@ -8,9 +36,10 @@ extension DeviceRows {
     /// `details_json` keeps all of them as canonical JSON (keys sorted, minified, nulls kept).
     static func evolutionChain(_ document: EvolutionChainDocument) -> DeviceRows {
         var rows = DeviceRows()
-        let id = SQLValue(document.id)
-        rows.append("evolution_chain", [id, SQLValue(document.chain.species.id), SQLValue(document.baby_trigger_item?.name)])
-        var steps = KeyedRows<Int>()
+        let id = document.id
+        rows.evolutionChains = [DeviceRow.EvolutionChain(id: id, rootSpeciesID: document.chain.species.id,
+                                                         babyTriggerItem: document.baby_trigger_item?.name)]
+        var steps = KeyedRows<Int, DeviceRow.EvolutionStep>()
         var pending = [document.chain]
         while let node = pending.popLast() {
             let from = node.species.id
@@ -20,13 +49,14 @@ extension DeviceRows {
                 // reference check, which reads the chain's species from these rows.
                 let to = next.species.id ?? -1
                 let first = next.evolution_details.first.flatMap(Self.members)
-                steps.add(to, [id, SQLValue(to), SQLValue(from ?? -1), SQLValue(first?["trigger"].flatMap(Self.name)),
-                               SQLValue(first?["min_level"].flatMap(Self.integer)),
-                               SQLValue(first?["item"].flatMap(Self.name)),
-                               .text(JSONValue.array(next.evolution_details).canonical)])
+                steps.add(to, DeviceRow.EvolutionStep(chainID: id, toSpeciesID: to, fromSpeciesID: from ?? -1,
+                                                      trigger: first?["trigger"].flatMap(Self.name),
+                                                      minLevel: first?["min_level"].flatMap(Self.integer),
+                                                      item: first?["item"].flatMap(Self.name),
+                                                      detailsJSON: JSONValue.array(next.evolution_details).canonical))
             }
         }
-        for row in steps.sorted { rows.append("evolution_step", row) }
+        rows.evolutionSteps = steps.sorted
         return rows
     }
 

@@ -1,23 +1,53 @@
 import Foundation
 import PokeSQLite
 
+extension DeviceRow {
+    /// A row of `pokedex`.
+    struct Pokedex: DeviceTableRow {
+        var id: Int
+        var name: String
+        var region: String?
+        var isMainSeries: Bool
+        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(region), SQLValue(isMainSeries)] }
+    }
+
+    /// A row of `pokedex_entry`.
+    struct PokedexEntry: DeviceTableRow {
+        var pokedexID: Int
+        var entryNumber: Int
+        /// From the species link's URL; nil when the link has none (a dangling reference).
+        var speciesID: Int?
+        var values: [SQLValue] { [SQLValue(pokedexID), SQLValue(entryNumber), SQLValue(speciesID)] }
+    }
+
+    /// A row of `pokedex_description`.
+    struct PokedexDescription: LocalizedDeviceRow {
+        var pokedexID: Int
+        var language: String
+        var description: String
+        var values: [SQLValue] { [SQLValue(pokedexID), .text(language), .text(description)] }
+    }
+}
+
 extension DeviceRows {
     /// The rows of one pokedex document: `pokedex`, `pokedex_entry`, `pokedex_description`.
     static func pokedex(_ document: PokedexDocument) -> DeviceRows {
         var rows = DeviceRows()
-        let id = SQLValue(document.id)
-        rows.append("pokedex", [id, .text(document.name), SQLValue(document.region?.name),
-                                SQLValue(document.is_main_series)])
-        var entries = KeyedRows<Int>()
+        let id = document.id
+        rows.pokedexes = [DeviceRow.Pokedex(id: id, name: document.name, region: document.region?.name,
+                                            isMainSeries: document.is_main_series)]
+        var entries = KeyedRows<Int, DeviceRow.PokedexEntry>()
         for entry in document.pokemon_entries {
-            entries.add(entry.entry_number, [id, SQLValue(entry.entry_number), SQLValue(entry.pokemon_species.id)])
+            entries.add(entry.entry_number, DeviceRow.PokedexEntry(pokedexID: id, entryNumber: entry.entry_number,
+                                                                   speciesID: entry.pokemon_species.id))
         }
-        for row in entries.sorted { rows.append("pokedex_entry", row) }
-        var descriptions = KeyedRows<String>()
+        rows.pokedexEntries = entries.sorted
+        var descriptions = KeyedRows<String, DeviceRow.PokedexDescription>()
         for entry in document.descriptions {
-            descriptions.add(entry.language.name, [id, .text(entry.language.name), .text(entry.description)])
+            descriptions.add(entry.language.name, DeviceRow.PokedexDescription(pokedexID: id, language: entry.language.name,
+                                                                               description: entry.description))
         }
-        for row in descriptions.sorted { rows.append("pokedex_description", row) }
+        rows.pokedexDescriptions = descriptions.sorted
         return rows
     }
 }

@@ -1,6 +1,69 @@
 import Foundation
 import PokeSQLite
 
+extension DeviceRow {
+    /// A row of `pokemon`.
+    struct Pokemon: DeviceTableRow {
+        var id: Int
+        var name: String
+        /// From the species link's URL; nil when the link has none (a dangling reference).
+        var speciesID: Int?
+        var height: Int?
+        var weight: Int?
+        var baseExperience: Int?
+        var isDefault: Bool
+        var order: Int?
+
+        var values: [SQLValue] {
+            [SQLValue(id), .text(name), SQLValue(speciesID), SQLValue(height), SQLValue(weight),
+             SQLValue(baseExperience), SQLValue(isDefault), SQLValue(order)]
+        }
+    }
+
+    /// A row of `pokemon_type`.
+    struct PokemonType: DeviceTableRow {
+        var pokemonID: Int
+        var slot: Int
+        var type: String
+        var values: [SQLValue] { [SQLValue(pokemonID), SQLValue(slot), .text(type)] }
+    }
+
+    /// A row of `pokemon_stat`.
+    struct PokemonStat: DeviceTableRow {
+        var pokemonID: Int
+        var stat: String
+        var baseStat: Int
+        var effort: Int
+        var values: [SQLValue] { [SQLValue(pokemonID), .text(stat), SQLValue(baseStat), SQLValue(effort)] }
+    }
+
+    /// A row of `pokemon_ability`.
+    struct PokemonAbility: DeviceTableRow {
+        var pokemonID: Int
+        var slot: Int
+        var ability: String
+        var isHidden: Bool
+        var values: [SQLValue] { [SQLValue(pokemonID), SQLValue(slot), .text(ability), SQLValue(isHidden)] }
+    }
+
+    /// A row of `pokemon_move` (a view: the writer stores it through `pokemon_move_link`).
+    struct PokemonMove: DeviceTableRow {
+        var pokemonID: Int
+        var move: String
+        var values: [SQLValue] { [SQLValue(pokemonID), .text(move)] }
+    }
+
+    /// A row of `pokemon_sprite` (a view over `pokemon_sprite_link`).
+    struct PokemonSprite: DeviceTableRow {
+        var pokemonID: Int
+        var key: String
+        var url: String
+        /// The bundle path (`sprites/...`) of a sprite that goes in the bundle, else nil.
+        var path: String?
+        var values: [SQLValue] { [SQLValue(pokemonID), .text(key), .text(url), SQLValue(path)] }
+    }
+}
+
 extension DeviceRows {
     /// The rows of one pokemon document: `pokemon`, `pokemon_type`, `pokemon_stat`,
     /// `pokemon_ability`, `pokemon_move` and `pokemon_sprite`.
@@ -10,33 +73,37 @@ extension DeviceRows {
     static func pokemon(_ document: PokemonDocument, sprites: [SpriteReference],
                         spritePath: (SpriteReference) -> String?) -> DeviceRows {
         var rows = DeviceRows()
-        let id = SQLValue(document.id)
-        rows.append("pokemon", [id, .text(document.name), SQLValue(document.species.id), SQLValue(document.height),
-                                SQLValue(document.weight), SQLValue(document.base_experience),
-                                SQLValue(document.is_default), SQLValue(document.order)])
-        var types = KeyedRows<Int>()
-        for entry in document.types { types.add(entry.slot, [id, SQLValue(entry.slot), .text(entry.type.name)]) }
-        var stats = KeyedRows<String>()
+        let id = document.id
+        rows.pokemon = [DeviceRow.Pokemon(id: id, name: document.name, speciesID: document.species.id,
+                                          height: document.height, weight: document.weight,
+                                          baseExperience: document.base_experience, isDefault: document.is_default,
+                                          order: document.order)]
+        var types = KeyedRows<Int, DeviceRow.PokemonType>()
+        for entry in document.types {
+            types.add(entry.slot, DeviceRow.PokemonType(pokemonID: id, slot: entry.slot, type: entry.type.name))
+        }
+        rows.pokemonTypes = types.sorted
+        var stats = KeyedRows<String, DeviceRow.PokemonStat>()
         for entry in document.stats {
-            stats.add(entry.stat.name, [id, .text(entry.stat.name), SQLValue(entry.base_stat), SQLValue(entry.effort)])
+            stats.add(entry.stat.name, DeviceRow.PokemonStat(pokemonID: id, stat: entry.stat.name,
+                                                             baseStat: entry.base_stat, effort: entry.effort))
         }
-        var abilities = KeyedRows<Int>()
+        rows.pokemonStats = stats.sorted
+        var abilities = KeyedRows<Int, DeviceRow.PokemonAbility>()
         for entry in document.abilities {
-            abilities.add(entry.slot, [id, SQLValue(entry.slot), .text(entry.ability.name), SQLValue(entry.is_hidden)])
+            abilities.add(entry.slot, DeviceRow.PokemonAbility(pokemonID: id, slot: entry.slot,
+                                                               ability: entry.ability.name, isHidden: entry.is_hidden))
         }
-        var moves = KeyedRows<String>()
-        for entry in document.moves { moves.add(entry.move.name, [id, .text(entry.move.name)]) }
-        var spriteRows = KeyedRows<String>()
+        rows.pokemonAbilities = abilities.sorted
+        var moves = KeyedRows<String, DeviceRow.PokemonMove>()
+        for entry in document.moves { moves.add(entry.move.name, DeviceRow.PokemonMove(pokemonID: id, move: entry.move.name)) }
+        rows.pokemonMoves = moves.sorted
+        var spriteRows = KeyedRows<String, DeviceRow.PokemonSprite>()
         for sprite in sprites {
-            spriteRows.add(sprite.key, [id, .text(sprite.key), .text(sprite.url), SQLValue(spritePath(sprite))])
+            spriteRows.add(sprite.key, DeviceRow.PokemonSprite(pokemonID: id, key: sprite.key, url: sprite.url,
+                                                               path: spritePath(sprite)))
         }
-        for (table, keyed) in [("pokemon_type", types.sorted), ("pokemon_ability", abilities.sorted)] {
-            for row in keyed { rows.append(table, row) }
-        }
-        for (table, keyed) in [("pokemon_stat", stats.sorted), ("pokemon_move", moves.sorted),
-                               ("pokemon_sprite", spriteRows.sorted)] {
-            for row in keyed { rows.append(table, row) }
-        }
+        rows.pokemonSprites = spriteRows.sorted
         return rows
     }
 }

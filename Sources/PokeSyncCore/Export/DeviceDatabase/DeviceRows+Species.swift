@@ -1,6 +1,50 @@
 import Foundation
 import PokeSQLite
 
+extension DeviceRow {
+    /// A row of `species`.
+    struct Species: DeviceTableRow {
+        var id: Int
+        var name: String
+        var generation: String?
+        var evolutionChainID: Int?
+        var evolvesFromSpeciesID: Int?
+        var isBaby: Bool
+        var isLegendary: Bool
+        var isMythical: Bool
+        var color: String?
+        var habitat: String?
+        var genderRate: Int?
+        var captureRate: Int?
+        var values: [SQLValue] {
+            [SQLValue(id), .text(name), SQLValue(generation), SQLValue(evolutionChainID), SQLValue(evolvesFromSpeciesID),
+             SQLValue(isBaby), SQLValue(isLegendary), SQLValue(isMythical), SQLValue(color), SQLValue(habitat),
+             SQLValue(genderRate), SQLValue(captureRate)]
+        }
+    }
+
+    /// A row of `species_name`: a language's name, genus, or both.
+    struct SpeciesName: LocalizedDeviceRow {
+        var speciesID: Int
+        var language: String
+        var name: String?
+        var genus: String?
+        var values: [SQLValue] { [SQLValue(speciesID), .text(language), SQLValue(name), SQLValue(genus)] }
+    }
+
+    /// A row of `species_flavor_text` (a view over `species_flavor_link` and `flavor_text_body`).
+    struct SpeciesFlavorText: LocalizedDeviceRow {
+        var speciesID: Int
+        var language: String
+        var version: String
+        /// The entry's position in the document's list (game order).
+        var entryIndex: Int
+        /// Cleaned by `FlavorText.clean`.
+        var text: String
+        var values: [SQLValue] { [SQLValue(speciesID), .text(language), .text(version), SQLValue(entryIndex), .text(text)] }
+    }
+}
+
 extension DeviceRows {
     /// The rows of one species document: `species`, `species_name`, `species_flavor_text`.
     ///
@@ -9,28 +53,29 @@ extension DeviceRows {
     /// losing its genus. Every language is kept here; the profile's filter comes later.
     static func species(_ document: SpeciesDocument) -> DeviceRows {
         var rows = DeviceRows()
-        let id = SQLValue(document.id)
-        rows.append("species", [id, .text(document.name), SQLValue(document.generation?.name),
-                                SQLValue(document.evolution_chain?.id), SQLValue(document.evolves_from_species?.id),
-                                SQLValue(document.is_baby), SQLValue(document.is_legendary),
-                                SQLValue(document.is_mythical), SQLValue(document.color?.name),
-                                SQLValue(document.habitat?.name), SQLValue(document.gender_rate),
-                                SQLValue(document.capture_rate)])
+        let id = document.id
+        rows.species = [DeviceRow.Species(id: id, name: document.name, generation: document.generation?.name,
+                                          evolutionChainID: document.evolution_chain?.id,
+                                          evolvesFromSpeciesID: document.evolves_from_species?.id,
+                                          isBaby: document.is_baby, isLegendary: document.is_legendary,
+                                          isMythical: document.is_mythical, color: document.color?.name,
+                                          habitat: document.habitat?.name, genderRate: document.gender_rate,
+                                          captureRate: document.capture_rate)]
         var names: [String: String] = [:]
         for entry in document.names where names[entry.language.name] == nil { names[entry.language.name] = entry.name }
         var genera: [String: String] = [:]
         for entry in document.genera where genera[entry.language.name] == nil { genera[entry.language.name] = entry.genus }
-        for language in Set(names.keys).union(genera.keys).sorted() {
-            rows.append("species_name", [id, .text(language), SQLValue(names[language]), SQLValue(genera[language])])
+        rows.speciesNames = Set(names.keys).union(genera.keys).sorted().map { language in
+            DeviceRow.SpeciesName(speciesID: id, language: language, name: names[language], genus: genera[language])
         }
-        var texts = KeyedRows<FlavorKey>()
+        var texts = KeyedRows<FlavorKey, DeviceRow.SpeciesFlavorText>()
         for (index, entry) in document.flavor_text_entries.enumerated() {
             guard let version = entry.version?.name else { continue }
             texts.add(FlavorKey(language: entry.language.name, version: version),
-                      [id, .text(entry.language.name), .text(version), SQLValue(index),
-                       .text(cleanFlavorText(entry.flavor_text))])
+                      DeviceRow.SpeciesFlavorText(speciesID: id, language: entry.language.name, version: version,
+                                                  entryIndex: index, text: FlavorText.clean(entry.flavor_text)))
         }
-        for row in texts.sorted { rows.append("species_flavor_text", row) }
+        rows.speciesFlavorTexts = texts.sorted
         return rows
     }
 
@@ -40,79 +85,5 @@ extension DeviceRows {
         static func < (lhs: FlavorKey, rhs: FlavorKey) -> Bool {
             (lhs.language, lhs.version) < (rhs.language, rhs.version)
         }
-    }
-
-    /// The game's text as one paragraph (DESIGN, flavor texts): a soft hyphen (U+00AD)
-    /// that ends a line goes with its line break (the word was split by the game's text
-    /// box); a line break or form feed between two CJK characters is removed (Chinese and
-    /// Japanese put no space there: "貼在\n一起" is "貼在一起"); any other becomes a space;
-    /// runs of spaces become one space, and the ends are trimmed.
-    static func cleanFlavorText(_ text: String) -> String {
-        // On UTF-8 bytes: every character involved is ASCII but the soft hyphen (C2 AD)
-        // and the CJK neighbours, which are decoded only around a break; a build cleans
-        // 68,000 species texts and as many ability and move texts.
-        var text = text
-        return text.withUTF8 { bytes in
-            var output: [UInt8] = []
-            output.reserveCapacity(bytes.count)
-            let space = UInt8(ascii: " ")
-            func isLineBreak(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D }
-            func isBreak(_ byte: UInt8) -> Bool { isLineBreak(byte) || byte == 0x0C }
-            var index = 0
-            while index < bytes.count {
-                var byte = bytes[index]
-                if byte == 0xC2, index + 2 < bytes.count, bytes[index + 1] == 0xAD, isLineBreak(bytes[index + 2]) {
-                    // A CRLF after the hyphen goes as one line break.
-                    index += bytes[index + 2] == 0x0D && index + 3 < bytes.count && bytes[index + 3] == 0x0A ? 4 : 3
-                    continue
-                }
-                if isBreak(byte) {
-                    // CRLF is one break; its neighbours are the characters around it.
-                    let end = byte == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A ? index + 2 : index + 1
-                    if let before = Self.scalar(endingAt: index, in: bytes), let after = Self.scalar(startingAt: end, in: bytes),
-                       Self.isCJK(before), Self.isCJK(after) {
-                        index = end
-                        continue
-                    }
-                    index = end
-                    byte = space
-                } else {
-                    index += 1
-                }
-                if byte == space, output.last == space || output.isEmpty { continue }
-                output.append(byte)
-            }
-            if output.last == space { output.removeLast() }
-            return String(decoding: output, as: UTF8.self)
-        }
-    }
-
-    /// DESIGN's CJK: Han, Hiragana, Katakana (with U+30FC), CJK symbols and punctuation
-    /// (U+3000-U+303F), half- and full-width forms (U+FF00-U+FFEF).
-    static func isCJK(_ scalar: UInt32) -> Bool {
-        switch scalar {
-        case 0x3000...0x303F, 0x3040...0x309F, 0x30A0...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF,
-             0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF00...0xFFEF, 0x20000...0x2FA1F: return true
-        default: return false
-        }
-    }
-
-    /// The scalar whose UTF-8 bytes end just before `end`, if any.
-    static func scalar(endingAt end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
-        var start = end - 1
-        while start >= 0, start > end - 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
-        return start >= 0 ? scalar(startingAt: start, in: bytes) : nil
-    }
-
-    /// The scalar whose UTF-8 bytes start at `start`, if any.
-    static func scalar(startingAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
-        guard start < bytes.count else { return nil }
-        let lead = bytes[start]
-        let (length, initial): (Int, UInt32) = lead < 0x80 ? (1, UInt32(lead)) : lead < 0xE0 ? (2, UInt32(lead & 0x1F))
-            : lead < 0xF0 ? (3, UInt32(lead & 0x0F)) : (4, UInt32(lead & 0x07))
-        guard start + length <= bytes.count else { return nil }
-        var value = initial
-        for offset in 1..<max(length, 1) where length > 1 { value = value << 6 | UInt32(bytes[start + offset] & 0x3F) }
-        return value
     }
 }

@@ -17,40 +17,38 @@ package enum ReferenceCheck {
 
     /// Every dangling reference among `rows`, in table then key order, as one line each.
     static func danglingReferences(in rows: DeviceRows, version: Int) -> [String] {
-        let species = Set(rows.rows("species").compactMap { $0[0].integerValue })
-        let chains = Set(rows.rows("evolution_chain").compactMap { $0[0].integerValue })
+        let species = Set(rows.species.map(\.id))
+        let chains = Set(rows.evolutionChains.map(\.id))
         var found: [String] = []
-        func missing(_ what: String, _ id: SQLValue, in ids: Set<Int>) -> String? {
-            guard let number = id.integerValue else { return "names no \(what)" }
-            return ids.contains(number) ? nil : "names \(what) \(number), which version \(version) does not hold"
+        func missing(_ what: String, _ id: Int?, in ids: Set<Int>) -> String? {
+            guard let id else { return "names no \(what)" }
+            return ids.contains(id) ? nil : "names \(what) \(id), which version \(version) does not hold"
         }
-        for row in rows.rows("pokemon") {
-            if let problem = missing("species", row[2], in: species) {
-                found.append("pokemon \(row[0].integerValue ?? 0) (\(row[1].textValue ?? "")) \(problem)")
+        for row in rows.pokemon {
+            if let problem = missing("species", row.speciesID, in: species) {
+                found.append("pokemon \(row.id) (\(row.name)) \(problem)")
             }
         }
-        for row in rows.rows("species") where row[3] != .null {
-            if let problem = missing("evolution chain", row[3], in: chains) {
-                found.append("species \(row[0].integerValue ?? 0) (\(row[1].textValue ?? "")) \(problem)")
+        for row in rows.species where row.evolutionChainID != nil {
+            if let problem = missing("evolution chain", row.evolutionChainID, in: chains) {
+                found.append("species \(row.id) (\(row.name)) \(problem)")
             }
         }
-        let pokedexNames = Dictionary(rows.rows("pokedex").map { ($0[0].integerValue ?? 0, $0[1].textValue ?? "") },
-                                      uniquingKeysWith: { first, _ in first })
-        for row in rows.rows("pokedex_entry") {
-            if let problem = missing("species", row[2], in: species) {
-                let pokedex = row[0].integerValue ?? 0
-                found.append("pokedex \(pokedex) (\(pokedexNames[pokedex] ?? "")) entry \(row[1].integerValue ?? 0) \(problem)")
+        let pokedexNames = Dictionary(rows.pokedexes.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        for row in rows.pokedexEntries {
+            if let problem = missing("species", row.speciesID, in: species) {
+                found.append("pokedex \(row.pokedexID) (\(pokedexNames[row.pokedexID] ?? "")) entry \(row.entryNumber) \(problem)")
             }
         }
-        for row in rows.rows("evolution_chain") {
-            if let problem = missing("species", row[1], in: species) {
-                found.append("evolution chain \(row[0].integerValue ?? 0) \(problem)")
+        for row in rows.evolutionChains {
+            if let problem = missing("species", row.rootSpeciesID, in: species) {
+                found.append("evolution chain \(row.id) \(problem)")
             }
         }
-        for row in rows.rows("evolution_step") {
-            for column in [2, 1] {
-                if let problem = missing("species", row[column], in: species) {
-                    found.append("evolution chain \(row[0].integerValue ?? 0) \(problem)")
+        for row in rows.evolutionSteps {
+            for id in [row.fromSpeciesID, row.toSpeciesID] {
+                if let problem = missing("species", id, in: species) {
+                    found.append("evolution chain \(row.chainID) \(problem)")
                 }
             }
         }

@@ -23,8 +23,8 @@ struct SpriteSelection: Sendable {
     /// The files the bundle must carry: each distinct path of `pokemon_sprite`, sorted.
     func bundled(_ rows: DeviceRows) -> [BundledSprite] {
         var files = Set<BundledSprite>()
-        for row in rows.rows("pokemon_sprite") {
-            guard row[3] != .null, let url = row[2].textValue, let object = held[url] else { continue }
+        for row in rows.pokemonSprites {
+            guard row.path != nil, let object = held[row.url] else { continue }
             files.insert(BundledSprite(path: "sprites/" + object.path, hash: object.hash))
         }
         return files.sorted()
@@ -33,9 +33,8 @@ struct SpriteSelection: Sendable {
     /// Selected sprite URLs the version does not hold, sorted, each once.
     func unheld(_ rows: DeviceRows) -> [String] {
         var urls = Set<String>()
-        for row in rows.rows("pokemon_sprite") {
-            guard let key = row[1].textValue, let url = row[2].textValue, set.selects(key), held[url] == nil else { continue }
-            urls.insert(url)
+        for row in rows.pokemonSprites where set.selects(row.key) && held[row.url] == nil {
+            urls.insert(row.url)
         }
         return urls.sorted()
     }

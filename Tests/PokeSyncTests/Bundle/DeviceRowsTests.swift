@@ -1,0 +1,77 @@
+import Foundation
+import PokeSQLite
+import PokedexReader
+import Testing
+@testable import PokeSyncCore
+
+/// The builder's typed rows against the device schema: the one list of tables
+/// (`DeviceRows.visitTables`) names every table of `DeviceSchema`, each row gives one
+/// value per column, and joining documents' rows keeps every row in order.
+@Suite("Device rows")
+struct DeviceRowsTests {
+    /// Records, per table, the row count and every distinct number of values a row gives.
+    struct Shapes: DeviceTableVisitor {
+        var counts: [String: Int] = [:]
+        var widths: [String: Set<Int>] = [:]
+        var firstValues: [String: [SQLValue]] = [:]
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws {
+            counts[table] = rows.count
+            widths[table] = Set(rows.map(\.values.count))
+            firstValues[table] = rows.first?.values
+        }
+    }
+
+    @Test func everyTableHasRowsOfItsColumnCount() throws {
+        try withTemporaryDirectory { scratch in
+            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let builder = DeviceDatabaseBuilder(store: fixture.store)
+            let sprites = SpriteSelection(set: try BundleProfile().spriteSet(), held: [:])
+            var rows = try builder.convert(try fixture.store.documents(version: 1), sprites: sprites)
+            var shapes = Shapes()
+            try rows.visitTables(&shapes)
+
+            let schemaTables = DeviceSchema.tables.filter { $0.name != "meta" }
+            #expect(Set(shapes.counts.keys) == Set(schemaTables.map(\.name)))
+            for table in schemaTables {
+                // The sample has rows in every table, so every row type is checked.
+                #expect(shapes.counts[table.name, default: 0] > 0, "\(table.name) has no rows in the sample")
+                #expect(shapes.widths[table.name] == [table.columns.count], "\(table.name)")
+            }
+            // Spot checks of column order against the sample's JSON.
+            // (Pikachu is the sample's first pokemon.)
+            #expect(shapes.firstValues["pokemon_stat"]?.prefix(2) == [.integer(25), .text("attack")])
+            let pikachu = try #require(rows.pokemon.first { $0.id == 25 })
+            #expect(pikachu.values == [.integer(25), .text("pikachu"), .integer(25), .integer(4), .integer(60),
+                                       .integer(112), .integer(1), .integer(35)])
+        }
+    }
+
+    @Test func joiningKeepsEveryTablesRowsInOrder() {
+        var first = DeviceRows()
+        first.pokemonMoves = [DeviceRow.PokemonMove(pokemonID: 1, move: "tackle")]
+        first.typeNames = [DeviceRow.Name(id: 1, language: "en", name: "Normal")]
+        var second = DeviceRows()
+        second.pokemonMoves = [DeviceRow.PokemonMove(pokemonID: 2, move: "growl"),
+                               DeviceRow.PokemonMove(pokemonID: 2, move: "tackle")]
+        second.languageNames = [DeviceRow.Name(id: 9, language: "ko", name: "영어")]
+        first.append(contentsOf: second)
+        #expect(first.pokemonMoves.map(\.pokemonID) == [1, 2, 2])
+        #expect(first.pokemonMoves.map(\.move) == ["tackle", "growl", "tackle"])
+        #expect(first.typeNames.map(\.name) == ["Normal"])
+        #expect(first.languageNames.map(\.name) == ["영어"])
+        #expect(first.abilityNames.isEmpty)
+    }
+
+    @Test func keepingLanguagesFiltersEveryLocalizedTable() {
+        var rows = DeviceRows()
+        rows.speciesNames = [DeviceRow.SpeciesName(speciesID: 1, language: "en", name: "Bulbasaur", genus: nil),
+                             DeviceRow.SpeciesName(speciesID: 1, language: "ko", name: "이상해씨", genus: nil)]
+        rows.moveTexts = [DeviceRow.Text(id: 1, language: "fr", shortEffect: "x", flavorText: nil)]
+        rows.languageNames = [DeviceRow.Name(id: 9, language: "ja-Hrkt", name: "えいご")]
+        let present = rows.keepLanguages { $0 == "en" || $0 == "ja-hrkt" || $0 == "ja-Hrkt" }
+        #expect(present == ["en", "ko", "fr", "ja-Hrkt"])
+        #expect(rows.speciesNames.map(\.language) == ["en"])
+        #expect(rows.moveTexts.isEmpty)
+        #expect(rows.languageNames.count == 1)
+    }
+}
