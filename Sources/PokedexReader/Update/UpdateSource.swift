@@ -85,7 +85,7 @@ struct UpdateSource: Sendable {
             }
         }
         guard count == entry.size else {
-            throw UpdateError.badBundle(path: entry.file, reason: "is \(count >= cap ? "more than" : "") \(count) bytes, not the index's \(entry.size)")
+            throw UpdateError.badBundle(path: entry.file, reason: "is \(count >= cap ? "more than " : "")\(count) bytes, not the index's \(entry.size)")
         }
         guard digest.hex == entry.sha256.lowercased() else {
             throw UpdateError.badBundle(path: entry.file, reason: "has SHA-256 \(digest.hex), not the index's \(entry.sha256)")

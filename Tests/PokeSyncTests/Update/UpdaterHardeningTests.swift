@@ -109,6 +109,18 @@ struct UpdaterHardeningTests {
                 let verify = try cli.run(["verify", lying.path], addMirror: false)
                 #expect(verify.status == 65, "verify, \(name): \(verify.status) \(verify.stderr)")
             }
+            // A file shorter than the index says is named with both sizes, in one clean line.
+            var real = 0
+            let longer = root.appendingPathComponent("longer", isDirectory: true)
+            try Hardening.lyingCopy(of: world.bundles(1), to: longer) { index in
+                var full = index["full"] as! [String: Any]
+                real = full["size"] as! Int
+                full["size"] = real + 1000
+                index["full"] = full
+            }
+            let run = try Hardening.run(cli, ["install", root.appendingPathComponent("device-longer").path, "--from", longer.path])
+            #expect(run.result.status == 65 && run.result.stderr.contains(" is \(real) bytes, not the index's \(real + 1000)"),
+                    "\(run.result.stderr)")
         }
     }
 
