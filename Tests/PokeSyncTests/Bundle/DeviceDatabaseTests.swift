@@ -184,26 +184,26 @@ struct DeviceDatabaseTests {
     }
 
     @Test func flavorTextCleaning() {
-        #expect(FlavorText.clean(" Pika\u{00AD}\nchu\u{0C}is  here\r\nnow\n") == "Pikachu is here now")
-        #expect(FlavorText.clean("soft\u{00AD}\r\nhyphen, ポケモン\u{00AD}") == "softhyphen, ポケモン\u{00AD}")
-        #expect(FlavorText.clean("\n\u{0C}") == "")
+        #expect(FlavorTextRule.clean(" Pika\u{00AD}\nchu\u{0C}is  here\r\nnow\n") == "Pikachu is here now")
+        #expect(FlavorTextRule.clean("soft\u{00AD}\r\nhyphen, ポケモン\u{00AD}") == "softhyphen, ポケモン\u{00AD}")
+        #expect(FlavorTextRule.clean("\n\u{0C}") == "")
     }
 
     /// DESIGN's CJK rule: a line break between two CJK characters goes (Chinese and
     /// Japanese put no space there); next to anything else it is a space.
     @Test func flavorTextCleaningKeepsChineseAndJapaneseLinesTogether() {
         // pikachu's shield entries, as the 2026 snapshot has them.
-        #expect(FlavorText.clean("皮卡丘们把尾巴\n贴在一起交换电流，\n其实是在互相打招呼。")
+        #expect(FlavorTextRule.clean("皮卡丘们把尾巴\n贴在一起交换电流，\n其实是在互相打招呼。")
                 == "皮卡丘们把尾巴贴在一起交换电流，其实是在互相打招呼。")
-        #expect(FlavorText.clean("おたがいの\u{3000}しっぽを\u{3000}くっつけて\nでんきを\u{3000}ながしあうのが\nピカチュウ")
+        #expect(FlavorTextRule.clean("おたがいの\u{3000}しっぽを\u{3000}くっつけて\nでんきを\u{3000}ながしあうのが\nピカチュウ")
                 == "おたがいの\u{3000}しっぽを\u{3000}くっつけて\nでんきを\u{3000}ながしあうのが\nピカチュウ"
                     .replacingOccurrences(of: "\n", with: ""))
         // Katakana's long mark, full-width forms and CRLF and form feeds count too.
-        #expect(FlavorText.clean("ポケモンー\r\nＡ\u{0C}字") == "ポケモンーＡ字")
+        #expect(FlavorTextRule.clean("ポケモンー\r\nＡ\u{0C}字") == "ポケモンーＡ字")
         // Next to Latin text, digits or a space, a break is a space.
-        #expect(FlavorText.clean("ピカチュウ\nPikachu\n25\n電気") == "ピカチュウ Pikachu 25 電気")
-        #expect(FlavorText.clean("전기\n타입") == "전기 타입")  // Korean puts spaces between words
-        #expect(FlavorText.clean("電気 \n流し") == "電気 流し")
+        #expect(FlavorTextRule.clean("ピカチュウ\nPikachu\n25\n電気") == "ピカチュウ Pikachu 25 電気")
+        #expect(FlavorTextRule.clean("전기\n타입") == "전기 타입")  // Korean puts spaces between words
+        #expect(FlavorTextRule.clean("電気 \n流し") == "電気 流し")
     }
 
     /// DESIGN's cleaning, written independently: soft hyphen + line break dropped, form

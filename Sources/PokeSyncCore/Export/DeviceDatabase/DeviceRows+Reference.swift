@@ -85,7 +85,7 @@ extension DeviceRow {
         var id: Int
         var language: String
         var shortEffect: String?
-        /// The newest game's flavor text, cleaned by `FlavorText.clean`.
+        /// The newest game's flavor text, cleaned by `FlavorTextRule.clean`.
         var flavorText: String?
         var values: [SQLValue] { [SQLValue(id), .text(language), SQLValue(shortEffect), SQLValue(flavorText)] }
     }
@@ -178,7 +178,7 @@ extension DeviceRows {
         let languages = Set(shortEffects.keys).union(flavorTexts.keys).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         return languages.map { language in
             DeviceRow.Text(id: id, language: language, shortEffect: shortEffects[language],
-                           flavorText: flavorTexts[language].map(FlavorText.clean))
+                           flavorText: flavorTexts[language].map(FlavorTextRule.clean))
         }
     }
 }

@@ -39,7 +39,7 @@ extension DeviceRow {
         var version: String
         /// The entry's position in the document's list (game order).
         var entryIndex: Int
-        /// Cleaned by `FlavorText.clean`.
+        /// Cleaned by `FlavorTextRule.clean`.
         var text: String
         var values: [SQLValue] { [SQLValue(speciesID), .text(language), .text(version), SQLValue(entryIndex), .text(text)] }
     }
@@ -73,7 +73,7 @@ extension DeviceRows {
             guard let version = entry.version?.name else { continue }
             texts.add(FlavorKey(language: entry.language.name, version: version),
                       DeviceRow.SpeciesFlavorText(speciesID: id, language: entry.language.name, version: version,
-                                                  entryIndex: index, text: FlavorText.clean(entry.flavor_text)))
+                                                  entryIndex: index, text: FlavorTextRule.clean(entry.flavor_text)))
         }
         rows.speciesFlavorTexts = texts.sorted
         return rows

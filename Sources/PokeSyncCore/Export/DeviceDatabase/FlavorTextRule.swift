@@ -1,7 +1,7 @@
 import Foundation
 
 /// DESIGN's flavor-text rule, for species, ability and move texts.
-enum FlavorText {
+enum FlavorTextRule {
     /// The game's text as one paragraph (DESIGN, flavor texts): a soft hyphen (U+00AD)
     /// that ends a line goes with its line break (the word was split by the game's text
     /// box); a line break or form feed between two CJK characters is removed (Chinese and
