@@ -53,9 +53,6 @@ extension Pokedex {
             $0.text(0)
         }
         let abilities = try localizedAbilities(pokemonID: id, languages: languages, in: database)
-        let moves = try database.rows("SELECT move FROM pokemon_move WHERE pokemon_id = ? ORDER BY move", [key]) {
-            $0.text(0)
-        }
         let statNames = try localizedNames("""
             SELECT s.name, n.language, n.name FROM stat s JOIN stat_name n ON n.stat_id = s.id
             WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
@@ -68,10 +65,13 @@ extension Pokedex {
             UpstreamURL.make(row.text(1)).map { PokemonSprite(key: row.text(0), url: $0, path: row.optionalText(2)) }
         }.compactMap { $0 }
         let species = try base.speciesID.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
+        let moveDetails = try localizedMoves(pokemonID: id, languages: languages, in: database)
         return PokemonDetail(id: id, name: base.name, types: types, height: base.height, weight: base.weight,
-                             baseExperience: base.baseExperience, isDefault: base.isDefault, abilities: abilities, moves: moves,
+                             baseExperience: base.baseExperience, isDefault: base.isDefault, abilities: abilities,
+                             // The slugs in the same order (by move) as the details that carry them.
+                             moves: moveDetails.map(\.name),
                              localizedTypes: try localizedTypes(pokemonID: id, languages: languages, in: database),
-                             moveDetails: try localizedMoves(pokemonID: id, languages: languages, in: database),
+                             moveDetails: moveDetails,
                              stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Language choice for localized texts: the API's language codes (`en`, `ja-hrkt`,
-/// `zh-hant`, `es-419`), compared case-insensitively, with English as the fallback.
+/// `zh-hant`, `es-419`), compared ignoring ASCII case, with English as the fallback.
 public enum PreferredLanguages {
     /// The device's languages as API codes: `Locale.preferredLanguages` on Apple platforms,
     /// `["en"]` elsewhere (a server or CLI passes its own list).
@@ -54,14 +54,21 @@ public enum PreferredLanguages {
     }
 
     /// The language to use among `available`: the first of `preferred` that is there
-    /// (case-insensitively), else English, else nil. Returns the code as `available` spells it.
+    /// (ignoring ASCII case: the codes are ASCII), else English, else nil. Returns the code as `available` spells it.
     public static func choose(from available: [String], preferred: [String]) -> String? {
         for code in preferred + ["en"] {
-            if let match = available.first(where: { $0.caseInsensitiveCompare(code) == .orderedSame }) {
-                return match
-            }
+            if let match = available.first(where: { sameCode($0, code) }) { return match }
         }
         return nil
+    }
+
+    /// Whether two codes are equal ignoring ASCII case. API codes are ASCII; a detail page
+    /// compares them thousands of times (a name for each of mew's 375 moves), and
+    /// Foundation's `caseInsensitiveCompare` (through NSString on Linux) led the profile.
+    static func sameCode(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8) { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 
     private static func unique(_ codes: [String]) -> [String] {

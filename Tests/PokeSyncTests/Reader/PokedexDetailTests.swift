@@ -212,5 +212,11 @@ struct PokedexDetailTests {
         #expect(PreferredLanguages.apiCodes(forLocaleIdentifiers: ["de-DE", "en-GB", "de"]) == ["de-de", "de", "en-gb", "en"])
         #expect(PreferredLanguages.choose(from: ["en", "ZH-Hant"], preferred: ["zh-hant"]) == "ZH-Hant")
         #expect(PreferredLanguages.choose(from: ["fr"], preferred: ["de"]) == nil)
+        // ASCII letters alone fold: digits, '-' and the bytes one bit from a letter do not.
+        #expect(PreferredLanguages.choose(from: ["ja", "ja-Hrkt"], preferred: ["JA-HRKT"]) == "ja-Hrkt")
+        #expect(PreferredLanguages.choose(from: ["es-419", "es"], preferred: ["ES-419"]) == "es-419")
+        #expect(PreferredLanguages.choose(from: ["a@", "a\u{0D}"], preferred: ["a`", "a-"]) == nil)
+        #expect(PreferredLanguages.choose(from: ["es-419"], preferred: ["es-41"]) == nil)
+        #expect(PreferredLanguages.choose(from: ["ÉN"], preferred: ["én"]) == nil)  // codes are ASCII; no Unicode folding
     }
 }
