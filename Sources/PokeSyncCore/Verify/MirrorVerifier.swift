@@ -30,7 +30,7 @@ package enum MirrorVerifier {
 
     private static func verify(_ store: Store, layout: MirrorLayout) throws -> MirrorVerification {
         var result = MirrorVerification()
-        let integrity = try store.read { database in try database.rows("PRAGMA quick_check", []) { $0.text(0) } }
+        let integrity = try store.quickCheck()
         if integrity != ["ok"] {
             result.problems += integrity.prefix(10).map { "\(layout.display(layout.storeFile)): \($0)" }
         }
@@ -42,14 +42,11 @@ package enum MirrorVerifier {
     }
 
     private static func verifyDocuments(_ store: Store, into result: inout MirrorVerification) throws {
-        let documents = try store.read { database in
-            try database.rows("""
-                SELECT hash, MIN(version), kind, id FROM version_documents GROUP BY hash ORDER BY kind, id
-                """, []) { row in (SHA256Digest(bytes: row.blob(0)), row.int(1), row.text(2), row.int(3)) }
-        }
-        for (hash, version, kind, id) in documents {
+        let documents = try store.documentsToVerify()
+        for document in documents {
+            let (version, kind, id) = (document.version, document.kind, document.id)
             result.documents += 1
-            guard let hash else {
+            guard let hash = document.hash else {
                 result.problems.append("\(kind)/\(id) of version \(version): not a SHA-256 in the store")
                 continue
             }
@@ -61,15 +58,11 @@ package enum MirrorVerifier {
 
     private static func verifySpriteObjects(_ store: Store, layout: MirrorLayout, into result: inout MirrorVerification) throws {
         let objects = SpriteObjects(layout: layout)
-        let sprites = try store.read { database in
-            try database.rows("""
-                SELECT s.hash, MIN(s.path), o.size FROM version_sprites s LEFT JOIN sprite_objects o ON o.hash = s.hash
-                GROUP BY s.hash ORDER BY MIN(s.path)
-                """, []) { row in (SHA256Digest(bytes: row.blob(0)), row.text(1), row.optionalInt(2)) }
-        }
-        for (hash, path, size) in sprites {
+        let sprites = try store.spriteObjectsToVerify()
+        for sprite in sprites {
+            let path = sprite.path
             result.spriteObjects += 1
-            guard let hash, let size else {
+            guard let hash = sprite.hash, let size = sprite.size else {
                 result.problems.append("sprite \(path): no object recorded in the store")
                 continue
             }
