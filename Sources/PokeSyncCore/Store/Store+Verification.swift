@@ -2,7 +2,8 @@ import Foundation
 import PokeArchive
 import PokeSQLite
 
-/// What `pokesync verify` reads back from the store, each distinct object once.
+/// What `pokesync verify` reads of the store: the file's own check, and each distinct
+/// document body and sprite object the retained versions name, once.
 extension Store {
     /// SQLite's `quick_check` of the store file: `["ok"]` when sound, else its problems.
     func quickCheck() throws -> [String] {

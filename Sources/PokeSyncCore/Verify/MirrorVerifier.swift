@@ -44,14 +44,14 @@ package enum MirrorVerifier {
     private static func verifyDocuments(_ store: Store, into result: inout MirrorVerification) throws {
         let documents = try store.documentsToVerify()
         for document in documents {
-            let (version, kind, id) = (document.version, document.kind, document.id)
             result.documents += 1
+            let name = "\(document.kind)/\(document.id) of version \(document.version)"
             guard let hash = document.hash else {
-                result.problems.append("\(kind)/\(id) of version \(version): not a SHA-256 in the store")
+                result.problems.append("\(name): not a SHA-256 in the store")
                 continue
             }
             do { _ = try store.documentBody(hash) } catch {
-                result.problems.append("\(kind)/\(id) of version \(version): \(error)")
+                result.problems.append("\(name): \(error)")
             }
         }
     }

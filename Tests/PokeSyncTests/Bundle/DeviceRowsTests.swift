@@ -9,15 +9,22 @@ import Testing
 /// value per column, and joining documents' rows keeps every row in order.
 @Suite("Device rows")
 struct DeviceRowsTests {
-    /// Records, per table, the row count and every distinct number of values a row gives.
+    /// Records, per table, the row count, every distinct number of values a row gives, the
+    /// first row's values, and the languages of its rows (nil entries for a table that is
+    /// not localized).
     struct Shapes: DeviceTableVisitor {
+        typealias Failure = Never
+        let rows: DeviceRows
         var counts: [String: Int] = [:]
         var widths: [String: Set<Int>] = [:]
         var firstValues: [String: [SQLValue]] = [:]
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws {
+        var languages: [String: Set<String?>] = [:]
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+            let rows = self.rows[keyPath: path]
             counts[table] = rows.count
             widths[table] = Set(rows.map(\.values.count))
             firstValues[table] = rows.first?.values
+            languages[table] = Set(rows.map(\.languageCode))
         }
     }
 
@@ -27,8 +34,8 @@ struct DeviceRowsTests {
             let builder = DeviceDatabaseBuilder(store: fixture.store)
             let sprites = SpriteSelection(set: try BundleProfile().spriteSet(), held: [:])
             var rows = try builder.convert(try fixture.store.documents(version: 1), sprites: sprites)
-            var shapes = Shapes()
-            try rows.visitTables(&shapes)
+            var shapes = Shapes(rows: rows)
+            DeviceRows.visitTables(&shapes)
 
             let schemaTables = DeviceSchema.tables.filter { $0.name != "meta" }
             #expect(Set(shapes.counts.keys) == Set(schemaTables.map(\.name)))
@@ -36,6 +43,9 @@ struct DeviceRowsTests {
                 // The sample has rows in every table, so every row type is checked.
                 #expect(shapes.counts[table.name, default: 0] > 0, "\(table.name) has no rows in the sample")
                 #expect(shapes.widths[table.name] == [table.columns.count], "\(table.name)")
+                // A table with a language column has a localized row type, and no other.
+                let localized = table.columns.contains("language") || table.columns.contains("in_language")
+                #expect(shapes.languages[table.name]?.contains(nil) == !localized, "\(table.name)")
             }
             // Spot checks of column order against the sample's JSON.
             // (Pikachu is the sample's first pokemon.)
@@ -43,6 +53,27 @@ struct DeviceRowsTests {
             let pikachu = try #require(rows.pokemon.first { $0.id == 25 })
             #expect(pikachu.values == [.integer(25), .text("pikachu"), .integer(25), .integer(4), .integer(60),
                                        .integer(112), .integer(1), .integer(35)])
+            // Each reference name table holds its own kind's names (they share a row type).
+            for (table, kind) in [("type_name", "type"), ("ability_name", "ability"), ("move_name", "move"),
+                                  ("stat_name", "stat"), ("version_name", "version"), ("language_name", "language")] {
+                let first = try #require(shapes.firstValues[table], "\(table)")
+                guard case .integer(let id) = first[0], case .text(let language) = first[1] else {
+                    Issue.record("\(table): \(first)")
+                    continue
+                }
+                let names = try DeviceDatabaseFixture.json(kind, Int(id))["names"] as! [[String: Any]]
+                let name = names.first { ($0["language"] as! [String: Any])["name"] as? String == language }?["name"]
+                #expect(first[2] == .text(name as? String ?? "?"), "\(table)")
+            }
+
+            // The profile's language filter reaches every localized table, through the same list.
+            let present = rows.keepLanguages { $0 == "en" }
+            #expect(present.isSuperset(of: ["en", "fr", "ja", "ko"]))
+            var english = Shapes(rows: rows)
+            DeviceRows.visitTables(&english)
+            for table in schemaTables where english.languages[table.name]?.contains(nil) == false {
+                #expect(english.languages[table.name] == ["en"], "\(table.name)")
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import PokedexReader
-import PokeSQLite
 
 extension DeviceDatabaseBuilder {
     /// Keeps only the profile's languages in every localized table.

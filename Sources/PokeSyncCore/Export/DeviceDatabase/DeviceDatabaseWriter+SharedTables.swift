@@ -1,8 +1,7 @@
 import Foundation
 import PokeSQLite
-import PokedexReader
 
-/// Fills the builder tables behind the three view tables (`DeviceSchema+SharedTables`)
+/// Fills the builder tables behind the five view tables (`DeviceSchema+SharedTables`)
 /// directly, in key order: what the views' `INSTEAD OF INSERT` triggers would store, row
 /// by row, but without a trigger and two lookups per row, and with codes and text ids
 /// numbered in the order that compresses best rather than in arrival order.

@@ -32,9 +32,8 @@ struct DeviceDatabaseWriter {
             try database.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
             try DeviceSchema.create(in: database)
             try database.transaction { database in
-                var tables = TableWriter(database: database)
-                var rows = rows
-                try rows.visitTables(&tables)
+                var tables = TableWriter(database: database, rows: rows)
+                try DeviceRows.visitTables(&tables)
                 rowCounts = tables.rowCounts
                 precondition(Set(rowCounts.keys) == Set(DeviceSchema.tables.map(\.name)).subtracting(["meta"]),
                               "DeviceRows.visitTables must name every table of DeviceSchema")
@@ -61,14 +60,21 @@ struct DeviceDatabaseWriter {
 
     /// Inserts each table's rows as they are, but for the view tables (`sharedTables`),
     /// which `insertShared` fills through their builder tables; counts every table's rows.
-    struct TableWriter: DeviceTableVisitor {
+    private struct TableWriter: DeviceTableVisitor {
+        typealias Failure = any Error
         let database: Database
+        let rows: DeviceRows
         var rowCounts: [String: Int] = [:]
 
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws {
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) throws {
             guard let schema = DeviceSchema.tables.first(where: { $0.name == table }) else {
                 preconditionFailure("\(table) is not a table of the device schema")
             }
+            let rows = self.rows[keyPath: path]
+            // A row type whose values do not follow the schema's columns would bind too few
+            // (the last columns silently NULL) or fail: stop the build instead.
+            precondition(rows.first.map { $0.values.count == schema.columns.count } ?? true,
+                         "\(Row.self) gives other values than \(table)'s \(schema.columns.count) columns")
             rowCounts[table] = rows.count
             if sharedTables.contains(table) { return }
             let marks = schema.columns.map { _ in "?" }.joined(separator: ", ")

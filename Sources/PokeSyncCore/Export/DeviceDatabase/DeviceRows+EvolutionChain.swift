@@ -16,6 +16,7 @@ extension DeviceRow {
         var chainID: Int
         /// -1 when the link has no species id (the reference check reports it).
         var toSpeciesID: Int
+        /// -1 when the parent link has no species id, as for `toSpeciesID`.
         var fromSpeciesID: Int
         var trigger: String?
         var minLevel: Int?

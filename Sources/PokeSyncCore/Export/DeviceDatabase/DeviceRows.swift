@@ -5,9 +5,11 @@ import PokeSQLite
 /// `DeviceRows` (documents convert independently, so they can be decoded in parallel);
 /// the builder appends them in kind and id order, which is key order for every table.
 ///
-/// A row type (`DeviceRow.Pokemon`, ...) has a field per column and gives `values` in
-/// the schema's column order, so a column added to a table is a compile error in its
-/// converter; `DeviceRowsTests` holds each row's values to its table's column count.
+/// A row type (`DeviceRow.Pokemon`, ...) has a field per column, so a field the converter
+/// does not fill is a compile error there. Its `values` follow the schema's columns,
+/// which live in `DeviceSchema` (the reader's module), so their count is checked when
+/// the writer runs and, on the sample, by `DeviceRowsTests`, which also holds each
+/// table's row type to being localized exactly when the table has a language column.
 struct DeviceRows {
     var pokemon: [DeviceRow.Pokemon] = []
     var pokemonTypes: [DeviceRow.PokemonType] = []
@@ -39,87 +41,78 @@ struct DeviceRows {
     var languages: [DeviceRow.Language] = []
     var languageNames: [DeviceRow.Name] = []
 
-    /// Hands every table's rows to `visitor`, by table name, in DESIGN's order. The one
-    /// list of the tables: writing and merging go through it.
-    mutating func visitTables(_ visitor: inout some DeviceTableVisitor) throws {
-        try visitor.visit("pokemon", &pokemon)
-        try visitor.visit("pokemon_type", &pokemonTypes)
-        try visitor.visit("pokemon_stat", &pokemonStats)
-        try visitor.visit("pokemon_ability", &pokemonAbilities)
-        try visitor.visit("pokemon_move", &pokemonMoves)
-        try visitor.visit("pokemon_sprite", &pokemonSprites)
-        try visitor.visit("species", &species)
-        try visitor.visit("species_name", &speciesNames)
-        try visitor.visit("species_flavor_text", &speciesFlavorTexts)
-        try visitor.visit("pokedex", &pokedexes)
-        try visitor.visit("pokedex_entry", &pokedexEntries)
-        try visitor.visit("pokedex_description", &pokedexDescriptions)
-        try visitor.visit("evolution_chain", &evolutionChains)
-        try visitor.visit("evolution_step", &evolutionSteps)
-        try visitor.visit("type", &types)
-        try visitor.visit("type_name", &typeNames)
-        try visitor.visit("type_efficacy", &typeEfficacies)
-        try visitor.visit("ability", &abilities)
-        try visitor.visit("ability_name", &abilityNames)
-        try visitor.visit("ability_text", &abilityTexts)
-        try visitor.visit("move", &moves)
-        try visitor.visit("move_name", &moveNames)
-        try visitor.visit("move_text", &moveTexts)
-        try visitor.visit("stat", &stats)
-        try visitor.visit("stat_name", &statNames)
-        try visitor.visit("version", &versions)
-        try visitor.visit("version_name", &versionNames)
-        try visitor.visit("language", &languages)
-        try visitor.visit("language_name", &languageNames)
+    /// Hands `visitor` each table's name and the key path of its rows, in DESIGN's order.
+    /// The one list of the tables: writing, joining and the language filter go through it.
+    static func visitTables<Visitor: DeviceTableVisitor>(_ visitor: inout Visitor) throws(Visitor.Failure) {
+        try visitor.visit("pokemon", \.pokemon)
+        try visitor.visit("pokemon_type", \.pokemonTypes)
+        try visitor.visit("pokemon_stat", \.pokemonStats)
+        try visitor.visit("pokemon_ability", \.pokemonAbilities)
+        try visitor.visit("pokemon_move", \.pokemonMoves)
+        try visitor.visit("pokemon_sprite", \.pokemonSprites)
+        try visitor.visit("species", \.species)
+        try visitor.visit("species_name", \.speciesNames)
+        try visitor.visit("species_flavor_text", \.speciesFlavorTexts)
+        try visitor.visit("pokedex", \.pokedexes)
+        try visitor.visit("pokedex_entry", \.pokedexEntries)
+        try visitor.visit("pokedex_description", \.pokedexDescriptions)
+        try visitor.visit("evolution_chain", \.evolutionChains)
+        try visitor.visit("evolution_step", \.evolutionSteps)
+        try visitor.visit("type", \.types)
+        try visitor.visit("type_name", \.typeNames)
+        try visitor.visit("type_efficacy", \.typeEfficacies)
+        try visitor.visit("ability", \.abilities)
+        try visitor.visit("ability_name", \.abilityNames)
+        try visitor.visit("ability_text", \.abilityTexts)
+        try visitor.visit("move", \.moves)
+        try visitor.visit("move_name", \.moveNames)
+        try visitor.visit("move_text", \.moveTexts)
+        try visitor.visit("stat", \.stats)
+        try visitor.visit("stat_name", \.statNames)
+        try visitor.visit("version", \.versions)
+        try visitor.visit("version_name", \.versionNames)
+        try visitor.visit("language", \.languages)
+        try visitor.visit("language_name", \.languageNames)
     }
 
     /// Appends every table's rows of `other` after this one's.
     mutating func append(contentsOf other: DeviceRows) {
-        // Both visits go through the tables in the same order: the first collects
-        // `other`'s arrays, the second appends each to the same table here.
-        var other = other
-        var collector = Collector()
-        var appender = Appender()
-        do {
-            try other.visitTables(&collector)
-            appender.collected = collector.tables
-            try visitTables(&appender)
-        } catch {
-            preconditionFailure("collecting and appending rows does not throw")
-        }
+        var appender = Appender(rows: self, other: other)
+        self = DeviceRows() // the appender holds the only reference: its arrays grow in place
+        Self.visitTables(&appender)
+        self = appender.rows
     }
 
-    /// Removes the rows of the localized tables (DESIGN: every table with a language
-    /// column, and `language_name` by `in_language`) whose language `keeps` rejects.
+    /// Removes the rows of the localized tables whose language `keeps` rejects.
+    /// (When it throws afterwards, the caller's rows are already filtered.)
     /// - Returns: every language code those rows had before, as the API spells them.
     mutating func keepLanguages(where keeps: (String) -> Bool) -> Set<String> {
-        var present = Set<String>()
-        func filter<Row: LocalizedDeviceRow>(_ rows: inout [Row]) {
-            for row in rows { present.insert(row.language) }
-            rows.removeAll { !keeps($0.language) }
+        withoutActuallyEscaping(keeps) { keeps in
+            var filter = LanguageFilter(rows: self, keeps: keeps)
+            self = DeviceRows()
+            Self.visitTables(&filter)
+            self = filter.rows
+            return filter.present
         }
-        filter(&speciesNames)
-        filter(&speciesFlavorTexts)
-        filter(&pokedexDescriptions)
-        filter(&typeNames)
-        filter(&abilityNames)
-        filter(&abilityTexts)
-        filter(&moveNames)
-        filter(&moveTexts)
-        filter(&statNames)
-        filter(&versionNames)
-        filter(&languageNames)
-        return present
     }
 }
 
-/// The rows of one device table type.
+/// The namespace of the row types, one per device table (but the six reference name
+/// tables share `Name`, and ability and move texts `Text`).
 enum DeviceRow {}
 
-/// A row of a device table: what the writer inserts.
+/// A row of a device table.
 protocol DeviceTableRow: Sendable {
-    /// The row's values in the table's column order (DeviceSchema's columns).
+    /// The row's values in the table's column order (DeviceSchema's columns): what the
+    /// writer inserts (the view tables' rows go through their builder tables instead).
     var values: [SQLValue] { get }
+    /// The language code of a row of a table with a language column (`language`, or
+    /// `language_name`'s `in_language`), else nil: what a profile's languages filter.
+    var languageCode: String? { get }
+}
+
+extension DeviceTableRow {
+    var languageCode: String? { nil }
 }
 
 /// A row of a table with a language column, which a profile's languages filter.
@@ -128,25 +121,35 @@ protocol LocalizedDeviceRow: DeviceTableRow {
     var language: String { get }
 }
 
-/// Takes each table's rows in turn, typed: the writer, a merge.
+extension LocalizedDeviceRow {
+    var languageCode: String? { language }
+}
+
+/// Takes each table in turn, with the key path of its rows in `DeviceRows`: the writer,
+/// the joining of documents' rows, the language filter.
 protocol DeviceTableVisitor {
-    mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws
+    /// `Never` for a visitor that cannot fail.
+    associatedtype Failure: Error
+    mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: WritableKeyPath<DeviceRows, [Row]>) throws(Failure)
 }
 
 extension DeviceRows {
-    /// Each table's array, in visiting order (an array in `Any` is its buffer, not a copy).
-    private struct Collector: DeviceTableVisitor {
-        var tables: [Any] = []
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws { tables.append(rows) }
+    private struct Appender: DeviceTableVisitor {
+        var rows: DeviceRows
+        let other: DeviceRows
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+            rows[keyPath: path].append(contentsOf: other[keyPath: path])
+        }
     }
 
-    /// Appends the collected arrays to the tables visited in the same order.
-    private struct Appender: DeviceTableVisitor {
-        var collected: [Any] = []
-        var next = 0
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: inout [Row]) throws {
-            rows.append(contentsOf: collected[next] as! [Row])
-            next += 1
+    private struct LanguageFilter: DeviceTableVisitor {
+        var rows: DeviceRows
+        let keeps: (String) -> Bool
+        var present = Set<String>()
+        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+            guard rows[keyPath: path].first?.languageCode != nil else { return }
+            for row in rows[keyPath: path] { if let code = row.languageCode { present.insert(code) } }
+            rows[keyPath: path].removeAll { row in row.languageCode.map { !keeps($0) } ?? false }
         }
     }
 }

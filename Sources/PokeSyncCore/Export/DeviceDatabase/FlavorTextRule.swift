@@ -1,5 +1,3 @@
-import Foundation
-
 /// DESIGN's flavor-text rule, for species, ability and move texts.
 enum FlavorTextRule {
     /// The game's text as one paragraph (DESIGN, flavor texts): a soft hyphen (U+00AD)

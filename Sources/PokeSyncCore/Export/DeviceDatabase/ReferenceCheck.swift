@@ -1,5 +1,4 @@
 import Foundation
-import PokeSQLite
 
 /// The reference check DESIGN asks for before a bundle is written: every pokemon's
 /// species, every species' evolution chain, every pokedex entry's species and every

@@ -1,6 +1,5 @@
 import Foundation
 import PokeArchive
-import PokeSQLite
 
 /// Which of a document's sprite URLs get a bundle path: those the profile's sprite set
 /// selects (by key) and the version holds (by URL).
