@@ -20,7 +20,7 @@ extension BundleIndex {
             throw BundleCheckError(file: source, reason: "is \(data.count) bytes, more than an index may be (\(Self.maxBytes))")
         }
         do { self = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-            throw BundleCheckError(file: source, reason: "is not a pokesync index: \(error)")
+            throw BundleCheckError(file: source, reason: "is not a pokesync index: \(DecodingFailure.describe(error, in: data))")
         }
         if let problem = validationProblem { throw BundleCheckError(file: source, reason: problem) }
     }

@@ -17,7 +17,7 @@ extension BundleManifest {
             throw BundleCheckError(file: file, reason: "has a manifest.json of \(data.count) bytes, more than \(Self.maxBytes)")
         }
         do { self = try JSONDecoder().decode(BundleManifest.self, from: data) } catch {
-            throw BundleCheckError(file: file, reason: "has no readable manifest.json: \(error)")
+            throw BundleCheckError(file: file, reason: "has no readable manifest.json: \(DecodingFailure.describe(error, in: data))")
         }
         if let problem = validationProblem { throw BundleCheckError(file: file, reason: "has a manifest that \(problem)") }
     }
