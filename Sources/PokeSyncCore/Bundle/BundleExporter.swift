@@ -42,11 +42,10 @@ package struct BundleExporter {
     ///   `LocalFileError` (74) when the folder cannot be written.
     package func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
-        let number = try store.resolveVersion(asked)
         let versions = try store.versions()
-        guard let record = versions.first(where: { $0.number == number }), let newest = versions.last else {
-            throw StoreError.corrupt(store.layout.display(store.layout.storeFile), "version \(number) went away while export read it")
-        }
+        let number = try Store.resolveVersion(asked, among: versions.map(\.number))
+        // Resolved among `versions`, so both exist.
+        let (record, newest) = (versions.first { $0.number == number }!, versions[versions.count - 1])
         let lineage = try store.lineage()
         _ = try profile.spriteSet()
         try store.checkLanguagesExist(profile, version: number)

@@ -19,7 +19,10 @@ package enum MirrorPrune {
     /// - Throws: `LockError` when another pokesync holds the folder, `RequestError` when
     ///   `keep` is below 1, config, store and file errors.
     package static func run(layout: MirrorLayout, keep: Int?) throws -> Report {
-        let keep = try keep ?? MirrorConfig.load(layout).retention.keep
+        // Read once; with --keep it is read after the prune, as before (a bad mirror.json
+        // then does not stop the prune).
+        let config = keep == nil ? try MirrorConfig.load(layout) : nil
+        let keep = keep ?? config!.retention.keep
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: false)
@@ -27,7 +30,7 @@ package enum MirrorPrune {
         let retained = Set(try store.versions().map(\.number))
         VersionDiff.removeFiles(endingOutside: retained, layout: layout)
         let removedBundles = try BundlesFolder(root: layout.bundlesFolder)
-            .forget(versionsNotIn: retained, graceHours: try MirrorConfig.load(layout).bundles.graceHours)
+            .forget(versionsNotIn: retained, graceHours: try (config ?? MirrorConfig.load(layout)).bundles.graceHours)
         return Report(store: result, removedBundles: removedBundles, keep: keep)
     }
 }

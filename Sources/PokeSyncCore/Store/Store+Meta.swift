@@ -2,7 +2,7 @@ import Foundation
 import PokeSQLite
 
 /// The store's `meta` table: small facts about the mirror (lineage, the sprite tree's
-/// version, a diff still to write).
+/// version). A `pending_diff` row left by an older build is ignored.
 extension Store {
     package func meta(_ key: String) throws -> String? {
         try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }

@@ -47,7 +47,11 @@ extension Store {
     /// `asked` if the store retains it, else the latest version when `asked` is nil.
     /// - Throws: `RequestError` naming the retained versions, or saying there are none yet.
     package func resolveVersion(_ asked: Int?) throws -> Int {
-        let numbers = try versions().map(\.number)
+        try Self.resolveVersion(asked, among: try versions().map(\.number))
+    }
+
+    /// ``resolveVersion(_:)`` against version numbers already read, in ascending order.
+    package static func resolveVersion(_ asked: Int?, among numbers: [Int]) throws -> Int {
         guard let latest = numbers.last else { throw RequestError.noVersions }
         guard let asked else { return latest }
         guard numbers.contains(asked) else {

@@ -31,7 +31,7 @@ struct DiffCommand {
         let numbers = try store.versions().map(\.number)
         let asked = try arguments.positionals.map { text -> Int in
             guard let number = Int(text) else { throw UsageError("a version is a number (got \"\(text)\")") }
-            return try store.resolveVersion(number)
+            return try Store.resolveVersion(number, among: numbers)
         }
         let (from, to): (Int, Int)
         switch asked.count {
