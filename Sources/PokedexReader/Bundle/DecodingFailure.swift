@@ -10,10 +10,6 @@ package enum DecodingFailure {
     /// parse as JSON, that is what is said.
     package static func describe(_ error: any Error, in data: Data) -> String {
         guard let error = error as? DecodingError else { return String(describing: error) }
-        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
-            (context.codingPath + (last.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }
-                .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
         switch error {
         case .keyNotFound(let key, let context): return "there is no field \(path(context, key))"
         case .valueNotFound(_, let context): return "the field \(path(context)) is null"
@@ -26,5 +22,11 @@ package enum DecodingFailure {
             return "it is not JSON"
         @unknown default: return "it does not decode"
         }
+    }
+
+    /// The field a decoding error is at, then `last`: `full.size`, `moves[3].move.name`.
+    package static func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+        (context.codingPath + (last.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }
+            .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
     }
 }

@@ -24,6 +24,15 @@ package enum DeviceDatabaseSchema {
         sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
+    /// Throws when the `pokedex.sqlite` at `path`, from the bundle named `file`, is not a
+    /// device database this reader may run: what install, verify and `show --bundle` check.
+    /// - Throws: ``BundleCheckError`` naming `file` and the problem.
+    package static func check(at path: URL, file: String) throws(BundleCheckError) {
+        if let problem = problem(at: path) {
+            throw BundleCheckError(file: file, reason: "holds a pokedex.sqlite that \(problem)")
+        }
+    }
+
     /// Why the database at `path` is not a device database this reader may run, or nil.
     package static func problem(at path: URL) -> String? {
         guard !expectedCode.isEmpty else { return "cannot be checked: the reader's own schema did not build" }

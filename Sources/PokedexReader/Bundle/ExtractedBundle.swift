@@ -53,8 +53,6 @@ package struct ExtractedBundle: Sendable {
         if manifest.isDelta, let problem = ChangesSchema.problem(at: database) {
             throw BundleCheckError(file: file, reason: "holds a changes.sqlite that \(problem)")
         }
-        if !manifest.isDelta, let problem = DeviceDatabaseSchema.problem(at: database) {
-            throw BundleCheckError(file: file, reason: "holds a pokedex.sqlite that \(problem)")
-        }
+        if !manifest.isDelta { try DeviceDatabaseSchema.check(at: database, file: file) }
     }
 }

@@ -22,14 +22,9 @@ public struct Updater: Sendable {
     ///   - folder: the device folder; created on the first install.
     ///   - settings: the download deadline and session configuration.
     public init(folder: URL, settings: UpdaterSettings = UpdaterSettings()) {
-        self.init(folder: folder, settings: settings, applier: DeltaApplier())
-    }
-
-    /// - Parameter applier: applies deltas (its search rebuild is the device database builder's).
-    package init(folder: URL, settings: UpdaterSettings = UpdaterSettings(), applier: DeltaApplier) {
         self.folder = folder
         self.settings = settings
-        self.applier = applier
+        self.applier = DeltaApplier()
     }
 
     /// What the installed database says of itself.

@@ -80,9 +80,7 @@ struct OpenedPokedex {
             // Its views and triggers run on every query: only the reader's own (an archive from
             // anywhere can hold an endless recursive view), as install and verify check.
             let database = scratch.appendingPathComponent("pokedex.sqlite")
-            if let problem = DeviceDatabaseSchema.problem(at: database) {
-                throw BundleCheckError(file: archive.path, reason: "holds a pokedex.sqlite that \(problem)")
-            }
+            try DeviceDatabaseSchema.check(at: database, file: archive.path)
             self.init(pokedex: try Pokedex(databaseAt: database), scratch: scratch,
                       archive: archive.path)
         } catch {

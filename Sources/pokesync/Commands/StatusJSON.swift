@@ -7,15 +7,12 @@ import PokeSyncCore
 struct StatusJSON: Encodable {
     /// A version record's fields (a missing optional left out), and its counts.
     struct Latest: Encodable {
-        struct Report: Encodable {
-            var url, document, outcome, reason: String
-        }
         var record: VersionRecord
         var documentsByKind: [String: Int]
         var spritesRefused: Int
         var spritesMissing: Int
         /// Every report, which the run's summary shows only the first 20 of.
-        var spriteReports: [Report]
+        var spriteReports: [SpriteReport]
 
         enum CodingKeys: String, CodingKey {
             case number, createdAt = "created_at", mode, source, spriteSource = "sprite_source", spriteSet = "sprite_set"
@@ -98,7 +95,7 @@ struct StatusJSON: Encodable {
             Latest(record: record,
                    documentsByKind: Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, status.kinds[$0] ?? 0) }),
                    spritesRefused: status.refused, spritesMissing: status.missing,
-                   spriteReports: status.reports.map { .init(url: $0.url, document: $0.document, outcome: $0.outcome.rawValue, reason: $0.reason) })
+                   spriteReports: status.reports)
         }
         if let run = status.run, let progress = status.runProgress {
             self.run = Run(mode: run.plan.mode.rawValue, startedAt: run.startedAt, source: run.plan.source,

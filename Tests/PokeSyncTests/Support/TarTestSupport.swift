@@ -6,19 +6,12 @@ enum TarTestSupport {
     /// The script that crafts hostile archives.
     static let craftScript = TestPaths.support.appendingPathComponent("craft_tar.py")
 
-    /// Runs a program found on PATH and returns its exit status, standard output and error.
-    @discardableResult
-    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
-        let result = try runProgram(name, arguments)
-        return (result.status, result.stdout, result.stderr)
-    }
-
     /// Runs a program and expects it to succeed; returns its standard output.
     static func runChecked(_ name: String, _ arguments: [String],
                            sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
-        let result = try run(name, arguments)
-        #expect(result.status == 0, "\(name) \(arguments) failed: \(result.error)", sourceLocation: sourceLocation)
-        return result.output
+        let result = try runProgram(name, arguments)
+        #expect(result.status == 0, "\(name) \(arguments) failed: \(result.stderr)", sourceLocation: sourceLocation)
+        return result.stdout
     }
 
     /// Crafts the archive `kind` (see craft_tar.py) at `folder/kind.tar.gz`.

@@ -103,20 +103,13 @@ package struct DeviceDatabaseBuilder: Sendable {
         }
     }
 
-    /// "no field moves[3].move.name" rather than DecodingError's debug dump.
+    /// "the document has no field moves[3].move.name" rather than DecodingError's debug
+    /// dump; a null or mistyped field in the words the reader uses for a bad index.
     static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
         switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return "the document has no field \(parent.isEmpty ? "" : parent + ".")\(key.stringValue)"
-        case .valueNotFound(_, let context): return "the field \(path(context)) is null"
-        case .typeMismatch(_, let context): return "the field \(path(context)) has an unexpected type"
+        case .keyNotFound(let key, let context): return "the document has no field \(DecodingFailure.path(context, key))"
         case .dataCorrupted(let context): return "the document does not parse (\(context.debugDescription))"
-        @unknown default: return "the document does not decode"
+        default: return DecodingFailure.describe(error, in: Data())
         }
     }
 }
