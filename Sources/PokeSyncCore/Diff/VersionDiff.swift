@@ -76,9 +76,7 @@ extension VersionDiff {
 
     /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
     package func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return try encoder.encode(JSONForm(self))
+        try BundleJSON.data(JSONForm(self))
     }
 
     /// The terminal form: grouped by kind, counts first, then names.

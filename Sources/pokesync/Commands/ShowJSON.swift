@@ -1,4 +1,5 @@
 import Foundation
+import PokeSyncCore
 import PokedexReader
 
 /// DESIGN's `show --json`: id, name, types, height, weight, stats, abilities, moves,
@@ -161,8 +162,6 @@ struct ShowJSON: Encodable {
 /// One line of JSON for `show` and `search`: sorted keys, slashes as they are.
 enum JSONLine {
     static func string(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try BundleJSON.data(value, pretty: false), as: UTF8.self)
     }
 }

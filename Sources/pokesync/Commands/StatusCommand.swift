@@ -76,9 +76,6 @@ extension MirrorStatus {
 enum JSONOutput {
     /// - Parameter keys: `.convertToSnakeCase` for a core record's synthesized keys.
     static func string(_ value: some Encodable, keys: JSONEncoder.KeyEncodingStrategy = .useDefaultKeys) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = keys
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try BundleJSON.data(value, keys: keys), as: UTF8.self)
     }
 }
