@@ -16,14 +16,7 @@ enum BlockingStep {
         try Task.checkCancellation()
         let flag = StopFlag()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread {
-                    continuation.resume(with: Result { try flag.check(); return try work(flag) })
-                }
-                // SQLite and zlib recurse modestly; 1 MB leaves room, as an app's secondary threads have.
-                thread.stackSize = 1 << 20
-                thread.start()
-            }
+            try await runToEnd { try flag.check(); return try work(flag) }
         } onCancel: {
             flag.stop()
         }
@@ -38,6 +31,7 @@ enum BlockingStep {
             let thread = Thread {
                 continuation.resume(with: Result { try work() })
             }
+            // SQLite and zlib recurse modestly; 1 MB leaves room, as an app's secondary threads have.
             thread.stackSize = 1 << 20
             thread.start()
         }
