@@ -143,6 +143,11 @@ final class Connection {
     /// Writes queued replies with `writev` until the socket is full or they are all out.
     private func writeOutput(now: Double) {
         guard phase == .open else { return }
+        guard !output.isEmpty else {
+            // Nothing to write: the deadline stays what it is (a trickled head keeps its own).
+            if closeAfterOutput || peerClosed && inputCount == 0 { linger(now: now) }
+            return
+        }
         var vectors = [iovec](repeating: iovec(), count: 16)
         while !output.isEmpty {
             let count = min(output.count, vectors.count)
