@@ -49,6 +49,10 @@ final class ServeProcess {
 
     /// One request on a new connection.
     func get(_ path: String, headers: [String] = [], method: String = "GET") throws -> RawResponse {
+        try Self.get(port: port, path, headers: headers, method: method)
+    }
+
+    static func get(port: Int, _ path: String, headers: [String] = [], method: String = "GET") throws -> RawResponse {
         let connection = try RawConnection(port: port)
         try connection.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
         return try #require(try connection.readResponse(head: method == "HEAD"))

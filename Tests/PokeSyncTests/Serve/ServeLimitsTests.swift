@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `serve` holds up against its clients (REDTEAM, "A server's clients"): bounded heads,
+/// a head deadline, a connection cap, pipelining in order, odd and hostile requests.
+@Suite("serve: limits and hostile clients", .serialized)
+struct ServeLimitsTests {
+    @Test func oversizedAndMalformedHeadsAreRefused() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            let cases: [(String, [UInt8], Int)] = [
+                ("70 kB header", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n".utf8), 431),
+                ("70 kB request line", Array("GET /api/v2/?\(String(repeating: "a", count: 70_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 414),
+                ("10,000 headers", Array(("GET /api/v2/ HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 10_000) + "\r\n").utf8), 431),
+                ("a NUL", Array("GET /api/v2/\0 HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 400),
+                ("a bare CR", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\rY: z\r\n\r\n".utf8), 400),
+                ("HTTP/0.9", Array("GET /api/v2/\r\n\r\n".utf8), 400),
+                ("HTTP/2 preface", Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8), 505),
+                ("Transfer-Encoding and Content-Length", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n".utf8), 400),
+                ("two Content-Lengths", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n".utf8), 400),
+                ("a folded header", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n".utf8), 400),
+                ("a space before the colon", Array("GET /api/v2/ HTTP/1.1\r\nHost : x\r\n\r\n".utf8), 400),
+                ("an authority-form target", Array("CONNECT example.org:443 HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 400),
+            ]
+            for (name, bytes, status) in cases {
+                let connection = try RawConnection(port: server.port)
+                try? connection.send(bytes)
+                let response = try connection.readResponse()
+                #expect(response?.status == status, "\(name): \(response.map { String($0.status) } ?? "no response")")
+                #expect(response?.headers["connection"] == "close", "\(name)")
+                #expect(connection.closes(within: 5), "\(name)")
+            }
+            // Still serving.
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+
+    @Test func pipelinedRequestsSplitAtEveryByteAreAnsweredInOrder() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            let paths = ["/api/v2/pokemon/25/", "/api/v2/", "/api/v2/nope/", "/api/v2/type/10/", "/api/v2/move/?limit=3", "/api/v2/stat"]
+            let requests = paths.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined()
+            // All at once, then one byte at a time.
+            for split in [false, true] {
+                let connection = try RawConnection(port: server.port)
+                if split {
+                    for byte in Array(requests.utf8) { try connection.send([byte]) }
+                } else {
+                    try connection.send(requests)
+                }
+                var statuses: [Int] = []
+                for _ in paths { statuses.append(try #require(try connection.readResponse()).status) }
+                #expect(statuses == [200, 200, 404, 200, 200, 301], "split: \(split)")
+            }
+            // A HEAD then a GET on one connection: the HEAD has no body in the stream.
+            let connection = try RawConnection(port: server.port)
+            try connection.send("HEAD /api/v2/ HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v2/type/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse(head: true)?.body.isEmpty == true)
+            #expect(try connection.readResponse()?.text.hasPrefix("{\"count\":21") == true)
+            // HTTP/1.0 closes after the reply unless asked to keep alive; Connection: close closes.
+            let old = try RawConnection(port: server.port)
+            try old.send("GET /api/v2/ HTTP/1.0\r\n\r\n")
+            #expect(try old.readResponse()?.status == 200)
+            #expect(old.closes(within: 5))
+            let closing = try RawConnection(port: server.port)
+            try closing.send("GET /api/v2/ HTTP/1.1\r\nConnection: close\r\n\r\n")
+            #expect(try closing.readResponse()?.headers["connection"] == "close")
+            #expect(closing.closes(within: 5))
+            // A client that sends a request and half-closes still gets its answer.
+            let half = try RawConnection(port: server.port)
+            try half.send("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            shutdown(half.descriptor, Int32(SHUT_WR))
+            #expect(try half.readResponse()?.status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+
+    @Test func aSlowHeadIsDroppedAndOthersAreServedMeanwhile() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            let started = Date()
+            let slow = try RawConnection(port: server.port)
+            let silent = try RawConnection(port: server.port)
+            var dropped: TimeInterval?
+            // A byte every 2 seconds: the head never completes within the 10 s deadline.
+            for byte in Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n".utf8) {
+                if (try? slow.send([byte])) == nil { dropped = Date().timeIntervalSince(started); break }
+                #expect(try server.get("/api/v2/stat/1/").status == 200)
+                if slow.closes(within: 2) { dropped = Date().timeIntervalSince(started); break }
+            }
+            let elapsed = try #require(dropped)
+            #expect(elapsed >= 9 && elapsed < 13, "dropped after \(elapsed) s")
+            // A connection that never sends anything is dropped by the same deadline.
+            #expect(silent.closes(within: 3))
+            #expect(server.stop().status == 0)
+        }
+    }
+
+    @Test func beyondTheConnectionCapNewClientsWait() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            // 1024 idle keep-alive connections that each made one request.
+            var idle: [RawConnection] = []
+            for _ in 0 ..< 1024 {
+                let connection = try RawConnection(port: server.port)
+                try connection.send("GET /api/v2/stat/1/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try connection.readResponse()?.status == 200)
+                idle.append(connection)
+            }
+            // The next one connects (the kernel's backlog) but is not answered while the cap is reached...
+            let waiting = try RawConnection(port: server.port)
+            try waiting.send("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            waiting.setTimeout(1)
+            #expect(try waiting.readResponse() == nil)
+            // ...and is once connections close.
+            idle.removeLast(10)
+            waiting.setTimeout(5)
+            #expect(try waiting.readResponse()?.status == 200)
+            idle.removeAll()
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+}
