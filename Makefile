@@ -20,11 +20,13 @@ demo: build
 	bash Tests/Support/demo.sh $(RELEASE_BIN)
 
 # Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py
-# (the crawl) and Tests/Support/bench_bundles.py (export, deltas, installs, the reader).
+# (the crawl), Tests/Support/bench_bundles.py (export, deltas, installs, the reader) and
+# Tests/Support/bench_serve.py (serve against nginx, with wrk: apt-get install nginx-light wrk).
 # BENCH_ARGS go to the crawl part, e.g. --quick (no sprite runs) or --repeat 1.
 bench: build
 	python3 Tests/Support/bench.py $(RELEASE_BIN) $(BENCH_ARGS)
 	python3 Tests/Support/bench_bundles.py $(RELEASE_BIN) .build/release/pokedex-bench
+	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
 
 install: build
 	install -d $(PREFIX)/bin
