@@ -16,6 +16,7 @@ final class HTTPServer {
     init(host: String, port: Int, limits: HTTPLimits, workerCount: Int,
          makeResponder: @escaping () throws -> Responder) throws(ServeError) {
         self.limits = limits
+        Self.raiseDescriptorLimit(to: limits.connections + 256)
         listener = try Listener(host: host, port: port)
         gauge = ConnectionGauge(cap: limits.connections)
         var workers: [Worker] = []
@@ -49,6 +50,20 @@ final class HTTPServer {
         acceptor.start()
         group.wait()
         return !gauge.hasFailed
+    }
+
+    /// Lifts the soft limit on open descriptors towards `wanted` (within the hard limit),
+    /// so the connection cap, not a default of 1024 descriptors, is what bounds clients.
+    static func raiseDescriptorLimit(to wanted: Int) {
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(resource, &limit)
     }
 
     /// Stops accepting and lets the workers drain (any thread).

@@ -19,7 +19,7 @@ final class Listener: @unchecked Sendable {
         let display = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = Self.streamType
         hints.ai_flags = AI_PASSIVE
         var found: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(host, String(port), &hints, &found)
@@ -27,7 +27,7 @@ final class Listener: @unchecked Sendable {
             throw ServeError.cannotListen(address: display, reason: String(cString: gai_strerror(resolved)))
         }
         defer { freeaddrinfo(found) }
-        let socketDescriptor = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        let socketDescriptor = socket(first.pointee.ai_family, Self.streamType, 0)
         guard socketDescriptor >= 0 else { throw ServeError.system("socket", errno) }
         var yes: Int32 = 1
         _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -47,6 +47,12 @@ final class Listener: @unchecked Sendable {
         wakeWrite = ends[1]
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     }
+
+    #if os(Linux)
+    static let streamType = Int32(SOCK_STREAM.rawValue)
+    #else
+    static let streamType = SOCK_STREAM
+    #endif
 
     deinit {
         close(wakeRead)

@@ -123,3 +123,80 @@ struct ServeLimitsTests {
         }
     }
 }
+
+@Suite("serve: more hostile clients", .serialized)
+struct ServeMoreLimitsTests {
+    @Test func aClientThatNeverReadsDoesNotStopOthers() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            var stuck: [RawConnection] = []
+            for _ in 0 ..< 20 {
+                let connection = try RawConnection(port: server.port)
+                var small: Int32 = 2048
+                setsockopt(connection.descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                try connection.send(String(repeating: "GET /api/v2/pokemon/25/ HTTP/1.1\r\nHost: x\r\n\r\n", count: 30))
+                stuck.append(connection)
+            }
+            for path in ["/api/v2/", "/api/v2/pokemon/133/", "/api/v2/move/?limit=60"] {
+                #expect(try server.get(path).status == 200, "\(path)")
+            }
+            stuck.removeAll()
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+
+    @Test func fewDescriptorsMakeClientsWaitNotACrash() throws {
+        try withTemporaryDirectory { folder in
+            let mirror = try ServeMirror.make(folder)
+            let script = "ulimit -n 64 && exec \(PokesyncCLI.binary.path) serve --listen 127.0.0.1:0 --mirror \(mirror.path)"
+            let output = folder.appendingPathComponent("serve.out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script]
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+            var port: Int?
+            for _ in 0 ..< 500 where port == nil {
+                let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                if let range = text.range(of: #"listening on 127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
+                    port = Int(text[range].split(separator: ":").last!)
+                }
+                usleep(20_000)
+            }
+            let served = try #require(port)
+            // More connections than descriptors: the extra ones wait in the backlog.
+            var open: [RawConnection] = []
+            for _ in 0 ..< 100 { open.append(try RawConnection(port: served, timeout: 2)) }
+            usleep(500_000)
+            #expect(process.isRunning)
+            open.removeAll()
+            usleep(500_000)
+            #expect(try ServeProcess.get(port: served, "/api/v2/").status == 200)
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
+    @Test func anUnreadableStoreIsA500AndTheServerStaysUp() throws {
+        try withTemporaryDirectory { folder in
+            let mirror = try ServeMirror.make(folder)
+            let server = try ServeProcess(mirror: mirror)
+            #expect(try server.get("/api/v2/pokemon/25/").status == 200)
+            // The store replaced by garbage under the server (a disk fault, a careless copy).
+            let store = mirror.appendingPathComponent("store.sqlite")
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
+            try Data(repeating: 0x41, count: 8192).write(to: store)
+            let broken = try server.get("/api/v2/pokemon/133/")
+            #expect([500, 200].contains(broken.status), "\(broken.status)")
+            // What was cached is still served; the process is still up.
+            #expect(try server.get("/api/v2/pokemon/25/").status != 0)
+            #expect(server.child.process.isRunning)
+            #expect(server.stop().status == 0)
+        }
+    }
+}
