@@ -46,19 +46,17 @@ package enum PokeServer {
     package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
         let board = VersionBoard()
         let first = try board.refresh(store: try Store(layout: options.layout, create: false, readOnly: true))
-        var siteHolder: Site?
-        let server = try HTTPServer(host: options.host, port: options.port, limits: options.limits,
-                                    workerCount: options.workers) {
-            // Workers start after `siteHolder` is set below (run() starts the threads).
-            try APIResponder(site: siteHolder!)
-        }
-        let base = options.baseURL ?? "http://\(server.listener.boundAddress)"
+        let listener = try Listener(host: options.host, port: options.port)
+        let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
-        siteHolder = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
-                          board: board, sprites: sprites, layout: options.layout)
+        let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
+                        board: board, sprites: sprites, layout: options.layout)
+        let server = try HTTPServer(listener: listener, limits: options.limits, workerCount: options.workers) {
+            try APIResponder(site: site)
+        }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
         announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
-                 + " (listening on \(server.listener.boundAddress)\(sprites == nil ? "" : "; sprites at \(options.spriteBase!)/sprites/"))")
+                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites at \(options.spriteBase!)/sprites/"))")
         guard server.run() else { throw ServeError.system("starting a worker", EIO) }
     }
 }

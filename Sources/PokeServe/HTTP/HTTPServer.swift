@@ -11,13 +11,14 @@ final class HTTPServer {
     private let gauge: ConnectionGauge
     private let workers: [Worker]
 
-    /// Binds now, so a taken address fails before anything else starts.
-    /// - Throws: `ServeError`.
-    init(host: String, port: Int, limits: HTTPLimits, workerCount: Int,
+    /// Serves on `listener` (bound already, so a taken address fails before anything
+    /// else starts) with `workerCount` event loops, each with its own responder.
+    /// - Throws: `ServeError` when a worker's poller or wake pipe cannot be made.
+    init(listener: Listener, limits: HTTPLimits, workerCount: Int,
          makeResponder: @escaping () throws -> Responder) throws(ServeError) {
         self.limits = limits
         Self.raiseDescriptorLimit(to: limits.connections + 256)
-        listener = try Listener(host: host, port: port)
+        self.listener = listener
         gauge = ConnectionGauge(cap: limits.connections)
         var workers: [Worker] = []
         for _ in 0 ..< max(1, workerCount) {
