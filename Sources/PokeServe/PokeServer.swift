@@ -12,6 +12,9 @@ package struct ServeOptions: Sendable {
     package var spriteBase: String?
     /// The rendered-body cache's bound, plain and gzip'd bytes together.
     package var cacheBytes = 48 << 20
+    /// Bytes of bodies beyond the cache that replies being written may hold (bodies the
+    /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
+    package var inFlightBytes = 32 << 20
     package var workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     var limits = HTTPLimits()
 
@@ -50,7 +53,8 @@ package enum PokeServer {
         let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
         let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
-                        board: board, sprites: sprites, layout: options.layout)
+                        board: board, sprites: sprites, layout: options.layout,
+                        bodyBytesLimit: options.cacheBytes + options.inFlightBytes)
         let server = try HTTPServer(listener: listener, limits: options.limits, workerCount: options.workers) {
             try APIResponder(site: site)
         }

@@ -9,6 +9,10 @@ struct Site: Sendable {
     let board: VersionBoard
     let sprites: SpriteFiles?
     let layout: MirrorLayout
+    /// Past this many bytes of bodies alive (cached and being written), a request that
+    /// would make a new body is answered 503 (Retry-After: 1) instead: clients that pin
+    /// bodies (by never reading them) cannot make memory grow without bound.
+    let bodyBytesLimit: Int
     /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
     let maxAge = 300
 }
@@ -29,6 +33,17 @@ final class APIResponder: Responder {
     /// published): it is answered again from the newest.
     private struct VersionGone: Error {}
 
+    /// The bodies alive are at their bound: a new one is not made now.
+    private struct MemoryFull: Error {}
+
+    private func busy() -> Reply {
+        Reply.detail(503, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+    }
+
+    private func checkRoom() throws {
+        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
+    }
+
     func respond(to request: RequestHead) -> Reply {
         guard request.isGetOrHead else {
             return Reply.detail(405, "Method \"\(request.method)\" not allowed.",
@@ -38,6 +53,7 @@ final class APIResponder: Responder {
             return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
         }
         if let sprites = site.sprites, path.hasPrefix("/sprites/") {
+            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
             return sprite(sprites, String(path.dropFirst("/sprites/".count)), request)
         }
         for attempt in 0 ..< 2 {
@@ -46,6 +62,8 @@ final class APIResponder: Responder {
                 return try route(path, request, version)
             } catch is VersionGone {
                 continue
+            } catch is MemoryFull {
+                return busy()
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
                 return Reply.detail(500, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
@@ -55,11 +73,14 @@ final class APIResponder: Responder {
                             headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
-    /// The served version, looked for again when another connection committed to the store.
+    /// The served version, looked for again when another connection committed to the
+    /// store. A running `sync` commits job by job: those commits cost one query of the
+    /// latest version number here; only a new version takes the board's loading lock.
     private func currentVersion(force: Bool) throws -> ServedVersion {
         let now = try store.dataVersion()
         if !force, now == dataVersion, let version = site.board.version { return version }
         dataVersion = now
+        if !force, let version = site.board.version, try store.latestVersionNumber() == version.number { return version }
         return try site.board.refresh(store: store)
     }
 
@@ -118,6 +139,7 @@ final class APIResponder: Responder {
     private func document(_ hash: PokeArchiveDigest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.document(hash)
         if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
         let canonical: [UInt8]? = try store.snapshot {
             guard try store.retains(version: version.number) else { return nil }
             return try store.documentBody(hash)
@@ -131,6 +153,7 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.root(version: version.tag)
         if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
         let members = version.endpoints.map { "\(jsonString($0)):\(jsonString(site.form.url("/api/v2/\($0)/")))" }
         let body = Self.tagged("{" + members.joined(separator: ",") + "}")
         site.cache.put(key, body)
@@ -141,6 +164,7 @@ final class APIResponder: Responder {
         let page = Pagination(query: request.query)
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit)
         if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
         let listURL = site.form.url("/api/v2/\(kind.name)/")
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"

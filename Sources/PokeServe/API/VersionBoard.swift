@@ -33,6 +33,11 @@ extension Store {
         try read { try $0.integer("PRAGMA data_version") ?? 0 }
     }
 
+    /// The newest published version's number, or nil.
+    func latestVersionNumber() throws -> Int? {
+        try read { try $0.integer("SELECT MAX(number) FROM versions") }
+    }
+
     /// True when version `number` is still retained (inside a snapshot: and stays so for it).
     func retains(version number: Int) throws -> Bool {
         try read { try $0.integer("SELECT COUNT(*) FROM versions WHERE number = ?", [SQLValue(number)]) == 1 }

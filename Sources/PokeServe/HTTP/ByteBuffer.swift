@@ -1,4 +1,5 @@
 import Foundation
+import PokeSyncCore
 
 /// Bytes that never change once made, at an address that never moves: what a response
 /// body or head is while `writev` sends it in pieces, possibly over many wake-ups.
@@ -15,9 +16,19 @@ final class ByteBuffer: @unchecked Sendable {
         count = bytes.count
         base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         _ = UnsafeMutableRawBufferPointer(start: base, count: count).initializeMemory(as: UInt8.self, from: bytes)
+        Self.live.withLock { $0 += count }
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deallocate()
+        Self.live.withLock { $0 -= count }
+    }
+
+    /// Bytes held by every buffer alive in the process: cached bodies, and bodies and
+    /// heads that connections are still writing (an evicted body lives on until its last
+    /// write ends). What `serve` checks before making a new body.
+    private static let live = Locked(0)
+    static var liveBytes: Int { live.withLock { $0 } }
 
     static let empty = ByteBuffer([])
 
