@@ -117,7 +117,8 @@ final class Connection {
             case .complete(let head, let length):
                 consume(length)
                 served += 1
-                let reply = responder.respond(to: head)
+                var reply = responder.respond(to: head)
+                if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
                 let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !stopping && !peerClosed
                     && served < limits.requestsPerConnection
                 queue(reply, keepAlive: keepAlive, date: &date)
