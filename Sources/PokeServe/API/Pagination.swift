@@ -90,7 +90,7 @@ struct Pagination: Equatable {
 
 /// `%XX` escapes decoded as UTF-8 (invalid sequences become U+FFFD); nil when an escape is malformed.
 func percentDecoded(_ text: some StringProtocol) -> String? {
-    guard text.contains("%") else { return String(text) }
+    guard text.utf8.contains(0x25) else { return String(text) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count)
     var iterator = text.utf8.makeIterator()
