@@ -65,7 +65,7 @@ package final class CrawlProgress: Sendable {
     /// Takes the totals and what is already done from the store (a resumed run starts part way).
     func load(_ progress: RunProgress) {
         state.withLock { counters in
-            for kind in ResourceKind.allCases {
+            for kind in progress.documents.keys {
                 counters.documentsTotal[kind] = progress.documentCount(kind, settledOnly: false)
                 counters.documentsSettled[kind] = progress.documentCount(kind, settledOnly: true)
             }

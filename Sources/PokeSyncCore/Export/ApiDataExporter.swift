@@ -29,18 +29,19 @@ package struct ApiDataExporter {
         defer { try? FileManager.default.removeItem(at: building) }
 
         let documents = try store.documents(version: version)
-        for kind in ResourceKind.allCases {
-            let ofKind = documents.filter { $0.kind == kind }
-            let folder = building.appendingPathComponent("api/v2/\(kind.apiName)")
-            try FileSystem.createDirectory(folder)
-            for document in ofKind {
-                let body = try store.documentBody(document.hash)
-                let documentFolder = folder.appendingPathComponent(String(document.id))
-                try FileSystem.createDirectory(documentFolder)
-                try Self.write(body, to: documentFolder.appendingPathComponent("index.json"))
-            }
-            try Self.write(Self.listJSON(kind: kind, documents: ofKind), to: folder.appendingPathComponent("index.json"))
+        let api = building.appendingPathComponent("api/v2")
+        try FileSystem.createDirectory(api)
+        for document in documents {
+            let file = api.appendingPathComponent(document.kind.apiDataFile(id: document.id))
+            try FileSystem.createDirectory(file.deletingLastPathComponent())
+            try Self.write(try store.documentBody(document.hash), to: file)
         }
+        let byKind = Dictionary(grouping: documents, by: \.kind)
+        for (kind, ofKind) in byKind where kind.isListed {
+            try Self.write(Self.listJSON(kind: kind, documents: ofKind),
+                           to: api.appendingPathComponent("\(kind.apiName)/index.json"))
+        }
+        try Self.write(Self.rootJSON(kinds: Array(byKind.keys)), to: api.appendingPathComponent("index.json"))
         try Self.write(Self.marker(version: version), to: building.appendingPathComponent(Self.markerName))
         try Self.moveIntoPlace(building, destination)
         return documents.count
@@ -82,10 +83,20 @@ package struct ApiDataExporter {
         Array("{\"format\":\"api-data\",\"pokesync\":\"\(PokeSync.version)\",\"version\":\(version)}\n".utf8)
     }
 
-    /// `{"count":N,"next":null,"previous":null,"results":[{"name":..,"url":"/api/v2/kind/id/"}]}`.
+    /// `{"ability":"/api/v2/ability/",...,"meta":"/api/v2/meta/"}`: every listed kind of
+    /// the version, and meta when it holds it (encounters have no endpoint of their own).
+    static func rootJSON(kinds: [ResourceKind]) throws -> [UInt8] {
+        let root = Dictionary(uniqueKeysWithValues: kinds.filter { $0 != .pokemonEncounters }.map {
+            ($0.apiName, "/api/v2/\($0.apiName)/")
+        })
+        return [UInt8](try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    /// `{"count":N,"next":null,"previous":null,"results":[{"name":..,"url":"/api/v2/kind/id/"}]}`,
+    /// in the source's order (id order for versions made before it was kept).
     static func listJSON(kind: ResourceKind, documents: [VersionDocument]) throws -> [UInt8] {
         // Evolution chains have no name in the upstream list: none is invented.
-        let results = documents.sorted { $0.id < $1.id }.map { document -> [String: Any] in
+        let results = documents.sorted { ($0.position ?? $0.id, $0.id) < ($1.position ?? $1.id, $1.id) }.map { document -> [String: Any] in
             var entry: [String: Any] = ["url": kind.documentPath(id: document.id)]
             if let name = document.name { entry["name"] = name }
             return entry

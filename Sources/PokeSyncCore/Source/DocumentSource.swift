@@ -49,12 +49,48 @@ package struct ResourceList: Sendable {
     }
 }
 
+/// The source's root (`/api/v2/`): the endpoints it has, by name.
+package struct RootIndex: Sendable {
+    /// Every endpoint the root lists (`ability`, ..., `meta`), sorted.
+    package var endpoints: [String]
+    package var deployHash: String?
+    package var bodyBytes: Int
+    package var wireBytes: Int
+
+    package init(endpoints: [String], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
+        self.endpoints = endpoints
+        self.deployHash = deployHash
+        self.bodyBytes = bodyBytes
+        self.wireBytes = wireBytes ?? bodyBytes
+    }
+
+    /// The endpoint names of a root document `{"ability": "/api/v2/ability/", ...}`;
+    /// a name that cannot be an endpoint's is refused, never used as a path.
+    /// - Throws: `SourceError` (65) naming `resource` when it is not such an object.
+    static func parse(_ data: Data, resource: String) throws -> [String] {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], !object.isEmpty else {
+            throw SourceError(resource: resource, reason: "not a PokeAPI root ({\"ability\": URL, ...})",
+                              exitStatus: .dataError)
+        }
+        for (name, value) in object {
+            guard ResourceKind.isValidName(name), value is String else {
+                throw SourceError(resource: resource, reason: "the root lists \"\(name.prefix(80))\", not an endpoint",
+                                  exitStatus: .dataError)
+            }
+        }
+        return object.keys.sorted()
+    }
+}
+
 /// Where documents come from: a PokeAPI-compatible HTTP API or an api-data folder.
 /// Both give documents in one canonical form (API base stripped, minified), so a
 /// document's hash does not depend on the source.
 package protocol DocumentSource: Sendable {
     /// The source as the user gave it, for logs and the version record.
     var description: String { get }
+    /// The endpoints the source's root lists (what `--kinds all` mirrors).
+    /// - Throws: `SourceError` when the root cannot be had or is not a root.
+    func rootIndex() async throws -> RootIndex
     /// Every resource of a kind.
     /// - Throws: `SourceError` when the list cannot be had or makes no sense.
     func list(_ kind: ResourceKind) async throws -> ResourceList

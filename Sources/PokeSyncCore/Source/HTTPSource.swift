@@ -27,6 +27,26 @@ package struct HTTPSource: DocumentSource {
         self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
     }
 
+    package func rootIndex() async throws -> RootIndex {
+        let url = URL(string: base.absoluteString + "/")!
+        return try await client.fetch(url) { response in
+            guard response.status == 200 else {
+                if [400, 404, 410].contains(response.status) {
+                    throw SourceError(resource: url.absoluteString,
+                                      reason: "no PokeAPI v2 root (HTTP \(response.status)); --kinds all lists the kinds from it")
+                }
+                throw HTTPError.status(url: response.url, status: response.status)
+            }
+            let endpoints: [String]
+            do { endpoints = try RootIndex.parse(response.body, resource: url.absoluteString) } catch {
+                // A 200 that does not parse may be a truncated body: worth another try.
+                throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
+            }
+            return RootIndex(endpoints: endpoints, deployHash: response.header("x-pokeapi-hash"),
+                             bodyBytes: response.body.count, wireBytes: response.wireBytes)
+        }
+    }
+
     package func list(_ kind: ResourceKind) async throws -> ResourceList {
         var pageURL = base.appendingPathComponent(kind.apiName + "/")
         pageURL = URL(string: pageURL.absoluteString + "?limit=\(pageLimit)&offset=0")!
@@ -96,7 +116,9 @@ package struct HTTPSource: DocumentSource {
     }
 
     package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
-        let url = base.appendingPathComponent("\(kind.apiName)/\(id)/")
+        // `/api/v2/pokemon/25/`, `/api/v2/pokemon/25/encounters`, `/api/v2/meta/`: the paths
+        // PokeAPI links, so its own server needs no redirect.
+        let url = URL(string: base.absoluteString + kind.documentPath(id: id).dropFirst("/api/v2".count))!
         let prefix = stripPrefix
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {
@@ -109,7 +131,7 @@ package struct HTTPSource: DocumentSource {
                 } catch {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
                 }
-                guard document.id == id else {
+                guard !kind.documentsHaveID || document.id == id else {
                     throw SourceError(resource: url.absoluteString,
                                       reason: "document says id \(document.id.map(String.init) ?? "none"), expected \(id)",
                                       exitStatus: .dataError)
