@@ -104,6 +104,7 @@ struct ApiDataSchemaTests {
         [#"{"names": [{"language": {"name": "en", "url": "u"}, "name": "x"}], "e": {"chance": 1, "condition_values": [], "max_level": 2, "method": {"name": "m", "url": "u"}, "min_level": 1}}"#],
         [#"{"x": {"name": "a", "url": "u"}}"#, #"{"x": {"name": "a", "url": "u", "extra": 1}}"#, #"{"x": null}"#],
         [#"{"properties": {"url": {"type": "string"}}, "required": ["url"], "type": "object"}"#],
+        [#"{"k": "x\\", "m": "\"q\"", "n": "\\\"", "o": 1}"#, #"{"k": "\\\\", "\"": 2.0}"#],
         [#"{"chain": {"evolves_to": [{"evolves_to": [{"evolves_to": []}]}]}}"#],
         (0..<30).map { round in
             "{" + (0..<40).map { key in "\"k\((key * 7 + round) % 40)\": \(round % 3 == 0 ? "1" : "\"s\"")" }

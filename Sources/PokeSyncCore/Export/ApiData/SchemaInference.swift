@@ -49,7 +49,7 @@ package final class SchemaInferenceBuilder {
     /// genson's default `$schema`.
     package static let schemaURI = "http://json-schema.org/schema#"
 
-    private let root = SchemaInferenceNode()
+    private var tree = SchemaTree()
     /// Documents added (merged builders' included).
     package private(set) var documentCount = 0
 
@@ -63,7 +63,11 @@ package final class SchemaInferenceBuilder {
     package func add(_ document: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
         guard let base = document.baseAddress, document.count > 0 else { throw .endOfInput(at: 0) }
         var reader = SchemaInferenceReader(bytes: base.assumingMemoryBound(to: UInt8.self), count: document.count)
-        try reader.readDocument(into: root)
+        // The tree moves into the reader for the document and back, so the reader
+        // mutates a value it owns (no exclusivity check per access).
+        swap(&reader.tree, &tree)
+        defer { swap(&reader.tree, &tree) }
+        try reader.readDocument()
         documentCount += 1
     }
 
@@ -77,33 +81,35 @@ package final class SchemaInferenceBuilder {
 
     /// Adds what `other` learned, as if its documents came after this builder's.
     package func merge(_ other: SchemaInferenceBuilder) {
-        root.merge(other.root)
+        tree.merge(other.tree, node: SchemaTree.root, into: SchemaTree.root)
         documentCount += other.documentCount
     }
 
     /// genson's `to_schema()`: `$schema` and the inferred schema of the documents.
     package func schema() -> SchemaValue {
-        guard case .object(let members) = root.schema() else { return .object([]) }
+        guard case .object(let members) = tree.schema(of: SchemaTree.root) else { return .object([]) }
         return .object([("$schema", .string(Self.schemaURI))] + members)
     }
 }
 
-/// A recursive-descent pass over one JSON document that feeds a node tree and keeps
+/// A recursive-descent pass over one JSON document that feeds a `SchemaTree` and keeps
 /// nothing else: strings are skipped (keys are compared as bytes), numbers are only
 /// looked at for `.`, `e`, `E`. Depth is capped at `CanonicalJSON.maximumDepth`.
 struct SchemaInferenceReader {
     let bytes: UnsafePointer<UInt8>
     let count: Int
     var position = 0
+    /// The tree being fed; empty until the builder swaps its own in.
+    var tree = SchemaTree(empty: ())
 
     init(bytes: UnsafePointer<UInt8>, count: Int) {
         self.bytes = bytes
         self.count = count
     }
 
-    mutating func readDocument(into node: SchemaInferenceNode) throws(JSONSyntaxError) {
+    mutating func readDocument() throws(JSONSyntaxError) {
         skipSpace()
-        try readValue(into: node, depth: 0)
+        try readValue(into: SchemaTree.root, depth: 0)
         skipSpace()
         guard position == count else { throw unexpected("data after the document") }
     }
@@ -122,36 +128,37 @@ struct SchemaInferenceReader {
         }
     }
 
-    private mutating func readValue(into node: SchemaInferenceNode, depth: Int) throws(JSONSyntaxError) {
+    private mutating func readValue(into node: Int32, depth: Int) throws(JSONSyntaxError) {
         guard position < count else { throw .endOfInput(at: position) }
         switch bytes[position] {
         case JSONByte.openBrace:
-            try readObject(into: node.objectShape(), depth: depth + 1)
+            try readObject(into: tree.shape(of: node), depth: depth + 1)
         case JSONByte.openBracket:
-            try readArray(into: node.arrayItems(), depth: depth + 1)
+            try readArray(into: tree.items(of: node), depth: depth + 1)
         case JSONByte.quote:
-            node.activate(.string)
+            tree.activate(.string, at: node)
             try skipString()
         case UInt8(ascii: "t"):
             try expectLiteral("true")
-            node.activate(.boolean)
+            tree.activate(.boolean, at: node)
         case UInt8(ascii: "f"):
             try expectLiteral("false")
-            node.activate(.boolean)
+            tree.activate(.boolean, at: node)
         case UInt8(ascii: "n"):
             try expectLiteral("null")
-            node.activate(.null)
+            tree.activate(.null, at: node)
         case JSONByte.minus, JSONByte.zero...JSONByte.nine:
-            node.activate(.number)
-            if try skipNumber() { node.sawFloat = true }
+            tree.activate(.number, at: node)
+            if try skipNumber() { tree.nodes[Int(node)].sawFloat = true }
         default:
             throw unexpected("unexpected character")
         }
     }
 
-    private mutating func readObject(into shape: ObjectShape, depth: Int) throws(JSONSyntaxError) {
+    private mutating func readObject(into shape: Int32, depth: Int) throws(JSONSyntaxError) {
         guard depth <= CanonicalJSON.maximumDepth else { throw unexpected("nesting too deep") }
-        let object = shape.beginObject()
+        tree.shapes[Int(shape)].objectCount += 1
+        let object = tree.shapes[Int(shape)].objectCount
         position += 1
         skipSpace()
         if position < count, bytes[position] == JSONByte.closeBrace {
@@ -168,10 +175,13 @@ struct SchemaInferenceReader {
             guard position < count, bytes[position] == JSONByte.colon else { throw unexpected("expected ':'") }
             position += 1
             skipSpace()
-            let slot = shape.slot(for: key, hint: hint)
+            let (property, slot) = tree.property(of: shape, key: key, hint: hint)
             hint = slot + 1
-            shape.noteKey(slot, inObject: object)
-            try readValue(into: shape.nodes[slot], depth: depth)
+            if tree.properties[Int(property)].lastObject != object {
+                tree.properties[Int(property)].lastObject = object
+                tree.properties[Int(property)].present += 1
+            }
+            try readValue(into: tree.properties[Int(property)].node, depth: depth)
             skipSpace()
             guard position < count else { throw .endOfInput(at: position) }
             switch bytes[position] {
@@ -187,7 +197,7 @@ struct SchemaInferenceReader {
         }
     }
 
-    private mutating func readArray(into items: SchemaInferenceNode, depth: Int) throws(JSONSyntaxError) {
+    private mutating func readArray(into items: Int32, depth: Int) throws(JSONSyntaxError) {
         guard depth <= CanonicalJSON.maximumDepth else { throw unexpected("nesting too deep") }
         position += 1
         skipSpace()
@@ -217,12 +227,14 @@ struct SchemaInferenceReader {
     private mutating func skipString() throws(JSONSyntaxError) {
         position += 1
         while position < count {
-            let byte = bytes[position]
-            if byte == JSONByte.quote {
-                position += 1
-                return
-            }
-            position += byte == JSONByte.backslash ? 2 : 1
+            // The next quote, found by memchr; it ends the string unless an odd run of
+            // backslashes escapes it.
+            guard let found = memchr(bytes + position, Int32(JSONByte.quote), count - position) else { break }
+            let quote = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - bytes
+            var backslashes = 0
+            while quote - backslashes - 1 >= position, bytes[quote - backslashes - 1] == JSONByte.backslash { backslashes += 1 }
+            position = quote + 1
+            if backslashes % 2 == 0 { return }
         }
         throw .endOfInput(at: count)
     }
