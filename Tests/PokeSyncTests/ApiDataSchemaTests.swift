@@ -149,6 +149,18 @@ struct ApiDataSchemaTests {
         #expect(merged.documentCount == documents.count)
     }
 
+    /// The reader takes any JSON text, whitespace and escapes included: upstream's
+    /// pretty-printed files (`\uXXXX` escapes) give the same schemas as canonical bytes.
+    @Test func prettyPrintedBytesGiveTheSameSchemas() throws {
+        let pretty = ApiDataSchemaInference()
+        for (path, url) in try SchemaTreeFiles.jsonFiles(under: Self.sample.appendingPathComponent("api/v2")) {
+            try pretty.add(Data(contentsOf: url), path: path)
+        }
+        #expect(pretty.files() == (try Self.infer(apiData: Self.sample)))
+        #expect(pretty.documentCounts["move-ailment/$id/index.json"] == 2)
+        #expect(pretty.documentCounts["move-ailment/-1/index.json"] == 1)
+    }
+
     @Test func patternsAndGlobs() throws {
         #expect(ApiDataSchemaInference.pattern(of: "pokemon/25/encounters/index.json") == "pokemon/$id/encounters/index.json")
         #expect(ApiDataSchemaInference.pattern(of: "move-ailment/-1/index.json") == "move-ailment/-1/index.json")

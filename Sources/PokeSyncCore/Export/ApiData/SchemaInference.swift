@@ -1,6 +1,6 @@
 import Foundation
 
-// What `ditto analyze` (pokeapi-ditto 1.0.5, genson 1.x) writes as api-data's
+// What `ditto analyze` (pokeapi-ditto 1.0.5, genson 1.4.0, orjson) writes as api-data's
 // `schema/v2/`, read from their source and checked on both api-data fixtures
 // (2025-12-02: 114 files, 2026-08-08: 117, all JSON-equal):
 //

@@ -6,8 +6,11 @@
 /// dicts (order ignored), arrays in order, strings by code point. That equality is
 /// what ditto's common-model replacement (`without_schema == model`) uses.
 package indirect enum SchemaValue: Sendable, Equatable {
+    /// A string: a type name, a key in `required`, a `$ref` or `$schema` URI.
     case string(String)
+    /// An array, in order: `type` lists, `required`, `anyOf`.
     case array([SchemaValue])
+    /// An object's members in insertion order, keys unique.
     case object([(String, SchemaValue)])
 
     package static func == (lhs: SchemaValue, rhs: SchemaValue) -> Bool {
