@@ -99,21 +99,24 @@ struct WholeAPITests {
     @Test func aKilledWholeRunResumes() async throws {
         try await withTemporaryDirectory { scratch in
             var options = StandInOptions(root: Self.whole2026)
-            options.latencyMilliseconds = 50
+            // Slow enough (160 requests x 100 ms, one at a time) that the kill lands among the
+            // documents even when the machine is busy and this polling task waits for a thread.
+            options.latencyMilliseconds = 100
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let arguments = ["full", "--source", server.baseURL.absoluteString, "--kinds", "all", "--sprites", "none",
-                                 "--concurrency", "2"]
+                                 "--concurrency", "1"]
                 let child = cli.start(arguments)
                 try child.process.run()
                 // Past the root and the 49 lists, into the documents.
-                while try await server.stats().requests < 90 && child.process.isRunning {
+                while try await server.stats().requests < 70 && child.process.isRunning {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
                 #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
-                let resumed = try cli.run(arguments)
+                // The same command (a higher --concurrency only makes the rest quicker).
+                let resumed = try cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the full run"), "\(resumed.stderr)")
                 let tree = scratch.appendingPathComponent("data")
@@ -122,7 +125,7 @@ struct WholeAPITests {
                 // No document fetched twice beyond those in flight at the kill.
                 let stats = try await server.stats()
                 let twice = stats.byPath.filter { !$0.key.hasSuffix("/api/v2/") && $0.value > 1 && Self.isDocumentPath($0.key) }
-                #expect(twice.count <= 2, "fetched again: \(twice)")
+                #expect(twice.count <= 1, "fetched again: \(twice)")
             }
         }
     }
