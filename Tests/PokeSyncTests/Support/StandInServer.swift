@@ -49,6 +49,8 @@ struct StandInOptions: Sendable {
     var noValidators = false
     /// Never gzip (`--no-gzip`).
     var noGzip = false
+    /// Send gzip bodies chunked, without Content-Length, as nginx does (`--chunked-gzip`).
+    var chunkedGzip = false
     /// How long to wait for the server to listen; the full 377 MB fixture takes about 5 s to load.
     var startupTimeout: Duration = .seconds(60)
 
@@ -69,6 +71,7 @@ struct StandInOptions: Sendable {
         if let urlBase { arguments += ["--url-base", urlBase] }
         if noValidators { arguments.append("--no-validators") }
         if noGzip { arguments.append("--no-gzip") }
+        if chunkedGzip { arguments.append("--chunked-gzip") }
         return arguments
     }
 }
