@@ -159,9 +159,10 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
 
     def _api_headers(self):
         data = self.server.data
+        proxy_hash = getattr(self.server, "proxy_deploy_hash", None)
         if not getattr(self.server, "validators", True):
-            return []
-        return [("X-PokeAPI-Hash", data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
+            return [("X-PokeAPI-Hash", proxy_hash)] if proxy_hash else []
+        return [("X-PokeAPI-Hash", proxy_hash or data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
 
     def _serve_api(self, path, query):
         body = self.server.data.resolve(path, query)
