@@ -151,6 +151,11 @@ package final class HTTPClient: Sendable {
                                        allowRedirect: configuration.allowRedirect)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate,
                              delegateQueue: InlineDelegateQueue(name: "pokesync.http.delegate"))
+        #if canImport(FoundationNetworking)
+        // Keep-alive connections stay open for the run (ConnectionCache says why): room for
+        // the cap on a few hosts (the API, a sprite host).
+        ConnectionCache.keep(4 * configuration.maxConnectionsPerHost, for: session)
+        #endif
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
 
