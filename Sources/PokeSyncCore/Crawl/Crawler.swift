@@ -150,7 +150,8 @@ package struct Crawler: Sendable {
         return "the source sends no ETag, Last-Modified or deploy hash (X-PokeAPI-Hash): \(cost), "
             + "\(counters.transfer.description) so far this run; "
             + "on a self-hosted PokeAPI, Django's django.middleware.http.ConditionalGetMiddleware (validators, 304s) "
-            + "and django.middleware.gzip.GZipMiddleware (compression) fix that"
+            + "and django.middleware.gzip.GZipMiddleware (compression) save the bytes, and an X-PokeAPI-Hash "
+            + "set by its proxy from the data's version also the time (README)"
     }
 
     func refreshProgress(run: Int) throws {
