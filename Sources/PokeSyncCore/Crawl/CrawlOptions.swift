@@ -51,9 +51,10 @@ package struct CrawlSummary: Sendable {
     package var spritesUnchanged: Int
     package var spriteReports: [SpriteReport]
     package var requests: Int
-    /// Body bytes decoded, and as sent (smaller when the server compresses).
-    package var bodyBytes: Int
-    package var wireBytes: Int
+    /// Body bytes decoded, read from folders, and as sent over HTTP where known
+    /// (smaller when the server compresses).
+    package var transfer: TransferBytes
+    package var bodyBytes: Int { transfer.decoded }
     /// The one line saying the source sends no validators, when it does not.
     package var sourceNotice: String?
     package var seconds: Double

@@ -65,8 +65,8 @@ package struct Crawler: Sendable {
         return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
-                            spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
-                            wireBytes: counters.wireBytes, sourceNotice: notice,
+                            spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
+                            sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
     }
 
@@ -129,7 +129,7 @@ package struct Crawler: Sendable {
                 try store.setDeployHash(run: run.id, deploy)
             }
             try store.recordList(run: run.id, list.resources, kind: kind)
-            progress.addRequestBytes(list.bodyBytes, wire: list.wireBytes)
+            progress.addTransfer(list.transfer)
         }
         if kinds.contains(.pokemonEncounters) {
             // Again on every attempt: the pokemon list may have been listed again since.
@@ -191,9 +191,10 @@ package struct Crawler: Sendable {
             ? "this sync downloaded all \(fetched) documents again (\(counters.documentsRefetchedSame) of them unchanged)"
             : "every sync will download all \(fetched) documents again"
         return "the source sends no ETag, Last-Modified or deploy hash (X-PokeAPI-Hash): \(cost), "
-            + String(format: "%.1f MB on the wire so far this run; ", Double(counters.wireBytes) / 1_000_000)
+            + "\(counters.transfer.description) so far this run; "
             + "on a self-hosted PokeAPI, Django's django.middleware.http.ConditionalGetMiddleware (validators, 304s) "
-            + "and django.middleware.gzip.GZipMiddleware (compression) fix that"
+            + "and django.middleware.gzip.GZipMiddleware (compression) save the bytes, and an X-PokeAPI-Hash "
+            + "set by its proxy from the data's version also the time (README)"
     }
 
     func refreshProgress(run: Int) throws {

@@ -25,11 +25,11 @@ package struct Validators: Sendable, Hashable {
 /// The answer of a source for one document.
 package enum DocumentFetch: Sendable {
     /// New content: the canonical document and the validators to keep for next time;
-    /// `bodyBytes` decoded, `wireBytes` as sent (smaller when gzip-encoded).
-    case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wireBytes: Int)
+    /// `bodyBytes` decoded, `wire` as sent (smaller when gzip-encoded; `.local` from a folder).
+    case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wire: WireSize)
     /// The conditional request matched: what the store has is current.
     /// A 304 is a normal result, not a failure.
-    case notModified(wireBytes: Int)
+    case notModified(wire: WireSize)
 }
 
 /// The list of one kind, with the deploy identifier the source sent along, if any.
@@ -38,14 +38,18 @@ package struct ResourceList: Sendable {
     /// pokeapi.co sends `X-PokeAPI-Hash` on every response; it changes with each deploy.
     package var deployHash: String?
     package var bodyBytes: Int
-    /// Body bytes as sent (gzip-encoded when the server compresses).
-    package var wireBytes: Int
+    /// What the list's pages moved; nil in `init` means `bodyBytes` read from a local folder.
+    package var transfer: TransferBytes
 
-    package init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
+    package init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, transfer: TransferBytes? = nil) {
         self.resources = resources
         self.deployHash = deployHash
         self.bodyBytes = bodyBytes
-        self.wireBytes = wireBytes ?? bodyBytes
+        self.transfer = transfer ?? {
+            var local = TransferBytes()
+            local.add(decoded: bodyBytes, .local)
+            return local
+        }()
     }
 }
 

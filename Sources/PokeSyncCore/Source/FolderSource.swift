@@ -47,7 +47,7 @@ package struct FolderSource: DocumentSource {
         try Task.checkCancellation()
         let file = root.appendingPathComponent("api/v2/" + kind.apiDataFile(id: id))
         let stamp = Self.fileStamp(file.path)
-        if let stamp, let known = validators?.etag, known == stamp { return .notModified(wireBytes: 0) }
+        if let stamp, let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
             throw SourceError(resource: file.path, reason: "cannot read the document")
@@ -57,7 +57,7 @@ package struct FolderSource: DocumentSource {
             throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
         }
         return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count,
-                        wireBytes: data.count)
+                        wire: .local)
     }
 
     /// "inode-size-mtime_ns": changes whenever the file is rewritten, and differs

@@ -53,7 +53,7 @@ package struct HTTPSource: DocumentSource {
         var resources: [ListedResource] = []
         var deployHash: String?
         var bodyBytes = 0
-        var wireBytes = 0
+        var transfer = TransferBytes()
         var seenPages = Set<String>()
         var announced: Int?
         while true {
@@ -78,7 +78,7 @@ package struct HTTPSource: DocumentSource {
             resources += page.results
             announced = announced ?? page.count
             bodyBytes += response.body.count
-            wireBytes += response.wireBytes
+            transfer.add(decoded: response.body.count, response.wireSize)
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
             guard let nextURL = followOnBase(next) else {
@@ -91,7 +91,7 @@ package struct HTTPSource: DocumentSource {
             throw SourceError(resource: base.appendingPathComponent(kind.apiName + "/").absoluteString,
                               reason: "the list announces \(announced) resources but gave \(resources.count)")
         }
-        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes, wireBytes: wireBytes)
+        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes, transfer: transfer)
     }
 
     /// A list's `next` link, followed on the source's own base: its `/api/v2/...` part
@@ -123,7 +123,7 @@ package struct HTTPSource: DocumentSource {
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {
             case 304 where validators != nil:
-                return .notModified(wireBytes: response.wireBytes)
+                return .notModified(wire: response.wireSize)
             case 200:
                 let document: CanonicalDocument
                 do {
@@ -138,7 +138,7 @@ package struct HTTPSource: DocumentSource {
                 }
                 let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
                 return .content(document, validators: kept, bodyBytes: response.body.count,
-                                wireBytes: response.wireBytes)
+                                wire: response.wireSize)
             case 404:
                 throw SourceError(resource: url.absoluteString, reason: "listed, but the server says 404 Not Found")
             default:

@@ -109,11 +109,12 @@ struct RunCommand {
         case .unchanged(let base):
             lines.append("no changes since version \(base)")
         }
-        // Decoded bytes, then the same bodies as sent: a gzip-encoding server's saving shows.
-        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, %.1f MB (%.1f MB on the wire) in %.1f s",
+        // Decoded bytes, then the same bodies as sent: a gzip-encoding server's saving shows;
+        // bytes read from a folder are said as such (a folder has no wire).
+        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, ",
                             summary.documentsFetched, summary.documentsUnchanged, summary.spritesFetched,
-                            summary.spritesUnchanged, summary.requests, Double(summary.bodyBytes) / 1_000_000,
-                            Double(summary.wireBytes) / 1_000_000, summary.seconds))
+                            summary.spritesUnchanged, summary.requests)
+                     + summary.transfer.description + String(format: " in %.1f s", summary.seconds))
         if let diff = summary.diff, let file = summary.diffFile {
             let counts = diff.summary.keys.sorted().map { kind -> String in
                 let value = diff.summary[kind] ?? VersionDiff.Counts()

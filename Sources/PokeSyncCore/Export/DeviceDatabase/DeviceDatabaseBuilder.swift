@@ -51,7 +51,7 @@ package struct DeviceDatabaseBuilder: Sendable {
             (DeviceSchema.MetaKey.lineage, lineage),
             (DeviceSchema.MetaKey.version, String(version)),
             (DeviceSchema.MetaKey.createdAt, record.createdAt),
-            (DeviceSchema.MetaKey.source, record.source),
+            (DeviceSchema.MetaKey.source, ExportedSource.describe(record.source)),
             (DeviceSchema.MetaKey.profile, profile.json),
         ]
         let written = try DeviceDatabaseWriter(destination: destination).write(rows, meta: meta)
