@@ -151,7 +151,7 @@ package struct Crawler: Sendable {
         if options.kinds.needsRoot {
             progress.begin(phase: .listing)
             let index = try await source.rootIndex()
-            progress.addRequestBytes(index.bodyBytes, wire: index.wireBytes)
+            progress.addRequestBytes(index.bodyBytes, wire: index.wire)
             if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
             root = index.endpoints
         }

@@ -59,13 +59,14 @@ package struct RootIndex: Sendable {
     package var endpoints: [String]
     package var deployHash: String?
     package var bodyBytes: Int
-    package var wireBytes: Int
+    /// How the root came: over HTTP (its size as sent, when known) or from a local folder.
+    package var wire: WireSize
 
-    package init(endpoints: [String], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
+    package init(endpoints: [String], deployHash: String?, bodyBytes: Int, wire: WireSize) {
         self.endpoints = endpoints
         self.deployHash = deployHash
         self.bodyBytes = bodyBytes
-        self.wireBytes = wireBytes ?? bodyBytes
+        self.wire = wire
     }
 
     /// The endpoint names of a root document `{"ability": "/api/v2/ability/", ...}`;

@@ -30,7 +30,7 @@ package struct FolderSource: DocumentSource {
         do { data = try Data(contentsOf: file) } catch {
             throw SourceError(resource: file.path, reason: "cannot read the root index (--kinds all lists the kinds from it)")
         }
-        return RootIndex(endpoints: try RootIndex.parse(data, resource: file.path), deployHash: nil, bodyBytes: data.count)
+        return RootIndex(endpoints: try RootIndex.parse(data, resource: file.path), deployHash: nil, bodyBytes: data.count, wire: .local)
     }
 
     package func list(_ kind: ResourceKind) async throws -> ResourceList {

@@ -43,7 +43,7 @@ package struct HTTPSource: DocumentSource {
                 throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
             }
             return RootIndex(endpoints: endpoints, deployHash: response.header("x-pokeapi-hash"),
-                             bodyBytes: response.body.count, wireBytes: response.wireBytes)
+                             bodyBytes: response.body.count, wire: response.wireSize)
         }
     }
 
