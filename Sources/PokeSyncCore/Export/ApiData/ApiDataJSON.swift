@@ -3,14 +3,15 @@ import Foundation
 /// Renders stored documents as PokeAPI/api-data writes them, byte for byte.
 ///
 /// Every `.json` file of upstream's api-data is Python's
-/// `json.dumps(document, indent=4, sort_keys=True)`: keys sorted by code point, four
-/// spaces of indent, `", "`-free separators (`","` then a newline, `": "`), `{}` and `[]`
-/// for empty containers, every character outside U+0020...U+007E escaped (`\"`, `\\`,
-/// `\b` `\f` `\n` `\r` `\t`, else `\u` and four lower-case hex digits, a surrogate pair
-/// above U+FFFF), integers as written, other numbers as Python's `repr(float)`, no newline
-/// at the end. The store keeps the canonical form instead (`CanonicalJSON`): minified,
-/// members in the source's order, raw UTF-8. An export that is to compare with upstream
-/// byte for byte, and so be served or diffed as upstream's own tree, renders through this.
+/// `json.dumps(document, indent=4, sort_keys=True)`: keys sorted by code point (the last
+/// of equal keys kept), four spaces of indent, `","` and a newline between items, `": "`
+/// after keys, `{}` and `[]` for empty containers, every character outside
+/// U+0020...U+007E escaped (`\"`, `\\`, `\b` `\f` `\n` `\r` `\t`, else `\u` and four
+/// lower-case hex digits, a surrogate pair above U+FFFF), integers as written, other
+/// numbers as Python's `repr(float)`, no newline at the end. The store keeps the
+/// canonical form instead (`CanonicalJSON`): minified, members in the source's order, raw
+/// UTF-8. An export that is to compare with upstream byte for byte, and so be served or
+/// diffed as upstream's own tree, renders through this.
 package enum ApiDataJSON {
     /// Renders one JSON document (canonical or any other valid JSON) as upstream's file
     /// and appends it to `output`.

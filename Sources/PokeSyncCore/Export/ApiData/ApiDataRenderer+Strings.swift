@@ -49,6 +49,16 @@ extension ApiDataRenderer {
             } else if byte == 0x7F {
                 out = Self.writeHexEscape(0x7F, to: output, at: out)
                 cursor += 1
+            } else if byte >= 0xC2 && byte <= 0xDF && cursor + 1 < count && input[cursor + 1] & 0xC0 == 0x80 {
+                // The common two- and three-byte characters (Latin, kana, hangul...)
+                // straight to `\uXXXX`; the rest goes through the full check below.
+                out = Self.writeHexEscape(UInt16(byte & 0x1F) << 6 | UInt16(input[cursor + 1] & 0x3F), to: output, at: out)
+                cursor += 2
+            } else if (byte >= 0xE1 && byte <= 0xEC || byte >= 0xEE) && byte <= 0xEF && cursor + 2 < count
+                        && input[cursor + 1] & 0xC0 == 0x80 && input[cursor + 2] & 0xC0 == 0x80 {
+                let unit = UInt16(byte & 0x0F) << 12 | UInt16(input[cursor + 1] & 0x3F) << 6 | UInt16(input[cursor + 2] & 0x3F)
+                out = Self.writeHexEscape(unit, to: output, at: out)
+                cursor += 3
             } else {
                 let (scalar, length) = try decodeUTF8(at: cursor)
                 out = Self.writeEscaped(scalar, to: output, at: out)
@@ -207,7 +217,7 @@ extension ApiDataRenderer {
 
     /// A key's text as UTF-8 with its escapes decoded (a lone surrogate as its three-byte
     /// form), so that byte order is code point order, as Python compares `str`.
-    func decodedKey(_ member: ApiDataMember) -> [UInt8] {
+    static func decodedKey(_ member: ApiDataMember, in input: UnsafePointer<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
         var index = member.keyStart
         var pendingHigh: UInt32?
@@ -239,7 +249,7 @@ extension ApiDataRenderer {
             case UInt8(ascii: "t"): append(0x09)
             case UInt8(ascii: "u") where index + 6 <= member.keyEnd:
                 var value: UInt32 = 0
-                for offset in 2..<6 { value = value << 4 | (Self.hexValue(input[index + offset]) ?? 0) }
+                for offset in 2..<6 { value = value << 4 | (hexValue(input[index + offset]) ?? 0) }
                 append(value)
                 index += 4
             default: append(UInt32(letter))

@@ -152,7 +152,7 @@ struct ApiDataRenderer {
                                    outputStart: outputStart, outputEnd: outputStart)
         let depth = containers.count - 1
         if containers[depth].sorted, members.count > containers[depth].firstMember,
-           compareKeys(members[members.count - 1], member) >= 0 {
+           Self.compareKeys(members[members.count - 1], member, in: input) >= 0 {
             containers[depth].sorted = false
         }
         members.append(member)
@@ -180,14 +180,15 @@ struct ApiDataRenderer {
         defer { self.order = order }
         order.removeAll(keepingCapacity: true)
         order.append(contentsOf: first ..< members.count)
+        let members = self.members, input = self.input
         order.sort { left, right in
-            let comparison = compareKeys(members[left], members[right])
+            let comparison = Self.compareKeys(members[left], members[right], in: input)
             return comparison != 0 ? comparison < 0 : left < right
         }
         var cursor = bodyStart
         scratch.withUnsafeBufferPointer { saved in
             for (rank, index) in order.enumerated() {
-                if rank + 1 < order.count, compareKeys(members[index], members[order[rank + 1]]) == 0 { continue }
+                if rank + 1 < order.count, Self.compareKeys(members[index], members[order[rank + 1]], in: input) == 0 { continue }
                 if cursor != bodyStart {
                     output[cursor] = JSONByte.comma
                     cursor += 1
@@ -202,14 +203,15 @@ struct ApiDataRenderer {
     }
 
     /// Orders two keys by code point, as Python compares `str`: UTF-8 bytes compare in
-    /// code point order, so unescaped keys compare as they are.
-    func compareKeys(_ left: ApiDataMember, _ right: ApiDataMember) -> Int {
+    /// code point order, so unescaped keys compare as they are. Static, so that calling it
+    /// from a mutating method never copies the renderer.
+    static func compareKeys(_ left: ApiDataMember, _ right: ApiDataMember, in input: UnsafePointer<UInt8>) -> Int {
         guard left.keyEscaped || right.keyEscaped else {
             let leftCount = left.keyEnd - left.keyStart, rightCount = right.keyEnd - right.keyStart
             let common = memcmp(input + left.keyStart, input + right.keyStart, min(leftCount, rightCount))
             return common != 0 ? Int(common) : leftCount - rightCount
         }
-        let leftBytes = decodedKey(left), rightBytes = decodedKey(right)
+        let leftBytes = decodedKey(left, in: input), rightBytes = decodedKey(right, in: input)
         for (a, b) in zip(leftBytes, rightBytes) where a != b { return a < b ? -1 : 1 }
         return leftBytes.count - rightBytes.count
     }
