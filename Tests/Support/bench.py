@@ -7,7 +7,10 @@ Measures, in one run so the figures can be read side by side as ratios:
   3. a no-change `sync` (deploy unchanged) and a no-change `sync --revalidate`,
   4. the store with both snapshots held against one alone,
   5. `full --sprites all` (4,359 documents + 52,286 sprites) at 20 ms, concurrency 32
-     (left out by --quick).
+     (left out by --quick),
+  6. the TCP connections a `full` at concurrency 16 opens, against the stand-in and against
+     nginx serving the tree statically with gzip (chunked, no Content-Length: pokeapi.co's
+     static form), when nginx is installed (--only-connections runs this part alone).
 The stand-in gzips JSON when the client accepts it, as pokeapi.co does, from bodies
 gzipped in memory at its start (--pregzip). Every timed run is made --repeat times
 (default 3) and printed as the median with the spread (min-max): wall time against
@@ -17,7 +20,7 @@ run (from /proc/PID/stat). On a shared machine, read the load average printed fi
 Needs ../shared/fixtures/pokeapi-*.tar.gz, or already unpacked api-data folders given
 with --new-data and --old-data. Work files go to /dev/shm when it exists.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tarfile, tempfile, time, urllib.request
+import argparse, json, os, shutil, socket, statistics, subprocess, sys, tarfile, tempfile, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -104,6 +107,98 @@ def run_measured(command, server=None):
         result["requests"], result["body_bytes"] = stats["requests"], stats["body_bytes"]
         result["connections"] = stats.get("connections", 0)
     return result
+
+
+class Nginx:
+    """nginx (one worker) serving an api-data tree with gzip, logging each request's connection number."""
+
+    def __init__(self, root, work):
+        self.files = tempfile.mkdtemp(dir=work)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.log = os.path.join(self.files, "access.log")
+        config = os.path.join(self.files, "nginx.conf")
+        with open(config, "w") as handle:
+            handle.write(f"""worker_processes 1;
+pid {self.files}/nginx.pid;
+error_log {self.files}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    include /etc/nginx/mime.types;
+    log_format conn '$connection $connection_requests $status';
+    access_log {self.log} conn;
+    client_body_temp_path {self.files}/body;
+    gzip on;
+    gzip_types application/json;
+    server {{ listen 127.0.0.1:{self.port}; root {os.path.abspath(root)}; index index.json; }}
+}}
+""")
+        self.process = subprocess.Popen([NGINX, "-p", self.files, "-e", os.path.join(self.files, "error.log"),
+                                         "-c", config, "-g", "daemon off;"], stderr=subprocess.DEVNULL)
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.base + "/api/v2/stat/").read()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.time() > deadline:
+                    sys.exit("nginx did not start")
+                time.sleep(0.1)
+
+    def reset(self):
+        open(self.log, "w").close()  # nginx appends (O_APPEND): the log starts again at 0
+
+    def counts(self):
+        """(requests, connections) logged since the last reset."""
+        with open(self.log) as handle:
+            lines = [line.split() for line in handle if line.strip()]
+        return len(lines), len({fields[0] for fields in lines})
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+def connection_runs(binary, new, work, times, concurrency=16):
+    """The TCP connections of a `full` of the ten kinds: libcurl under URLSession keeps one per
+    request in flight (at most the concurrency) when its connection cache is large enough."""
+    print(f"\n== connections of a full at concurrency {concurrency} (target <= {2 * concurrency}, 2x the concurrency)",
+          flush=True)
+    mirror = os.path.join(work, "Connections")
+    server = Server(new, work, latency_ms=20)
+    runs = repeated(times, lambda: run_measured([binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror,
+                                                 "--sprites", "none", "--concurrency", str(concurrency),
+                                                 "--rate", "100000"], server), before=fresh(mirror))
+    server.stop()
+    for run in runs:
+        run["connections"] -= 1  # the harness's own GET /_stats, made after the run
+    print(f"   stand-in (gzip with Content-Length, 20 ms): {median(runs, 'requests'):.0f} requests over "
+          f"{spread(runs, 'connections', digits=0)} connections", flush=True)
+    if NGINX is None:
+        print("   nginx: not installed (apt-get install nginx-light), left out", flush=True)
+        return
+    nginx = Nginx(new, work)
+    counts = []
+    for _ in range(times):
+        fresh(mirror)()
+        nginx.reset()
+        run = run_measured([binary, "full", "--source", nginx.base + "/api/v2", "--mirror", mirror, "--sprites", "none",
+                            "--concurrency", str(concurrency), "--rate", "100000"])
+        requests, connections = nginx.counts()
+        counts.append({"requests": requests, "connections": connections, "wall": run["wall"]})
+        summary = run["stdout"].strip().split("\n")[-1]
+    nginx.stop()
+    print(f"   nginx (gzip chunked, no latency, keepalive_requests 1000): {median(counts, 'requests'):.0f} requests over "
+          f"{spread(counts, 'connections', digits=0)} connections; wall {spread(counts, 'wall')} s", flush=True)
+    print("   its summary line: " + summary.split("unchanged; ")[-1][:200], flush=True)
 
 
 def repeated(times, make_run, before=None):
@@ -208,6 +303,8 @@ def main():
                         help="leave out the 52,286-sprite runs")
     parser.add_argument("--only-full", action="store_true", help="only the stand-in alone and `full` (profiling)")
     parser.add_argument("--only-sprites", action="store_true", help="only the --sprites all runs")
+    parser.add_argument("--only-connections", action="store_true",
+                        help="only the connection counts (stand-in and nginx)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -217,7 +314,7 @@ def main():
     times = max(args.repeat, 1)
     try:
         new = args.new_data or extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
-        old = args.old_data or (None if args.only_full else
+        old = args.old_data or (None if args.only_full or args.only_connections else
                                 extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache))
         print(f"== {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
               f"each figure is the median of {times} runs (min-max)", flush=True)
@@ -225,6 +322,8 @@ def main():
         if args.only_sprites:
             args.quick = False
             return sprite_runs(binary, new, work, times)
+        if args.only_connections:
+            return connection_runs(binary, new, work, times)
         print("== the stand-in alone (16 keep-alive client threads, gzip)", flush=True)
         for latency in (0, 20):
             out = subprocess.run([PYTHON, os.path.join(HERE, "bench_server.py"), "--root", new, "--latency-ms",
@@ -270,6 +369,7 @@ def main():
               f"(CPU {first['cpu']:.1f} s), sync + diff {second['wall']:.1f} s (CPU {second['cpu']:.1f} s)", flush=True)
         print("   " + second["stdout"].strip().split("\n")[-1][:300], flush=True)
 
+        connection_runs(binary, new, work, times)
         if not args.quick:
             sprite_runs(binary, new, work, times)
     finally:

@@ -48,10 +48,15 @@ def name(link):
     return link["name"] if link else None
 
 
+# Unicode's White_Space (DESIGN trims it, U+3000 included), as reference_tables.WHITE_SPACE.
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+               + "\u2028\u2029\u202f\u205f\u3000")
+
+
 def clean(text):
     text = re.sub("\u00ad(\r\n|\n|\r)", "", text)
     text = re.sub("[\f\n\r]", " ", text)
-    return re.sub(" +", " ", text).strip()
+    return re.sub(" +", " ", text).strip(WHITE_SPACE)
 
 
 def documents(root, kind):

@@ -6,7 +6,8 @@
         [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
         [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
         [--sprite-missing GLOB] [--pregzip] [--quiet]
-        [--url-base http://HOST:PORT] [--no-validators] [--no-gzip]
+        [--url-base http://HOST:PORT] [--no-validators] [--no-gzip] [--chunked-gzip]
+        [--proxy-deploy-hash STR]
 
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
@@ -20,7 +21,11 @@ Faults:    --fault-rate F fails API and sprite requests (not 301s) with probabil
 Self-hosted PokeAPI (its stock Django server, behind a proxy that does not pass Host):
            --url-base writes absolute URLs (documents, list `url`s and `next`) on another origin
            than the one listened on; --no-validators sends no ETag, Last-Modified nor
-           X-PokeAPI-Hash and never answers 304; --no-gzip ignores Accept-Encoding.
+           X-PokeAPI-Hash and never answers 304; --no-gzip ignores Accept-Encoding;
+           --proxy-deploy-hash sends X-PokeAPI-Hash STR on every API answer all the same, as a
+           reverse proxy's add_header does.
+Static server: --chunked-gzip sends gzip bodies chunked, without Content-Length, as nginx's
+           gzip filter does (an api-data tree served by nginx, like pokeapi.co's static deploy).
 Python 3 standard library only. Exits 2 when --root is not an api-data folder.
 """
 
@@ -154,6 +159,10 @@ def parse_arguments(argv):
     parser.add_argument("--no-validators", action="store_true",
                         help="send no ETag, Last-Modified nor X-PokeAPI-Hash, never 304 (stock self-hosted PokeAPI)")
     parser.add_argument("--no-gzip", action="store_true", help="never gzip answers (no GZipMiddleware)")
+    parser.add_argument("--proxy-deploy-hash",
+                        help="X-PokeAPI-Hash on every API answer, even with --no-validators (a proxy's add_header)")
+    parser.add_argument("--chunked-gzip", action="store_true",
+                        help="send gzip bodies chunked, without Content-Length (as nginx's gzip filter does)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser.parse_args(argv)
 
@@ -180,6 +189,8 @@ def main(argv=None):
     server.base = written_base
     server.validators = not arguments.no_validators
     server.gzip = not arguments.no_gzip
+    server.chunked_gzip = arguments.chunked_gzip
+    server.proxy_deploy_hash = arguments.proxy_deploy_hash
     server.latency = arguments.latency_ms / 1000.0
     server.faults = FaultInjector(arguments.fault_rate, arguments.faults, arguments.seed)
     server.stats = Stats()

@@ -56,10 +56,15 @@ def is_cjk(ch):
             or 0xF900 <= code <= 0xFAFF or 0xFF00 <= code <= 0xFFEF or 0x20000 <= code <= 0x2FA1F)
 
 
+# Unicode's White_Space property (Python's str.isspace differs: it takes U+001C-U+001F too).
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+               + "\u2028\u2029\u202f\u205f\u3000")
+
+
 def clean(text):
     """DESIGN's flavor text cleaning: U+00AD followed by a line break is removed; a line
     break or form feed between two CJK characters is removed; any other is a space;
-    runs of spaces become one; trimmed."""
+    runs of spaces become one; trimmed of Unicode White_Space (U+3000 included)."""
     for brk in ("\r\n", "\n", "\r"):
         text = text.replace("\u00ad" + brk, "")
     text = text.replace("\r\n", "\n")
@@ -75,7 +80,7 @@ def clean(text):
     text = "".join(out)
     while "  " in text:
         text = text.replace("  ", " ")
-    return text.strip(" ")
+    return text.strip(WHITE_SPACE)
 
 
 def url_id(url):

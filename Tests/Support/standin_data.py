@@ -14,8 +14,9 @@ import threading
 import time
 import urllib.parse
 
-# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
-# then the six reference kinds.
+# The ten kinds pokesync mirrors by default (DESIGN, Sources): the four the apps are
+# built on, then the six reference kinds. A root with api/v2/index.json (the whole API)
+# serves every endpoint that index names instead, meta and encounters included.
 KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
          "type", "ability", "move", "stat", "version", "language")
 API_PREFIX = "/api/v2/"
@@ -107,7 +108,13 @@ class ApiData:
         self._lists_lock = threading.Lock()
         newest = 0.0
         index_digest = hashlib.sha256()
-        for kind in KINDS:
+        self.kinds = KINDS
+        root_index = os.path.join(root, "api", "v2", "index.json")
+        if os.path.isfile(root_index):
+            with open(root_index, "rb") as handle:
+                self.kinds = tuple(sorted(name for name in json.load(handle) if name != "meta"))
+        self.endpoints = list(self.kinds)
+        for kind in self.kinds:
             index_path = os.path.join(root, "api", "v2", kind, "index.json")
             try:
                 with open(index_path, "rb") as handle:
@@ -122,11 +129,16 @@ class ApiData:
             self._names[kind] = {entry["name"]: _resource_id(entry["url"])
                                  for entry in results if "name" in entry}
             newest = max(newest, self._load_kind(kind))
+        meta_path = os.path.join(root, "api", "v2", "meta", "index.json")
+        if os.path.isfile(meta_path):
+            with open(meta_path, "rb") as handle:
+                self._documents[("meta", "0")] = Body(prepare_document(handle.read(), self.base))
+            self.endpoints.append("meta")
         self.deploy_hash = deploy_hash or index_digest.hexdigest()[:12]
         self.last_modified_epoch = int(newest)
         self.last_modified = email.utils.formatdate(self.last_modified_epoch, usegmt=True)
         self.deploy_date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.last_modified_epoch))
-        self.root_body = Body(minify({kind: f"{base}{API_PREFIX}{kind}/" for kind in KINDS}))
+        self.root_body = Body(minify({kind: f"{base}{API_PREFIX}{kind}/" for kind in sorted(self.endpoints)}))
         if pregzip:
             for body in self._documents.values():
                 body.gzipped()
@@ -137,12 +149,16 @@ class ApiData:
         newest = 0.0
         for name in os.listdir(folder):
             path = os.path.join(folder, name, "index.json")
-            if not name.isdigit() or not os.path.isfile(path):
+            if not name.lstrip("-").isdigit() or not os.path.isfile(path):
                 continue
             with open(path, "rb") as handle:
                 raw = handle.read()
             self._documents[(kind, name)] = Body(prepare_document(raw, self.base))
             newest = max(newest, os.path.getmtime(path))
+            encounters = os.path.join(folder, name, "encounters", "index.json")
+            if kind == "pokemon" and os.path.isfile(encounters):
+                with open(encounters, "rb") as handle:
+                    self._documents[("pokemon-encounters", name)] = Body(prepare_document(handle.read(), self.base))
         return newest
 
     @property
@@ -151,7 +167,7 @@ class ApiData:
 
     def document_paths(self):
         """Every document's request path, e.g. /api/v2/pokemon/25/, kind by kind in id order."""
-        keys = sorted(self._documents, key=lambda key: (KINDS.index(key[0]), int(key[1])))
+        keys = sorted(key for key in self._documents if key[0] in self._entries)
         return [f"{API_PREFIX}{kind}/{ident}/" for kind, ident in keys]
 
     def routes(self, path):
@@ -159,6 +175,8 @@ class ApiData:
         if not path.startswith(API_PREFIX):
             return False
         parts = path[len(API_PREFIX):].rstrip("/").split("/")
+        if parts == ["meta"]:
+            return ("meta", "0") in self._documents
         return parts == [""] or (parts[0] in self._entries and len(parts) <= 2)
 
     def resolve(self, path, query):
@@ -167,6 +185,11 @@ class ApiData:
             return self.root_body
         parts = path[len(API_PREFIX):].rstrip("/").split("/")
         kind = parts[0]
+        if parts == ["meta"]:
+            return self._documents.get(("meta", "0"))
+        # PokeAPI's route: /api/v2/pokemon/{id}/encounters, slash or not, by id only.
+        if kind == "pokemon" and len(parts) == 3 and parts[2] == "encounters" and parts[1].isdigit():
+            return self._documents.get(("pokemon-encounters", parts[1]))
         if kind not in self._entries:
             return None
         if len(parts) == 1:
@@ -174,7 +197,7 @@ class ApiData:
         if len(parts) != 2:
             return None
         key = parts[1]
-        ident = key if key.isdigit() else self._names[kind].get(key)
+        ident = key if key.lstrip("-").isdigit() else self._names[kind].get(key)
         return self._documents.get((kind, ident)) if ident is not None else None
 
     def _listing(self, kind, params):

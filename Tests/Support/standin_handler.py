@@ -82,6 +82,12 @@ def _accepts_gzip(header):
     return False
 
 
+def _chunked(payload, size=8192):
+    """`payload` in HTTP/1.1 chunked transfer coding, ending with the last (empty) chunk."""
+    pieces = [b"%x\r\n%s\r\n" % (len(payload[i:i + size]), payload[i:i + size]) for i in range(0, len(payload), size)]
+    return b"".join(pieces) + b"0\r\n\r\n"
+
+
 def _etag_matches(header, etag):
     """If-None-Match semantics: weak comparison against a list of tags, or *."""
     candidates = [tag.strip() for tag in header.split(",")]
@@ -153,9 +159,10 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
 
     def _api_headers(self):
         data = self.server.data
+        proxy_hash = getattr(self.server, "proxy_deploy_hash", None)
         if not getattr(self.server, "validators", True):
-            return []
-        return [("X-PokeAPI-Hash", data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
+            return [("X-PokeAPI-Hash", proxy_hash)] if proxy_hash else []
+        return [("X-PokeAPI-Hash", proxy_hash or data.deploy_hash), ("X-PokeAPI-Deploy-Date", data.deploy_date)]
 
     def _serve_api(self, path, query):
         body = self.server.data.resolve(path, query)
@@ -192,12 +199,19 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             self._send(304, headers, None)
             return
         payload = body.identity
+        chunked = False
         if compressible and getattr(self.server, "gzip", True) and _accepts_gzip(self.headers.get("Accept-Encoding")):
             payload = body.gzipped()
             headers.append(("Content-Encoding", "gzip"))
+            chunked = getattr(self.server, "chunked_gzip", False) and not self.head_only
         headers.append(("Content-Type", content_type))
         self._record(200, len(payload))
-        self._send(200, headers, payload)
+        if chunked:
+            # nginx's gzip filter: the length is not known up front, so chunks and no Content-Length.
+            headers.append(("Transfer-Encoding", "chunked"))
+            self._send(200, headers, _chunked(payload), content_length=False)
+        else:
+            self._send(200, headers, payload)
 
     def _not_modified(self, etag):
         if_none_match = self.headers.get("If-None-Match")

@@ -57,25 +57,28 @@ final class ServedVersion: Sendable {
         tag = String(digest.finalize().hex.prefix(40))
     }
 
-    /// Reads version `version` from `store` (inside the caller's snapshot).
+    /// Reads version `version` from `store` (inside the caller's snapshot): each kind's
+    /// list in the source's order (the position the store kept; id order for versions
+    /// made before it was kept), the root as `export --format api-data` writes it (every
+    /// listed kind of the version, and meta when it holds it, by name).
     /// - Throws: `StoreError` for a damaged store.
     static func load(store: Store, version: Int) throws -> ServedVersion {
         let documents = try store.documents(version: version)
-        var grouped: [String: [Entry]] = [:]
+        var grouped: [String: [(position: Int, entry: Entry)]] = [:]
         var encounters: [Int: SHA256Digest] = [:]
         var meta: SHA256Digest?
         for document in documents {
-            switch document.kind.apiName {
-            case "pokemon-encounters": encounters[document.id] = document.hash
-            case "meta": meta = document.hash
-            case let kind: grouped[kind, default: []].append(Entry(id: document.id, name: document.name, hash: document.hash))
+            switch document.kind {
+            case .pokemonEncounters: encounters[document.id] = document.hash
+            case .meta: meta = document.hash
+            default:
+                grouped[document.kind.apiName, default: []].append(
+                    (document.position ?? document.id, Entry(id: document.id, name: document.name, hash: document.hash)))
             }
         }
-        // Today's store records neither the root nor the lists' order: the root is the
-        // kinds the version holds, each list in id order (as `export --format api-data` writes it).
         var kinds: [String: Kind] = [:]
         for (name, entries) in grouped {
-            let ordered = entries.sorted { $0.id < $1.id }
+            let ordered = entries.sorted { ($0.position, $0.entry.id) < ($1.position, $1.entry.id) }.map(\.entry)
             var byID: [Int: Int] = [:], byName: [String: Int] = [:]
             for (index, entry) in ordered.enumerated() {
                 byID[entry.id] = index
@@ -83,8 +86,7 @@ final class ServedVersion: Sendable {
             }
             kinds[name] = Kind(name: name, entries: ordered, byID: byID, byName: byName)
         }
-        var endpoints = kinds.keys.sorted()
-        if meta != nil { endpoints.append("meta"); endpoints.sort() }
+        let endpoints = (Array(kinds.keys) + (meta == nil ? [] : ["meta"])).sorted()
         return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta)
     }
 }

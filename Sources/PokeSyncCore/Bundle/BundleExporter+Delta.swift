@@ -25,7 +25,8 @@ extension BundleExporter {
         let name = BundlesFolder.deltaName(from: old.info.version, to: record.number)
         return try BundleArchive.publish(entries: entries, in: folder, as: name, unlessAtLeast: fullSize) { files, unpackedSize in
             BundleManifest(format: BundleManifest.deltaFormat, lineage: lineage, version: record.number,
-                           baseVersion: old.info.version, createdAt: record.createdAt, source: record.source,
+                           baseVersion: old.info.version, createdAt: record.createdAt,
+                           source: ExportedSource.describe(record.source),
                            profile: profile, contentDigest: new.info.contentDigest.hex, unpackedSize: unpackedSize,
                            files: files, removedSprites: removed)
         }

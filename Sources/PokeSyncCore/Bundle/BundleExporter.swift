@@ -166,7 +166,7 @@ package struct BundleExporter {
         entries += built.info.bundledSprites.map { BundleArchive.Entry(path: $0.path, file: objects.url(for: $0.hash)) }
         return try BundleArchive.publish(entries: entries, in: folder, as: name) { files, unpackedSize in
             BundleManifest(format: BundleManifest.fullFormat, lineage: lineage, version: record.number,
-                           createdAt: record.createdAt, source: record.source, profile: profile,
+                           createdAt: record.createdAt, source: ExportedSource.describe(record.source), profile: profile,
                            contentDigest: built.info.contentDigest.hex, unpackedSize: unpackedSize, files: files)
         }!
     }

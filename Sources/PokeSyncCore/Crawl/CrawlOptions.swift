@@ -8,11 +8,14 @@ package struct CrawlOptions: Sendable {
     /// `sync` only: check every document and sprite even when the deploy is unchanged.
     package var revalidate: Bool
     package var sprites: SpriteSet
+    /// Which kinds the run mirrors (`--kinds`).
+    package var kinds: KindSelection
     /// Publish even when a kind's list lost more than 5% of the latest version's entries.
     package var allowShrink: Bool
 
     package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
-                allowShrink: Bool = false) {
+                kinds: KindSelection = .default, allowShrink: Bool = false) {
+        self.kinds = kinds
         self.mode = mode
         self.concurrency = max(1, concurrency)
         self.revalidate = revalidate
@@ -48,9 +51,10 @@ package struct CrawlSummary: Sendable {
     package var spritesUnchanged: Int
     package var spriteReports: [SpriteReport]
     package var requests: Int
-    /// Body bytes decoded, and as sent (smaller when the server compresses).
-    package var bodyBytes: Int
-    package var wireBytes: Int
+    /// Body bytes decoded, read from folders, and as sent over HTTP where known
+    /// (smaller when the server compresses).
+    package var transfer: TransferBytes
+    package var bodyBytes: Int { transfer.decoded }
     /// The one line saying the source sends no validators, when it does not.
     package var sourceNotice: String?
     package var seconds: Double

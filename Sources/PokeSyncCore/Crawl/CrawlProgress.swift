@@ -23,9 +23,9 @@ package final class CrawlProgress: Sendable {
         package var spritesSkipped = 0
         package var spritesFailed = 0
         package var requests = 0
-        /// Decoded body bytes, and the same bodies' bytes as sent (gzip-encoded ones smaller).
-        package var bodyBytes = 0
-        package var wireBytes = 0
+        /// Body bytes decoded, read from folders, and as sent over HTTP where known.
+        package var transfer = TransferBytes()
+        package var bodyBytes: Int { transfer.decoded }
         /// Documents fetched whole (200) whose content was the same as the base version's.
         package var documentsRefetchedSame = 0
         /// Documents that came with an ETag or Last-Modified, and 304s.
@@ -65,7 +65,7 @@ package final class CrawlProgress: Sendable {
     /// Takes the totals and what is already done from the store (a resumed run starts part way).
     func load(_ progress: RunProgress) {
         state.withLock { counters in
-            for kind in ResourceKind.allCases {
+            for kind in progress.documents.keys {
                 counters.documentsTotal[kind] = progress.documentCount(kind, settledOnly: false)
                 counters.documentsSettled[kind] = progress.documentCount(kind, settledOnly: true)
             }
@@ -111,11 +111,13 @@ package final class CrawlProgress: Sendable {
         }
     }
 
-    /// - Parameters: count: decoded body bytes; wire: the same bodies as sent (default: as decoded).
-    func addRequestBytes(_ count: Int, wire: Int? = nil) {
-        state.withLock {
-            $0.bodyBytes += count
-            $0.wireBytes += wire ?? count
-        }
+    /// - Parameters: count: decoded body bytes; wire: how the body came (as sent over HTTP, or from a folder).
+    func addRequestBytes(_ count: Int, wire: WireSize) {
+        state.withLock { $0.transfer.add(decoded: count, wire) }
+    }
+
+    /// Adds what a list's pages moved.
+    func addTransfer(_ transfer: TransferBytes) {
+        state.withLock { $0.transfer.add(transfer) }
     }
 }

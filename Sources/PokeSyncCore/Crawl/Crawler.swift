@@ -30,7 +30,8 @@ package struct Crawler: Sendable {
 
     var plan: RunPlan {
         RunPlan(mode: options.mode, source: source.description, spriteSource: planner.spriteSourceDescription,
-                spriteSet: options.sprites.description, revalidate: options.revalidate)
+                spriteSet: options.sprites.description, revalidate: options.revalidate,
+                kinds: options.kinds.description)
     }
 
     /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
@@ -64,8 +65,8 @@ package struct Crawler: Sendable {
         return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
-                            spriteReports: reports, requests: counters.requests, bodyBytes: counters.bodyBytes,
-                            wireBytes: counters.wireBytes, sourceNotice: notice,
+                            spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
+                            sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
     }
 
@@ -108,13 +109,17 @@ package struct Crawler: Sendable {
         return run
     }
 
-    /// Lists the kinds not listed yet in this run, as many at once as `--concurrency`
+    /// Resolves `--kinds` (reading the source's root for `all`) unless the run did already,
+    /// then lists the kinds not listed yet in this run, as many at once as `--concurrency`
     /// allows (requests beyond the connection cap would wait with their timeout running).
+    /// Encounters (one per listed pokemon) and meta (one document) are derived, not listed.
     func listKinds(run: RunRecord) async throws {
+        let kinds = try await resolveKinds(run: run)
         let listed = try store.progress(run: run.id).listedKinds
-        let missing = ResourceKind.allCases.filter { !listed.contains($0) }
-        guard !missing.isEmpty else { return }
-        progress.begin(phase: .listing)
+        let missing = kinds.filter { $0.isListed && !listed.contains($0) }
+        if !missing.isEmpty {
+            progress.begin(phase: .listing)
+        }
         try await forEachConcurrently(missing, limit: options.concurrency) { kind in
             let list = try await source.list(kind)
             guard !list.resources.isEmpty else {
@@ -124,8 +129,46 @@ package struct Crawler: Sendable {
                 try store.setDeployHash(run: run.id, deploy)
             }
             try store.recordList(run: run.id, list.resources, kind: kind)
-            progress.addRequestBytes(list.bodyBytes, wire: list.wireBytes)
+            progress.addTransfer(list.transfer)
         }
+        if kinds.contains(.pokemonEncounters) {
+            // Again on every attempt: the pokemon list may have been listed again since.
+            let pokemon = try store.documentJobs(run: run.id, states: JobState.allCases).filter { $0.kind == .pokemon }
+            try store.recordList(run: run.id, pokemon.map { ListedResource(kind: .pokemonEncounters, id: $0.id, name: nil) },
+                                 kind: .pokemonEncounters)
+        }
+        if kinds.contains(.meta), !listed.contains(.meta) {
+            try store.recordList(run: run.id, [ListedResource(kind: .meta, id: 0, name: nil)], kind: .meta)
+        }
+    }
+
+    /// What the run's `--kinds` stands for, recorded with the run: `all` is what the
+    /// source's root lists now. A change against the base version is said in one line
+    /// (the version then adds or removes those kinds' documents, which its diff lists).
+    func resolveKinds(run: RunRecord) async throws -> [ResourceKind] {
+        if let kinds = try store.currentRun()?.resolvedKinds { return kinds }
+        var root: [String]?
+        if options.kinds.needsRoot {
+            progress.begin(phase: .listing)
+            let index = try await source.rootIndex()
+            progress.addRequestBytes(index.bodyBytes, wire: index.wire)
+            if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
+            root = index.endpoints
+        }
+        let kinds = try options.kinds.resolve(root: root)
+        if let base = run.baseVersion {
+            let before = Set(try store.documentCounts(version: base).keys)
+            let added = kinds.filter { !before.contains($0) }
+            let dropped = before.subtracting(kinds).sorted()
+            if !added.isEmpty || !dropped.isEmpty {
+                log("kinds since version \(base): "
+                    + [added.isEmpty ? nil : "added " + added.map(\.apiName).joined(separator: ", "),
+                       dropped.isEmpty ? nil : "no longer mirrored " + dropped.map(\.apiName).joined(separator: ", ")]
+                        .compactMap { $0 }.joined(separator: "; "))
+            }
+        }
+        try store.setResolvedKinds(run: run.id, kinds)
+        return kinds
     }
 
     /// `sync` may skip per-document checks when the source says its deploy has not
@@ -148,9 +191,10 @@ package struct Crawler: Sendable {
             ? "this sync downloaded all \(fetched) documents again (\(counters.documentsRefetchedSame) of them unchanged)"
             : "every sync will download all \(fetched) documents again"
         return "the source sends no ETag, Last-Modified or deploy hash (X-PokeAPI-Hash): \(cost), "
-            + String(format: "%.1f MB on the wire so far this run; ", Double(counters.wireBytes) / 1_000_000)
+            + "\(counters.transfer.description) so far this run; "
             + "on a self-hosted PokeAPI, Django's django.middleware.http.ConditionalGetMiddleware (validators, 304s) "
-            + "and django.middleware.gzip.GZipMiddleware (compression) fix that"
+            + "and django.middleware.gzip.GZipMiddleware (compression) save the bytes, and an X-PokeAPI-Hash "
+            + "set by its proxy from the data's version also the time (README)"
     }
 
     func refreshProgress(run: Int) throws {

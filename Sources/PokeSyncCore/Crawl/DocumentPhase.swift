@@ -34,12 +34,12 @@ struct DocumentPhase {
             ? job.validators : nil
         do {
             switch try await crawler.source.fetch(job.kind, id: job.id, validators: validators) {
-            case .content(let document, let kept, let bodyBytes, let wireBytes):
-                crawler.progress.addRequestBytes(bodyBytes, wire: wireBytes)
+            case .content(let document, let kept, let bodyBytes, let wire):
+                crawler.progress.addRequestBytes(bodyBytes, wire: wire)
                 if !kept.isEmpty { crawler.progress.documentHadValidators() }
                 try storeContent(job, document: document, validators: kept, baseHash: baseHash)
-            case .notModified(let wireBytes):
-                crawler.progress.addRequestBytes(0, wire: wireBytes)
+            case .notModified(let wire):
+                crawler.progress.addRequestBytes(0, wire: wire)
                 crawler.progress.documentHadValidators()
                 try settleUnchanged(job, hash: job.knownHash!)
             }

@@ -29,10 +29,11 @@ struct SpritePhase {
         }
         do {
             switch try await fetcher.fetch(job, validators: validators) {
-            case .stored(let hash, let size, let kept, let bodyBytes):
-                crawler.progress.addRequestBytes(bodyBytes)
+            case .stored(let hash, let size, let kept, let bodyBytes, let wire):
+                crawler.progress.addRequestBytes(bodyBytes, wire: wire)
                 try settle(job, .done, hash: hash, size: size, validators: kept, report: nil)
-            case .notModified:
+            case .notModified(let wire):
+                crawler.progress.addRequestBytes(0, wire: wire)
                 try settle(job, .unchanged, hash: job.knownHash!, size: nil, validators: nil, report: nil)
             case .missing(let reason):
                 try settle(job, .missing, hash: nil, size: nil, validators: nil,

@@ -38,7 +38,7 @@ extension VersionDiff {
         init(_ diff: VersionDiff) {
             from = diff.from
             to = diff.to
-            summary = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, Counts(diff.summary[$0] ?? VersionDiff.Counts())) })
+            summary = Dictionary(uniqueKeysWithValues: diff.summary.map { ($0.key.apiName, Counts($0.value)) })
             summary["sprites"] = Counts(diff.sprites)
             changes = diff.changes.map {
                 Change(kind: $0.kind.apiName, id: $0.id, name: $0.name, change: $0.change.rawValue,

@@ -40,7 +40,9 @@ extension VersionDiff {
         let old = Dictionary(try store.documents(version: from).map { ($0.kind.documentKey(id: $0.id), $0) },
                              uniquingKeysWith: { first, _ in first })
         let new = try store.documents(version: to)
-        var summary = Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0, Counts()) })
+        // Every kind of either version has its counts, changed or not.
+        let kinds = Set(old.values.map(\.kind)).union(new.map(\.kind))
+        var summary = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Counts()) })
         var changes: [Change] = []
         var seen = Set<String>()
         for document in new {
@@ -84,7 +86,7 @@ extension VersionDiff {
     package func text(limit: Int = 25) -> String {
         var lines = ["version \(from) → \(to)"]
         if isEmpty { return lines[0] + ": no changes" }
-        for kind in ResourceKind.allCases {
+        for kind in summary.keys.sorted() {
             let counts = summary[kind] ?? Counts()
             lines.append("\(kind.apiName.padding(toLength: 16, withPad: " ", startingAt: 0)) "
                          + "\(counts.added) added, \(counts.removed) removed, \(counts.changed) changed")

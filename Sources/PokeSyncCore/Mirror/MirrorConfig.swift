@@ -9,6 +9,8 @@ package struct MirrorConfig: Sendable, Equatable {
     package var source: String = "https://pokeapi.co/api/v2"
     package var spriteSource: String?
     package var sprites: String = "default"
+    /// `--kinds`: `default`, `all` or a comma list of endpoint names.
+    package var kinds: String = "default"
     package var concurrency: Int = 8
     /// Requests per second at most; nil for no cap.
     package var rate: Double?
@@ -82,6 +84,12 @@ package struct MirrorConfig: Sendable, Equatable {
                 throw ConfigError("\(name): \"sprites\": \(error)")
             }
             config.sprites = sprites
+        }
+        if let kinds = try reader.string("kinds") {
+            do { _ = try KindSelection(parsing: kinds) } catch let error as RequestError {
+                throw ConfigError("\(name): \"kinds\": \(error)")
+            }
+            config.kinds = kinds
         }
         if let concurrency = try reader.integer("concurrency", concurrencyRange) { config.concurrency = concurrency }
         config.rate = try reader.number("rate", rateRange)

@@ -49,7 +49,7 @@ package enum MirrorRun {
             store: store, source: source, sprites: fetcher, planner: SpritePlanner(set: settings.sprites, policy: policy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
                                   revalidate: settings.revalidate, sprites: settings.sprites,
-                                  allowShrink: settings.allowShrink),
+                                  kinds: settings.kinds, allowShrink: settings.allowShrink),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)

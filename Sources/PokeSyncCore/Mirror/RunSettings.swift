@@ -6,6 +6,7 @@ package struct RunSettings: Sendable {
     package var source: String
     package var spriteSource: String?
     package var sprites: SpriteSet
+    package var kinds: KindSelection
     package var concurrency: Int
     package var rate: Double?
     package var allowHosts: [String]
@@ -21,6 +22,7 @@ package struct RunSettings: Sendable {
         source = config.source
         spriteSource = config.spriteSource
         sprites = try SpriteSet(parsing: config.sprites)
+        kinds = try KindSelection(parsing: config.kinds)
         concurrency = config.concurrency
         rate = config.rate
         allowHosts = config.allowHosts

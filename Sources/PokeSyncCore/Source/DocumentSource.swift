@@ -25,11 +25,11 @@ package struct Validators: Sendable, Hashable {
 /// The answer of a source for one document.
 package enum DocumentFetch: Sendable {
     /// New content: the canonical document and the validators to keep for next time;
-    /// `bodyBytes` decoded, `wireBytes` as sent (smaller when gzip-encoded).
-    case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wireBytes: Int)
+    /// `bodyBytes` decoded, `wire` as sent (smaller when gzip-encoded; `.local` from a folder).
+    case content(CanonicalDocument, validators: Validators, bodyBytes: Int, wire: WireSize)
     /// The conditional request matched: what the store has is current.
     /// A 304 is a normal result, not a failure.
-    case notModified(wireBytes: Int)
+    case notModified(wire: WireSize)
 }
 
 /// The list of one kind, with the deploy identifier the source sent along, if any.
@@ -38,14 +38,52 @@ package struct ResourceList: Sendable {
     /// pokeapi.co sends `X-PokeAPI-Hash` on every response; it changes with each deploy.
     package var deployHash: String?
     package var bodyBytes: Int
-    /// Body bytes as sent (gzip-encoded when the server compresses).
-    package var wireBytes: Int
+    /// What the list's pages moved; nil in `init` means `bodyBytes` read from a local folder.
+    package var transfer: TransferBytes
 
-    package init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, wireBytes: Int? = nil) {
+    package init(resources: [ListedResource], deployHash: String?, bodyBytes: Int, transfer: TransferBytes? = nil) {
         self.resources = resources
         self.deployHash = deployHash
         self.bodyBytes = bodyBytes
-        self.wireBytes = wireBytes ?? bodyBytes
+        self.transfer = transfer ?? {
+            var local = TransferBytes()
+            local.add(decoded: bodyBytes, .local)
+            return local
+        }()
+    }
+}
+
+/// The source's root (`/api/v2/`): the endpoints it has, by name.
+package struct RootIndex: Sendable {
+    /// Every endpoint the root lists (`ability`, ..., `meta`), sorted.
+    package var endpoints: [String]
+    package var deployHash: String?
+    package var bodyBytes: Int
+    /// How the root came: over HTTP (its size as sent, when known) or from a local folder.
+    package var wire: WireSize
+
+    package init(endpoints: [String], deployHash: String?, bodyBytes: Int, wire: WireSize) {
+        self.endpoints = endpoints
+        self.deployHash = deployHash
+        self.bodyBytes = bodyBytes
+        self.wire = wire
+    }
+
+    /// The endpoint names of a root document `{"ability": "/api/v2/ability/", ...}`;
+    /// a name that cannot be an endpoint's is refused, never used as a path.
+    /// - Throws: `SourceError` (65) naming `resource` when it is not such an object.
+    static func parse(_ data: Data, resource: String) throws -> [String] {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], !object.isEmpty else {
+            throw SourceError(resource: resource, reason: "not a PokeAPI root ({\"ability\": URL, ...})",
+                              exitStatus: .dataError)
+        }
+        for (name, value) in object {
+            guard ResourceKind.isValidName(name), value is String else {
+                throw SourceError(resource: resource, reason: "the root lists \"\(name.prefix(80))\", not an endpoint",
+                                  exitStatus: .dataError)
+            }
+        }
+        return object.keys.sorted()
     }
 }
 
@@ -55,6 +93,9 @@ package struct ResourceList: Sendable {
 package protocol DocumentSource: Sendable {
     /// The source as the user gave it, for logs and the version record.
     var description: String { get }
+    /// The endpoints the source's root lists (what `--kinds all` mirrors).
+    /// - Throws: `SourceError` when the root cannot be had or is not a root.
+    func rootIndex() async throws -> RootIndex
     /// Every resource of a kind.
     /// - Throws: `SourceError` when the list cannot be had or makes no sense.
     func list(_ kind: ResourceKind) async throws -> ResourceList

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A local folder in the PokeAPI/api-data layout:
-/// `DIR/api/v2/{kind}/index.json` and `DIR/api/v2/{kind}/{id}/index.json`.
+/// A local folder in the PokeAPI/api-data layout: `DIR/api/v2/index.json` (the root),
+/// `DIR/api/v2/{kind}/index.json`, `DIR/api/v2/{kind}/{id}/index.json`,
+/// `DIR/api/v2/pokemon/{id}/encounters/index.json` and `DIR/api/v2/meta/index.json`.
 ///
 /// Conditional fetches use the file's size and modification time as a validator,
 /// so a sync from an unchanged folder reads nothing but the lists.
@@ -23,6 +24,15 @@ package struct FolderSource: DocumentSource {
         root.appendingPathComponent("api/v2/\(kind.apiName)")
     }
 
+    package func rootIndex() async throws -> RootIndex {
+        let file = root.appendingPathComponent("api/v2/index.json")
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            throw SourceError(resource: file.path, reason: "cannot read the root index (--kinds all lists the kinds from it)")
+        }
+        return RootIndex(endpoints: try RootIndex.parse(data, resource: file.path), deployHash: nil, bodyBytes: data.count, wire: .local)
+    }
+
     package func list(_ kind: ResourceKind) async throws -> ResourceList {
         let file = kindFolder(kind).appendingPathComponent("index.json")
         let data: Data
@@ -35,9 +45,9 @@ package struct FolderSource: DocumentSource {
 
     package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         try Task.checkCancellation()
-        let file = kindFolder(kind).appendingPathComponent("\(id)/index.json")
+        let file = root.appendingPathComponent("api/v2/" + kind.apiDataFile(id: id))
         let stamp = Self.fileStamp(file.path)
-        if let stamp, let known = validators?.etag, known == stamp { return .notModified(wireBytes: 0) }
+        if let stamp, let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
             throw SourceError(resource: file.path, reason: "cannot read the document")
@@ -47,7 +57,7 @@ package struct FolderSource: DocumentSource {
             throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
         }
         return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count,
-                        wireBytes: data.count)
+                        wire: .local)
     }
 
     /// "inode-size-mtime_ns": changes whenever the file is rewritten, and differs

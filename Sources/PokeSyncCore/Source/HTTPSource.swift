@@ -27,13 +27,33 @@ package struct HTTPSource: DocumentSource {
         self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
     }
 
+    package func rootIndex() async throws -> RootIndex {
+        let url = URL(string: base.absoluteString + "/")!
+        return try await client.fetch(url) { response in
+            guard response.status == 200 else {
+                if [400, 404, 410].contains(response.status) {
+                    throw SourceError(resource: url.absoluteString,
+                                      reason: "no PokeAPI v2 root (HTTP \(response.status)); --kinds all lists the kinds from it")
+                }
+                throw HTTPError.status(url: response.url, status: response.status)
+            }
+            let endpoints: [String]
+            do { endpoints = try RootIndex.parse(response.body, resource: url.absoluteString) } catch {
+                // A 200 that does not parse may be a truncated body: worth another try.
+                throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
+            }
+            return RootIndex(endpoints: endpoints, deployHash: response.header("x-pokeapi-hash"),
+                             bodyBytes: response.body.count, wire: response.wireSize)
+        }
+    }
+
     package func list(_ kind: ResourceKind) async throws -> ResourceList {
         var pageURL = base.appendingPathComponent(kind.apiName + "/")
         pageURL = URL(string: pageURL.absoluteString + "?limit=\(pageLimit)&offset=0")!
         var resources: [ListedResource] = []
         var deployHash: String?
         var bodyBytes = 0
-        var wireBytes = 0
+        var transfer = TransferBytes()
         var seenPages = Set<String>()
         var announced: Int?
         while true {
@@ -58,7 +78,7 @@ package struct HTTPSource: DocumentSource {
             resources += page.results
             announced = announced ?? page.count
             bodyBytes += response.body.count
-            wireBytes += response.wireBytes
+            transfer.add(decoded: response.body.count, response.wireSize)
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
             guard let nextURL = followOnBase(next) else {
@@ -71,7 +91,7 @@ package struct HTTPSource: DocumentSource {
             throw SourceError(resource: base.appendingPathComponent(kind.apiName + "/").absoluteString,
                               reason: "the list announces \(announced) resources but gave \(resources.count)")
         }
-        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes, wireBytes: wireBytes)
+        return ResourceList(resources: resources, deployHash: deployHash, bodyBytes: bodyBytes, transfer: transfer)
     }
 
     /// A list's `next` link, followed on the source's own base: its `/api/v2/...` part
@@ -96,12 +116,14 @@ package struct HTTPSource: DocumentSource {
     }
 
     package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
-        let url = base.appendingPathComponent("\(kind.apiName)/\(id)/")
+        // `/api/v2/pokemon/25/`, `/api/v2/pokemon/25/encounters`, `/api/v2/meta/`: the paths
+        // PokeAPI links, so its own server needs no redirect.
+        let url = URL(string: base.absoluteString + kind.documentPath(id: id).dropFirst("/api/v2".count))!
         let prefix = stripPrefix
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {
             case 304 where validators != nil:
-                return .notModified(wireBytes: response.wireBytes)
+                return .notModified(wire: response.wireSize)
             case 200:
                 let document: CanonicalDocument
                 do {
@@ -109,14 +131,14 @@ package struct HTTPSource: DocumentSource {
                 } catch {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
                 }
-                guard document.id == id else {
+                guard !kind.documentsHaveID || document.id == id else {
                     throw SourceError(resource: url.absoluteString,
                                       reason: "document says id \(document.id.map(String.init) ?? "none"), expected \(id)",
                                       exitStatus: .dataError)
                 }
                 let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
                 return .content(document, validators: kept, bodyBytes: response.body.count,
-                                wireBytes: response.wireBytes)
+                                wire: response.wireSize)
             case 404:
                 throw SourceError(resource: url.absoluteString, reason: "listed, but the server says 404 Not Found")
             default:

@@ -3,9 +3,10 @@ import PokeArchive
 
 /// What became of one sprite.
 package enum SpriteFetchOutcome: Sendable {
-    case stored(SHA256Digest, size: Int, validators: Validators, bodyBytes: Int)
-    /// The conditional request matched: the bytes on disk are current.
-    case notModified
+    /// `bodyBytes` as received (decoded), `wire` as sent or `.local` from a folder.
+    case stored(SHA256Digest, size: Int, validators: Validators, bodyBytes: Int, wire: WireSize)
+    /// The conditional request matched: the bytes on disk are current (`wire`: the 304, or `.local`).
+    case notModified(wire: WireSize)
     /// The upstream does not have it (404): a normal, recorded outcome; the real repository has gaps.
     case missing(String)
     /// Refused: wrong image type, too large, or a redirect off the allow-list.
@@ -71,8 +72,8 @@ package struct SpriteFetcher: Sendable {
         switch response.status {
         case 200:
             let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
-            return try keep(bytes, fileExtension: fileExtension, validators: kept)
-        case 304 where validators != nil: return .notModified
+            return try keep(bytes, fileExtension: fileExtension, validators: kept, wire: response.wireSize)
+        case 304 where validators != nil: return .notModified(wire: response.wireSize)
         case 404, 410: return .missing("HTTP \(response.status) upstream")
         default: throw HTTPError.status(url: response.url, status: response.status)
         }
@@ -80,17 +81,17 @@ package struct SpriteFetcher: Sendable {
 
     private func readFile(_ file: URL, resolved: SpritePolicy.Resolved, validators: Validators?) throws -> SpriteFetchOutcome {
         guard let stamp = FolderSource.fileStamp(file.path) else { return .missing("not in the sprite folder") }
-        if let known = validators?.etag, known == stamp { return .notModified }
+        if let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         guard size <= maxBytes else { return .refused("larger than \(maxBytes) bytes") }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw SourceError(resource: file.path, reason: "cannot read the sprite")
         }
         return try keep([UInt8](data), fileExtension: resolved.fileExtension,
-                        validators: Validators(etag: stamp, lastModified: nil))
+                        validators: Validators(etag: stamp, lastModified: nil), wire: .local)
     }
 
-    private func keep(_ bytes: [UInt8], fileExtension: String, validators: Validators) throws -> SpriteFetchOutcome {
+    private func keep(_ bytes: [UInt8], fileExtension: String, validators: Validators, wire: WireSize) throws -> SpriteFetchOutcome {
         if let problem = ImageCheck.problem(bytes, fileExtension: fileExtension) {
             switch problem {
             case .wrongType(let reason): return .refused(reason)
@@ -98,6 +99,6 @@ package struct SpriteFetcher: Sendable {
             }
         }
         let hash = try objects.store(bytes)
-        return .stored(hash, size: bytes.count, validators: validators, bodyBytes: bytes.count)
+        return .stored(hash, size: bytes.count, validators: validators, bodyBytes: bytes.count, wire: wire)
     }
 }

@@ -13,8 +13,12 @@ package struct RunPlan: Sendable, Equatable {
     package var spriteSource: String?
     package var spriteSet: String
     package var revalidate: Bool
+    /// `--kinds` as asked (`default`, `all`, `item,machine`).
+    package var kinds: String
 
-    package init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool) {
+    package init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool,
+                 kinds: String = "default") {
+        self.kinds = kinds
         self.mode = mode
         self.source = source
         self.spriteSource = spriteSource
@@ -31,6 +35,9 @@ package struct RunRecord: Sendable {
     package var deployHash: String?
     /// The latest version when the run started: what `sync` compares against.
     package var baseVersion: Int?
+    /// What `plan.kinds` resolved to (for `all`, what the source's root listed), once it
+    /// was; a resumed run keeps it.
+    package var resolvedKinds: [ResourceKind]?
 }
 
 /// How the last attempt at the unfinished run ended, when it did not publish: what
@@ -160,8 +167,8 @@ package struct RunProgress: Sendable {
     package func documentCount(_ kind: ResourceKind, settledOnly: Bool) -> Int {
         (documents[kind] ?? [:]).filter { !settledOnly || $0.key.isSettled }.values.reduce(0, +)
     }
-    package var documentsTotal: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: false) } }
-    package var documentsSettled: Int { ResourceKind.allCases.reduce(0) { $0 + documentCount($1, settledOnly: true) } }
+    package var documentsTotal: Int { documents.keys.reduce(0) { $0 + documentCount($1, settledOnly: false) } }
+    package var documentsSettled: Int { documents.keys.reduce(0) { $0 + documentCount($1, settledOnly: true) } }
     package var spritesTotal: Int { sprites.values.reduce(0, +) }
     package var spritesSettled: Int { sprites.filter { $0.key.isSettled }.values.reduce(0, +) }
 }

@@ -9,7 +9,7 @@ extension Store {
             var hashes: [String: SHA256Digest] = [:]
             for (key, hash) in try database.rows("SELECT kind, id, hash FROM version_documents WHERE version = ?",
                                                  [SQLValue(version)], { row in
-                (ResourceKind(rawValue: row.text(0))?.documentKey(id: row.int(1)) ?? "", row.blob(2))
+                (ResourceKind(rawValue: row.text(0)).documentKey(id: row.int(1)), row.blob(2))
             }) {
                 hashes[key] = SHA256Digest(bytes: hash)
             }

@@ -8,14 +8,16 @@ extension Store {
     package func currentRun() throws -> RunRecord? {
         try read { database in
             try database.row("""
-                SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version
+                SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version,
+                       kinds, resolved_kinds
                 FROM runs ORDER BY id DESC LIMIT 1
                 """) { row in
                 RunRecord(id: row.int(0),
                           plan: RunPlan(mode: RunMode(rawValue: row.text(1)) ?? .full, source: row.text(2),
                                         spriteSource: row.optionalText(3), spriteSet: row.text(4),
-                                        revalidate: row.int(5) != 0),
-                          startedAt: row.text(6), deployHash: row.optionalText(7), baseVersion: row.optionalInt(8))
+                                        revalidate: row.int(5) != 0, kinds: row.optionalText(9) ?? "default"),
+                          startedAt: row.text(6), deployHash: row.optionalText(7), baseVersion: row.optionalInt(8),
+                          resolvedKinds: row.optionalText(10).map(Self.kindList))
             }
         }
     }
@@ -26,13 +28,26 @@ extension Store {
         return try write { database in
             let base = try database.integer("SELECT MAX(number) FROM versions")
             try database.run("""
-                INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version, kinds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(plan.mode.rawValue), .text(plan.source), SQLValue(plan.spriteSource), .text(plan.spriteSet),
-                      SQLValue(plan.revalidate), .text(startedAt), SQLValue(base)])
+                      SQLValue(plan.revalidate), .text(startedAt), SQLValue(base), .text(plan.kinds)])
             return RunRecord(id: Int(database.lastInsertRowID), plan: plan, startedAt: startedAt,
                              deployHash: nil, baseVersion: base)
         }
+    }
+
+    /// Records what the run's `--kinds` resolved to; nil forgets it, so that the next
+    /// attempt reads the source's root again.
+    package func setResolvedKinds(run: Int, _ kinds: [ResourceKind]?) throws {
+        try write { database in
+            try database.run("UPDATE runs SET resolved_kinds = ? WHERE id = ?",
+                             [SQLValue(kinds.map { $0.map(\.apiName).joined(separator: ",") }), SQLValue(run)])
+        }
+    }
+
+    static func kindList(_ text: String) -> [ResourceKind] {
+        text.split(separator: ",").map { ResourceKind(rawValue: String($0)) }
     }
 
     /// Forgets a run and its frontier. Stored content stays: it is content-addressed.
@@ -48,9 +63,11 @@ extension Store {
         }
     }
 
-    /// Records a kind's list: one pending job per listed document, and the list itself as done.
-    /// A kind listed again (after a refused shrink) keeps the jobs of documents still
-    /// listed and loses those no longer listed.
+    /// Records a kind's list: one pending job per listed document, at its place in the
+    /// list, and the list itself as done. A kind listed again (after a refused shrink)
+    /// keeps the jobs of documents still listed and loses those no longer listed.
+    /// `pokemon-encounters` and `meta` have no list of their own: theirs is derived
+    /// (one per pokemon of the run's list; the one meta document) and given here.
     package func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
         try write { database in
             let listed = Set(list.map(\.id))
@@ -61,11 +78,13 @@ extension Store {
                                  [SQLValue(run), .text(kind.documentKey(id: id))])
             }
             let insert = try database.statement("""
-                INSERT OR IGNORE INTO frontier(run, job, key, kind, id, name) VALUES (?, 'document', ?, ?, ?, ?)
+                INSERT INTO frontier(run, job, key, kind, id, name, position) VALUES (?, 'document', ?, ?, ?, ?, ?)
+                ON CONFLICT(run, job, key) DO UPDATE SET name = excluded.name, position = excluded.position
                 """)
-            for resource in list {
+            for (position, resource) in list.enumerated() {
                 try insert.run([SQLValue(run), .text(kind.documentKey(id: resource.id)), .text(kind.apiName),
-                                SQLValue(resource.id), SQLValue(resource.name)])
+                                SQLValue(resource.id), SQLValue(resource.name),
+                                kind.isListed ? SQLValue(position) : .null])
             }
             try database.run("INSERT OR REPLACE INTO frontier(run, job, key, state) VALUES (?, 'list', ?, 'done')",
                              [SQLValue(run), .text(kind.apiName)])
@@ -83,7 +102,7 @@ extension Store {
                 ORDER BY f.kind, f.id
                 """, [SQLValue(run)] + states.map { .text($0.rawValue) }) { row in
                 let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
-                return DocumentJob(kind: ResourceKind(rawValue: row.text(0)) ?? .pokemon, id: row.int(1), name: row.optionalText(2),
+                return DocumentJob(kind: ResourceKind(rawValue: row.text(0)), id: row.int(1), name: row.optionalText(2),
                                    validators: validators.isEmpty ? nil : validators,
                                    knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
             }
@@ -152,7 +171,7 @@ extension Store {
         try read { database in
             var progress = RunProgress()
             progress.listedKinds = Set(try database.rows("SELECT key FROM frontier WHERE run = ? AND job = 'list'",
-                                                         [SQLValue(run)]) { ResourceKind(rawValue: $0.text(0)) }.compactMap { $0 })
+                                                         [SQLValue(run)]) { ResourceKind(rawValue: $0.text(0)) })
             let counts = try database.rows("""
                 SELECT job, kind, state, COUNT(*) FROM frontier WHERE run = ? GROUP BY job, kind, state
                 """, [SQLValue(run)]) { ($0.text(0), $0.optionalText(1), $0.text(2), $0.int(3)) }
@@ -160,7 +179,7 @@ extension Store {
                 guard let state = JobState(rawValue: stateName) else { continue }
                 switch job {
                 case "document":
-                    if let kind = kindName.flatMap(ResourceKind.init(rawValue:)) { progress.documents[kind, default: [:]][state] = count }
+                    if let kind = kindName.map(ResourceKind.init(rawValue:)) { progress.documents[kind, default: [:]][state] = count }
                 case "sprite": progress.sprites[state] = count
                 default: break
                 }

@@ -20,27 +20,40 @@ extension Store {
         }
     }
 
+    /// The kinds the run mirrors, as resolved when it listed them (the default ten for a
+    /// run begun by a build that did not record them).
+    static func runKinds(_ database: Database, run: Int) throws -> [ResourceKind] {
+        let text = try database.row("SELECT resolved_kinds FROM runs WHERE id = ?", [SQLValue(run)]) { $0.optionalText(0) }
+        return (text ?? nil).map(kindList) ?? ResourceKind.defaultKinds
+    }
+
     /// - Throws: `StoreError.corrupt` when a kind has no list in the run (a run must
     ///   never publish from a frontier that lacks a kind: it would remove all of it).
     static func checkListed(_ database: Database, run: Int, display: String) throws {
         let listed = Set(try database.rows("SELECT key FROM frontier WHERE run = ? AND job = 'list' AND state = 'done'",
                                            [SQLValue(run)]) { $0.text(0) })
-        let missing = ResourceKind.allCases.filter { !listed.contains($0.apiName) }
+        let missing = try runKinds(database, run: run).filter { !listed.contains($0.apiName) }
         guard missing.isEmpty else {
             throw StoreError.corrupt(display, "the run has no list of \(missing.map(\.apiName).joined(separator: ", ")) at publish")
         }
     }
 
     /// The kinds whose lists in `run` lost more than 5% of the entries (or all of them)
-    /// that the latest version holds.
-    static func shrunkenLists(_ database: Database, run: Int) throws -> [ListShrink] {
+    /// that the latest version holds. A kind the latest version holds and the run does not
+    /// mirror is not a shrink when `--kinds` left it out (the user's choice, published as
+    /// removed documents); under `--kinds all` it is one (the source's root lost it).
+    static func shrunkenLists(_ database: Database, run: RunRecord) throws -> [ListShrink] {
         guard let previous = try database.integer("SELECT MAX(number) FROM versions") else { return [] }
         func counts(_ sql: String, _ key: Int) throws -> [String: Int] {
             Dictionary(uniqueKeysWithValues: try database.rows(sql, [SQLValue(key)]) { ($0.text(0), $0.int(1)) })
         }
         let before = try counts("SELECT kind, COUNT(*) FROM version_documents WHERE version = ? GROUP BY kind", previous)
-        let now = try counts("SELECT kind, COUNT(*) FROM frontier WHERE run = ? AND job = 'document' GROUP BY kind", run)
-        return ResourceKind.allCases.compactMap { kind in
+        let now = try counts("SELECT kind, COUNT(*) FROM frontier WHERE run = ? AND job = 'document' GROUP BY kind", run.id)
+        var guarded = Set(try runKinds(database, run: run.id))
+        if run.plan.kinds == KindSelection.all.description {
+            guarded.formUnion(before.keys.map(ResourceKind.init(rawValue:)))
+        }
+        return guarded.sorted().compactMap { kind in
             let had = before[kind.apiName] ?? 0, has = now[kind.apiName] ?? 0
             // More than 5% lost: (had - has) / had > 1/20, in integers.
             guard had > 0, has == 0 || (had - has) * 20 > had else { return nil }
@@ -51,6 +64,8 @@ extension Store {
     /// After a refusal: the shrunken kinds are listed again by the next run, so that a
     /// source that has recovered is seen, and its documents fetched.
     static func forgetLists(_ database: Database, run: Int, kinds: [ResourceKind]) throws {
+        // The root too: a kind that left it is seen again only when the root is read again.
+        try database.run("UPDATE runs SET resolved_kinds = NULL WHERE id = ?", [SQLValue(run)])
         for kind in kinds {
             try database.run("DELETE FROM frontier WHERE run = ? AND job = 'list' AND key = ?",
                              [SQLValue(run), .text(kind.apiName)])

@@ -55,10 +55,23 @@ extension Store {
             try database.run("INSERT OR IGNORE INTO meta(key, value) VALUES ('lineage', ?)", [.text(newLineage())])
             // A sprite job names the document that named it ("pokemon/25") in its own
             // column; stores made before kept it in `name`, which reads fall back to.
-            let frontierColumns = try database.rows("PRAGMA table_info(frontier)", []) { $0.text(1) }
-            if !frontierColumns.contains("document") {
-                try database.execute("ALTER TABLE frontier ADD COLUMN document TEXT")
-            }
+            try addColumn(database, table: "frontier", column: "document TEXT")
+            // Kinds are data (--kinds): a run records what it was asked for and what that
+            // resolved to; a list entry its place in the source's list, which is not always
+            // id order. Stores made before mirrored the default kinds, in id order (NULL).
+            try addColumn(database, table: "runs", column: "kinds TEXT")
+            try addColumn(database, table: "runs", column: "resolved_kinds TEXT")
+            try addColumn(database, table: "frontier", column: "position INTEGER")
+            try addColumn(database, table: "version_documents", column: "position INTEGER")
+        }
+    }
+
+    /// Adds `column` ("name TYPE") to `table` unless a store made by this build has it already.
+    private static func addColumn(_ database: Database, table: String, column: String) throws {
+        let name = String(column.prefix { $0 != " " })
+        let columns = try database.rows("PRAGMA table_info(\(table))", []) { $0.text(1) }
+        if !columns.contains(name) {
+            try database.execute("ALTER TABLE \(table) ADD COLUMN \(column)")
         }
     }
 

@@ -21,6 +21,9 @@ package struct VersionDocument: Sendable, Hashable {
     package var id: Int
     package var name: String?
     package var hash: SHA256Digest
+    /// Its place in its kind's list as the source gave it; nil for documents that are in
+    /// no list (encounters, meta) and in versions made before positions were kept.
+    package var position: Int?
 }
 
 package enum PublishOutcome: Sendable {
@@ -74,12 +77,14 @@ extension Store {
 
     /// Every document of a version, in kind then id order.
     package func documents(version: Int) throws -> [VersionDocument] {
-        try read { database in
-            try database.rows("SELECT kind, id, name, hash FROM version_documents WHERE version = ?",
+        let position = hasListPositions ? "position" : "NULL"
+        return try read { database in
+            try database.rows("SELECT kind, id, name, hash, \(position) FROM version_documents WHERE version = ?",
                               [SQLValue(version)]) { row in
-                VersionDocument(kind: ResourceKind(rawValue: row.text(0)) ?? .pokemon, id: row.int(1),
+                VersionDocument(kind: ResourceKind(rawValue: row.text(0)), id: row.int(1),
                                 name: row.optionalText(2),
-                                hash: try storedHash(row.blob(3), row: "version_documents (version \(version), \(row.text(0))/\(row.int(1)))"))
+                                hash: try storedHash(row.blob(3), row: "version_documents (version \(version), \(row.text(0))/\(row.int(1)))"),
+                                position: row.optionalInt(4))
             }
         }.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
     }
@@ -99,7 +104,7 @@ extension Store {
             var counts: [ResourceKind: Int] = [:]
             for (kind, count) in try database.rows("SELECT kind, COUNT(*) FROM version_documents WHERE version = ? GROUP BY kind",
                                                    [SQLValue(version)], { ($0.text(0), $0.int(1)) }) {
-                if let kind = ResourceKind(rawValue: kind) { counts[kind] = count }
+                counts[ResourceKind(rawValue: kind)] = count
             }
             return counts
         }
@@ -154,7 +159,7 @@ extension Store {
                 try Self.deleteRun(database, run: run.id)
                 return .success(.unchanged(base))
             }
-            let shrinks = try Self.shrunkenLists(database, run: run.id)
+            let shrinks = try Self.shrunkenLists(database, run: run)
             if !shrinks.isEmpty && !allowShrink {
                 try Self.forgetLists(database, run: run.id, kinds: shrinks.map(\.kind))
                 return .failure(ListsShrank(shrinks: shrinks))
@@ -174,8 +179,8 @@ extension Store {
         let number = (try database.integer("SELECT MAX(number) FROM versions") ?? 0) + 1
         let version = SQLValue(number)
         try database.run("""
-            INSERT INTO version_documents(version, kind, id, name, hash)
-            SELECT ?, kind, id, name, hash FROM frontier WHERE run = ? AND job = 'document'
+            INSERT INTO version_documents(version, kind, id, name, hash, position)
+            SELECT ?, kind, id, name, hash, position FROM frontier WHERE run = ? AND job = 'document'
             """, [version, runID])
         try database.run("""
             INSERT OR IGNORE INTO version_sprites(version, path, url, hash)
@@ -210,8 +215,15 @@ extension Store {
         let runSprites = "SELECT path, hash FROM frontier WHERE run = ?1 AND job = 'sprite' AND state IN ('done', 'unchanged')"
         let versionSprites = "SELECT path, hash FROM version_sprites WHERE version = ?2"
         // EXCEPT is left-associative with UNION, so each difference is counted on its own.
+        // A list that only changed its order is a change too (the export writes lists in
+        // the source's order); versions made before positions were kept have none to compare.
+        let reordered = """
+            SELECT 1 FROM frontier f JOIN version_documents v ON v.version = ?2 AND v.kind = f.kind AND v.id = f.id
+            WHERE f.run = ?1 AND f.job = 'document' AND v.position IS NOT NULL AND v.position IS NOT f.position
+            """
         let differences = try database.integer("""
-            SELECT (SELECT COUNT(*) FROM (\(runDocuments) EXCEPT \(versionDocuments)))
+            SELECT (SELECT COUNT(*) FROM (\(reordered)))
+                 + (SELECT COUNT(*) FROM (\(runDocuments) EXCEPT \(versionDocuments)))
                  + (SELECT COUNT(*) FROM (\(versionDocuments) EXCEPT \(runDocuments)))
                  + (SELECT COUNT(*) FROM (\(runSprites) EXCEPT \(versionSprites)))
                  + (SELECT COUNT(*) FROM (\(versionSprites) EXCEPT \(runSprites)))

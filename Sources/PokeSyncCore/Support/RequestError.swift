@@ -7,6 +7,10 @@ package enum RequestError: PokeSyncFailure, Equatable {
     case invalidSpriteSet(String)
     /// A language list that is not `all` or language codes.
     case invalidLanguageList(String)
+    /// A kind set that is not `default`, `all` or a comma list of endpoint names.
+    case badKinds(String, reason: String)
+    /// Kinds the source's root does not list, and those it lists.
+    case unknownKinds([String], known: [String])
     /// Language codes the version's documents do not have, and those they have.
     case unknownLanguages(version: Int, missing: [String], present: [String])
     /// Fewer than one version to keep.
@@ -48,6 +52,11 @@ package enum RequestError: PokeSyncFailure, Equatable {
                 + "such as front_default,other/home/front_shiny (got \"\(text)\")"
         case .invalidLanguageList(let text):
             return "a language list is all or a comma list of language codes such as en,ko,ja-hrkt (got \"\(text)\")"
+        case .badKinds(let text, let reason):
+            return "a kind set is default, all, or a comma list of endpoint names such as pokemon,item,machine "
+                + "(got \"\(text)\": \(reason))"
+        case .unknownKinds(let unknown, let known):
+            return "the source lists no \(unknown.joined(separator: ", ")); its endpoints are \(known.joined(separator: ", "))"
         case .unknownLanguages(let version, let missing, let present):
             return "version \(version) has no \(missing.joined(separator: ", ")); its languages are \(present.joined(separator: ", "))"
         case .keepBelowOne:

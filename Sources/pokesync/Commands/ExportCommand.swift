@@ -4,12 +4,12 @@ import PokeSyncCore
 /// `pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH]`.
 struct ExportCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror", "version", "format", "out", "sprites", "languages"]
+    static let options: Set<String> = ["mirror", "version", "format", "out", "sprites", "languages", "base-url"]
     static let flags: Set<String> = ["replace-damaged"]
     /// `pokesync help export`.
     static let help = """
     usage: pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST]
-                           [--out PATH] [--replace-damaged] [--mirror DIR]
+                           [--out PATH] [--replace-damaged] [--base-url URL] [--mirror DIR]
 
     bundle (the default) writes into the mirror's bundles/ folder (or --out DIR): the full
     bundle pokedex-N.tar.gz of the version (default: the newest), a delta
@@ -30,14 +30,31 @@ struct ExportCommand {
       --replace-damaged  move a damaged file aside (.NAME.damaged-TIME, never deleted) and
                          write it afresh, instead of refusing
 
-    api-data writes the version as a PokeAPI/api-data tree that can be served statically or
-    crawled back with --source DIR. --out DIR must not exist, or be an earlier export of
-    pokesync's own (exactly .pokesync-export and api/): the export is built beside it and
-    renamed into place, and nothing else is ever removed or replaced (any other DIR, even an
-    empty folder or one of dot-files, is refused with exit 64).
+    api-data writes the version as a PokeAPI/api-data tree in upstream's exact bytes (each
+    file as Python's json.dumps(indent=4, sort_keys=True)): api/v2/index.json, every list in
+    the source's order, every document, encounters and meta, and schema/v2/ (the JSON schemas
+    ditto analyze infers over the tree). It can be served statically or crawled back with
+    --source DIR; a whole-API mirror of an api-data commit exports as that commit's data/.
+    --out DIR must not exist, or be an earlier export of pokesync's own (exactly
+    .pokesync-export, api/ and schema/): the export is built beside it and renamed into
+    place, and nothing else is ever removed or replaced (any other DIR, even an empty folder
+    or one of dot-files, is refused with exit 64).
+      --base-url URL     write every /api/v2/... URL as URL/api/v2/... (ditto's transform,
+                         for a static deployment); without it URLs stay relative, as upstream's
     """
 
     let arguments: Arguments
+
+    /// `--base-url URL`: an http(s) URL without query or fragment, the prefix every
+    /// `/api/v2/...` URL of the tree gets.
+    /// - Throws: `UsageError` naming what is wrong.
+    static func checkBaseURL(_ text: String) throws -> String {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              url.host?.isEmpty == false, url.query == nil, url.fragment == nil, !text.contains("\"") else {
+            throw UsageError("--base-url takes an http(s) URL without query or fragment, e.g. https://pokeapi.example.org (got \"\(text)\")")
+        }
+        return text
+    }
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
@@ -46,6 +63,9 @@ struct ExportCommand {
 
     func execute() throws -> ExitStatus {
         let format = arguments.options["format"] ?? "bundle"
+        if arguments.options["base-url"] != nil, format != "api-data" {
+            throw UsageError("--base-url goes with --format api-data")
+        }
         guard format == "api-data" else {
             guard format == "bundle" else { throw UsageError("--format takes bundle or api-data (got \"\(format)\")") }
             return try exportBundles()
@@ -57,11 +77,16 @@ struct ExportCommand {
         if arguments.flags.contains("replace-damaged") { throw UsageError("--replace-damaged goes with bundles") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
-        let (version, count) = try store.snapshot {
+        let baseURL = try arguments.options["base-url"].map(Self.checkBaseURL)
+        let started = Date()
+        let (version, summary) = try store.snapshot {
             let version = try store.resolveVersion(try arguments.integer("version", minimum: 1))
-            return (version, try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out)))
+            return (version, try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out),
+                                                                      baseURL: baseURL))
         }
-        print("exported version \(version) (\(count) documents) to \(out) in the api-data layout")
+        print(String(format: "exported version %d (%d documents, %d files, %.1f MB) to %@ in the api-data layout in %.1f s",
+                     version, summary.documents, summary.files, Double(summary.bytes) / 1_000_000, out,
+                     Date().timeIntervalSince(started)))
         return .success
     }
 }

@@ -4,7 +4,7 @@ import PokeSyncCore
 /// `pokesync full` and `pokesync sync`.
 struct RunCommand {
     /// The options both take; its help names each (a test holds them together).
-    static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "concurrency", "rate",
+    static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "kinds", "concurrency", "rate",
                                        "allow-host", "timeout"]
     static func flags(_ mode: RunMode) -> Set<String> { mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"] }
     /// `pokesync help full` / `pokesync help sync`.
@@ -18,6 +18,11 @@ struct RunCommand {
       --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
                               or a comma list of sprite paths under `sprites`: a field such as front_default,
                               or other/... or versions/... ending in one (default from mirror.json)
+      --kinds SET             default (the ten kinds the device database reads: pokemon, pokemon-species,
+                              pokedex, evolution-chain, type, ability, move, stat, version, language),
+                              all (every endpoint the source's root lists, meta, and every pokemon's
+                              encounters), or a comma list of endpoint names (default from mirror.json);
+                              a changed set publishes the added or removed documents as a version
       --concurrency N         requests in flight at most (default 8)
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
@@ -68,6 +73,7 @@ struct RunCommand {
         if let source = arguments.options["source"] { config.source = source }
         if let spriteSource = arguments.options["sprite-source"] { config.spriteSource = spriteSource }
         if let sprites = arguments.options["sprites"] { config.sprites = sprites }
+        if let kinds = arguments.options["kinds"] { config.kinds = kinds }
         if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { config.concurrency = concurrency }
         if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { config.timeoutSeconds = timeout }
         if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) { config.rate = rate }
@@ -103,13 +109,14 @@ struct RunCommand {
         case .unchanged(let base):
             lines.append("no changes since version \(base)")
         }
-        // Decoded bytes, then the same bodies as sent: a gzip-encoding server's saving shows.
-        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, %.1f MB (%.1f MB on the wire) in %.1f s",
+        // Decoded bytes, then the same bodies as sent: a gzip-encoding server's saving shows;
+        // bytes read from a folder are said as such (a folder has no wire).
+        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, ",
                             summary.documentsFetched, summary.documentsUnchanged, summary.spritesFetched,
-                            summary.spritesUnchanged, summary.requests, Double(summary.bodyBytes) / 1_000_000,
-                            Double(summary.wireBytes) / 1_000_000, summary.seconds))
+                            summary.spritesUnchanged, summary.requests)
+                     + summary.transfer.description + String(format: " in %.1f s", summary.seconds))
         if let diff = summary.diff, let file = summary.diffFile {
-            let counts = ResourceKind.allCases.map { kind -> String in
+            let counts = diff.summary.keys.sorted().map { kind -> String in
                 let value = diff.summary[kind] ?? VersionDiff.Counts()
                 return "\(kind.apiName) +\(value.added) -\(value.removed) ~\(value.changed)"
             }

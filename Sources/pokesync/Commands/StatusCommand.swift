@@ -51,7 +51,7 @@ extension MirrorStatus {
         var lines = ["mirror   \(mirror)"]
         if let latest {
             lines.append("latest   version \(latest.number), \(latest.createdAt) (\(latest.mode.rawValue) from \(latest.source))")
-            let counts = ResourceKind.allCases.map { "\(kinds[$0] ?? 0) \($0.apiName)" }.joined(separator: ", ")
+            let counts = kinds.keys.sorted().map { "\(kinds[$0] ?? 0) \($0.apiName)" }.joined(separator: ", ")
             lines.append("         \(latest.documents) documents: \(counts)")
             lines.append("         \(latest.sprites) sprites (\(latest.spriteSet)); \(refused) refused, \(missing) missing upstream")
         } else {

@@ -93,7 +93,7 @@ struct StatusJSON: Encodable {
         sourceNotice = status.sourceNotice
         latest = status.latest.map { record in
             Latest(record: record,
-                   documentsByKind: Dictionary(uniqueKeysWithValues: ResourceKind.allCases.map { ($0.apiName, status.kinds[$0] ?? 0) }),
+                   documentsByKind: Dictionary(uniqueKeysWithValues: status.kinds.map { ($0.key.apiName, $0.value) }),
                    spritesRefused: status.refused, spritesMissing: status.missing,
                    spriteReports: status.reports)
         }

@@ -12,6 +12,11 @@ enum CommandLineWords {
             return "--languages takes all or a comma list of language codes such as en,ko,ja-hrkt (got \"\(text)\")"
         case .unknownLanguages:
             return "--languages: \(error.description)"
+        case .badKinds(let text, let reason):
+            return "--kinds takes default, all, or a comma list of endpoint names such as pokemon,item,machine "
+                + "(got \"\(text)\": \(reason))"
+        case .unknownKinds:
+            return "--kinds: \(error.description)"
         case .keepBelowOne:
             return "--keep must be at least 1: the latest version is never pruned"
         case .noVersions:

@@ -45,12 +45,12 @@ final class ProgressPrinter: ProgressDisplay {
         let unit: String
         switch snapshot.phase {
         case .starting: return "starting"
-        case .listing: return "listing " + ResourceKind.allCases.map(\.apiName).joined(separator: ", ")
+        case .listing: return "listing the kinds"
         case .publishing: return "publishing"
         case .documents:
             unit = "documents"
             if snapshot.documentsFailed > 0 { detail.append("\(snapshot.documentsFailed) failed") }
-            for kind in ResourceKind.allCases {
+            for kind in snapshot.documentsTotal.keys.sorted() {
                 detail.append("\(kind.apiName) \(snapshot.documentsSettled[kind] ?? 0)/\(snapshot.documentsTotal[kind] ?? 0)")
             }
         case .sprites:

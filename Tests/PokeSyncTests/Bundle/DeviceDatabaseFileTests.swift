@@ -116,7 +116,7 @@ struct DeviceDatabaseFileTests {
             #expect(meta["content_digest"] == python)
             let version = try #require(try fixture.store.version(1))
             #expect(meta["schema_version"] == "2" && meta["version"] == "1" && meta["lineage"] == "test-lineage")
-            #expect(meta["created_at"] == version.createdAt && meta["source"] == version.source)
+            #expect(meta["created_at"] == version.createdAt && meta["source"] == "api-data folder")
             #expect(meta["profile"] == #"{"languages":"all","sprites":"default"}"#)
             // The sample's documents (Tests/Fixtures/README.md): 17 pokemon, 37 species, 13 chains, 3 pokedexes.
             #expect(info.rowCounts["pokemon"] == 17 && info.rowCounts["species"] == 37 && info.rowCounts["evolution_chain"] == 13)

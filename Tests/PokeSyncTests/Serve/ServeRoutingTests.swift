@@ -172,6 +172,34 @@ struct ServeRoutingTests {
         }
     }
 
+    @Test func theWholeAPIsRootListsMetaAndEncounters() throws {
+        try withTemporaryDirectory { folder in
+            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+            let server = try ServeProcess(mirror: mirror)
+            // The root is upstream's, with absolute URLs.
+            let root = try server.json("/api/v2/")
+            let upstream = try #require(try JSONSerialization.jsonObject(
+                with: Data(contentsOf: ServeMirror.whole2026.appendingPathComponent("api/v2/index.json"))) as? [String: String])
+            #expect(root as? [String: String] == upstream.mapValues { server.base + $0 })
+            #expect(root["meta"] as? String == "\(server.base)/api/v2/meta/")
+            let meta = try server.json("/api/v2/meta/")
+            #expect(meta["hash"] as? String == "0d8fe2bf23d53f44456dc8dd2c861c5dab827146")
+            // Encounters by id, with or without the slash; not by name; not for a pokemon without them.
+            let encounters = try server.get("/api/v2/pokemon/10196/encounters")
+            #expect(encounters.status == 200 && encounters.text.hasPrefix("["))
+            #expect(try server.get("/api/v2/pokemon/10196/encounters/").body == encounters.body)
+            #expect(try server.get("/api/v2/pokemon/\(try #require(try server.json("/api/v2/pokemon/10196/")["name"] as? String))/encounters").status == 404)
+            // A list in the source's order, not id order; negative and zero ids.
+            let forms = try server.json("/api/v2/pokemon-form/?limit=100")
+            #expect((forms["results"] as? [[String: Any]])?.compactMap { $0["url"] as? String }.map { $0.split(separator: "/").last! }
+                    == ["1", "2", "385", "511", "386"])
+            #expect(try server.json("/api/v2/move-ailment/-1/")["name"] as? String == "unknown")
+            #expect(try server.json("/api/v2/move-ailment/0/")["name"] as? String == "none")
+            #expect(try server.json("/api/v2/move-ailment/UNKNOWN/")["id"] as? Int == -1)
+            server.stop()
+        }
+    }
+
     @Test func exitCodes() throws {
         try withTemporaryDirectory { folder in
             let cli = PokesyncCLI(mirror: folder.appendingPathComponent("Missing"))

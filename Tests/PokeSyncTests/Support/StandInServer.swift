@@ -49,6 +49,11 @@ struct StandInOptions: Sendable {
     var noValidators = false
     /// Never gzip (`--no-gzip`).
     var noGzip = false
+    /// Send gzip bodies chunked, without Content-Length, as nginx does (`--chunked-gzip`).
+    var chunkedGzip = false
+    /// `X-PokeAPI-Hash` on every API answer even with `noValidators`, as a proxy's
+    /// `add_header` sends it (`--proxy-deploy-hash`).
+    var proxyDeployHash: String?
     /// How long to wait for the server to listen; the full 377 MB fixture takes about 5 s to load.
     var startupTimeout: Duration = .seconds(60)
 
@@ -69,6 +74,8 @@ struct StandInOptions: Sendable {
         if let urlBase { arguments += ["--url-base", urlBase] }
         if noValidators { arguments.append("--no-validators") }
         if noGzip { arguments.append("--no-gzip") }
+        if chunkedGzip { arguments.append("--chunked-gzip") }
+        if let proxyDeployHash { arguments += ["--proxy-deploy-hash", proxyDeployHash] }
         return arguments
     }
 }

@@ -32,7 +32,9 @@ package struct DeviceDatabaseBuilder: Sendable {
         guard let record = try store.version(version) else {
             throw RequestError.noSuchVersion(asked: version, retained: try store.versions().map(\.number))
         }
-        let documents = try store.documents(version: version)
+        // The device database reads the default kinds only: no other kind can change a byte of it.
+        let deviceKinds = Set(ResourceKind.defaultKinds)
+        let documents = try store.documents(version: version).filter { deviceKinds.contains($0.kind) }
         let held = Dictionary(try store.versionSprites(version).map { ($0.url, ($0.path, $0.hash)) },
                               uniquingKeysWith: { first, _ in first })
         let sprites = SpriteSelection(set: try profile.spriteSet(), held: held)
@@ -49,7 +51,7 @@ package struct DeviceDatabaseBuilder: Sendable {
             (DeviceSchema.MetaKey.lineage, lineage),
             (DeviceSchema.MetaKey.version, String(version)),
             (DeviceSchema.MetaKey.createdAt, record.createdAt),
-            (DeviceSchema.MetaKey.source, record.source),
+            (DeviceSchema.MetaKey.source, ExportedSource.describe(record.source)),
             (DeviceSchema.MetaKey.profile, profile.json),
         ]
         let written = try DeviceDatabaseWriter(destination: destination).write(rows, meta: meta)
@@ -97,6 +99,7 @@ package struct DeviceDatabaseBuilder: Sendable {
             case .stat: return DeviceRows.stat(try decoder.decode(StatDocument.self, from: Data(body)))
             case .version: return DeviceRows.version(try decoder.decode(GameVersionDocument.self, from: Data(body)))
             case .language: return DeviceRows.language(try decoder.decode(LanguageDocument.self, from: Data(body)))
+            default: return DeviceRows()
             }
         } catch let error as DecodingError {
             throw DeviceDataError("\(document.kind.apiName) \(document.id): \(Self.describe(error))")

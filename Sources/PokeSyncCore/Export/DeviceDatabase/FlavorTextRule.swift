@@ -4,7 +4,8 @@ enum FlavorTextRule {
     /// that ends a line goes with its line break (the word was split by the game's text
     /// box); a line break or form feed between two CJK characters is removed (Chinese and
     /// Japanese put no space there: "貼在\n一起" is "貼在一起"); any other becomes a space;
-    /// runs of spaces become one space, and the ends are trimmed.
+    /// runs of spaces become one space, and the ends are trimmed of Unicode White_Space
+    /// (U+3000 included: a Japanese text may end in the ideographic space).
     static func clean(_ text: String) -> String {
         // On UTF-8 bytes: every character involved is ASCII but the soft hyphen (C2 AD)
         // and the CJK neighbours, which are decoded only around a break; a build cleans
@@ -41,8 +42,19 @@ enum FlavorTextRule {
                 output.append(byte)
             }
             if output.last == space { output.removeLast() }
-            return String(decoding: output, as: UTF8.self)
+            return Self.trimmingWhiteSpace(String(decoding: output, as: UTF8.self))
         }
+    }
+
+    /// `text` without Unicode White_Space at either end: besides U+0020, tabs and line
+    /// breaks, the ideographic space (U+3000), no-break spaces (U+00A0, U+202F) and the
+    /// other Zs spaces. Only the ends are looked at.
+    static func trimmingWhiteSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
     }
 
     /// DESIGN's CJK: Han, Hiragana, Katakana (with U+30FC), CJK symbols and punctuation

@@ -15,12 +15,13 @@ package struct HTTPResponse: Sendable {
     /// The body, already decoded when it was sent gzip-encoded.
     package var body: Data
 
-    /// The body's size as sent: its Content-Length when given (the compressed size of a
-    /// gzip-encoded body), else the decoded size. Header bytes are not counted.
-    package var wireBytes: Int {
-        if let length = headers["content-length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-           length >= 0 { return length }
-        return body.count
+    /// The body's size as sent (``WireSize/of(status:decodedBytes:contentLength:contentEncoding:)``):
+    /// its Content-Length when given (the compressed size of a gzip-encoded body), the
+    /// decoded size of a body that was not encoded, unknown for an encoded one without a
+    /// length. Header bytes are not counted.
+    package var wireSize: WireSize {
+        WireSize.of(status: status, decodedBytes: body.count, contentLength: headers["content-length"],
+                    contentEncoding: headers["content-encoding"])
     }
 
     package init(url: URL, status: Int, headers: [String: String], body: Data) {
@@ -150,6 +151,11 @@ package final class HTTPClient: Sendable {
                                        allowRedirect: configuration.allowRedirect)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate,
                              delegateQueue: InlineDelegateQueue(name: "pokesync.http.delegate"))
+        #if canImport(FoundationNetworking)
+        // Keep-alive connections stay open for the run (ConnectionCache says why): room for
+        // the cap on a few hosts (the API, a sprite host).
+        ConnectionCache.keep(4 * configuration.maxConnectionsPerHost, for: session)
+        #endif
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
 

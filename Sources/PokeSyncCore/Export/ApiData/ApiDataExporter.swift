@@ -1,0 +1,141 @@
+import Foundation
+import PokeArchive
+
+/// Writes one version as a PokeAPI/api-data tree, in upstream's exact bytes:
+/// `api/v2/index.json` (the root), `api/v2/{kind}/index.json` (each list, in the
+/// source's order), `api/v2/{kind}/{id}/index.json`, `api/v2/pokemon/{id}/encounters/index.json`,
+/// `api/v2/meta/index.json`, and `schema/v2/` (the JSON schemas `ditto analyze` infers
+/// over that tree). Every file is rendered by `ApiDataJSONWriter`, so the export of a
+/// whole-API mirror of an api-data commit is that commit's `data/` folder, byte for byte.
+/// The tree can be served statically as a read-only PokeAPI, and crawled back with
+/// `--source DIR`.
+package struct ApiDataExporter {
+    package let store: Store
+
+    package init(store: Store) { self.store = store }
+
+    /// What an export wrote.
+    package struct Summary: Sendable {
+        package var documents: Int
+        /// Every file under `api/` and `schema/`.
+        package var files: Int
+        package var bytes: Int
+    }
+
+    /// One file of the tree, below `api/v2/`.
+    private struct Item {
+        enum Content { case stored(SHA256Digest), generated([UInt8]) }
+        var path: String
+        var content: Content
+    }
+
+    /// Builds the tree in a new folder beside `destination`, then renames it into place,
+    /// so a reader never sees half an export. `destination` must not exist, or be an
+    /// earlier export of pokesync's own (the marker file, `api/` and `schema/`): nothing
+    /// else is ever removed or replaced.
+    /// - Parameter baseURL: nil: `/api/v2/...` URLs stay relative, as upstream's; else
+    ///   each becomes `baseURL/api/v2/...` (and `$ref`s `baseURL/schema/v2/...`), as
+    ///   ditto's `transform` writes a tree for a static deployment.
+    /// - Throws: `RequestError` (64) naming `destination` when it is anything else;
+    ///   `LocalFileError` (74); `StoreError.corrupt` (65) for damaged documents.
+    @discardableResult
+    package func export(version: Int, to destination: URL, baseURL: String? = nil) throws -> Summary {
+        let destination = destination.standardizedFileURL
+        try Self.checkReplaceable(destination)
+        try FileSystem.createDirectory(destination.deletingLastPathComponent())
+        let building = try Self.makeSiblingFolder(of: destination, purpose: "partial")
+        defer { try? FileManager.default.removeItem(at: building) }
+
+        let documents = try store.documents(version: version)
+        var items = documents.map { Item(path: $0.kind.apiDataFile(id: $0.id), content: .stored($0.hash)) }
+        let byKind = Dictionary(grouping: documents, by: \.kind)
+        for (kind, ofKind) in byKind where kind.isListed {
+            items.append(Item(path: "\(kind.apiName)/index.json", content: .generated(ApiDataIndexes.list(kind: kind, documents: ofKind))))
+        }
+        items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: Array(byKind.keys)))))
+
+        let api = building.appendingPathComponent("api/v2")
+        try Self.createFolders(for: items.map(\.path), under: api)
+        let schemas = ApiDataSchemaInference()
+        var bytes = try write(items, under: api.path, baseURL: baseURL) { canonical, path in
+            try schemas.add(canonical, path: path)
+        }
+        let schemaFiles = schemas.files().map { Item(path: $0.path, content: .generated($0.json)) }
+        let schema = building.appendingPathComponent("schema/v2")
+        try Self.createFolders(for: schemaFiles.map(\.path), under: schema)
+        bytes += try write(schemaFiles, under: schema.path, baseURL: baseURL) { _, _ in }
+
+        let marker = Self.marker(version: version)
+        try marker.withUnsafeBytes { try Self.writeNewFile($0, to: building.appendingPathComponent(Self.markerName).path) }
+        // Whole on disk before it is renamed into place: a power cut must not leave an
+        // export of empty files where the previous one was.
+        FileSystem.flush(building)
+        try Self.moveIntoPlace(building, destination)
+        return Summary(documents: documents.count, files: items.count + schemaFiles.count, bytes: bytes)
+    }
+
+    /// Renders and writes `items`, on every core: a stored document is read (inflated and
+    /// checked against its hash), handed to `observe` as canonical JSON, rendered in
+    /// upstream's form and written. Each worker keeps one writer, so rendering allocates
+    /// next to nothing after the largest document.
+    /// - Returns: the bytes written.
+    private func write(_ items: [Item], under folder: String, baseURL: String?,
+                       observe: @Sendable (UnsafeRawBufferPointer, String) throws -> Void) throws -> Int {
+        let next = Locked(0)
+        let outcome = Locked<(bytes: Int, error: (any Error)?)>((0, nil))
+        let store = self.store
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        withoutActuallyEscaping(observe) { observe in
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                let writer = ApiDataJSONWriter(baseURL: baseURL)
+                var written = 0
+                while true {
+                    let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                    guard index < items.count, outcome.withLock({ $0.error == nil }) else { break }
+                    let item = items[index]
+                    do {
+                        let canonical: [UInt8]
+                        switch item.content {
+                        case .stored(let hash): canonical = try store.documentBody(hash)
+                        case .generated(let bytes): canonical = bytes
+                        }
+                        try canonical.withUnsafeBytes { json in
+                            try observe(json, item.path)
+                            try writer.render(json) { rendered in
+                                try Self.writeNewFile(rendered, to: folder + "/" + item.path)
+                                written += rendered.count
+                            }
+                        }
+                    } catch let error as JSONSyntaxError {
+                        outcome.withLock { $0.error = $0.error ?? StoreError.corrupt(store.layout.display(store.layout.storeFile), "\(item.path): \(error)") }
+                    } catch {
+                        outcome.withLock { $0.error = $0.error ?? error }
+                    }
+                }
+                outcome.withLock { $0.bytes += written }
+            }
+        }
+        let result = outcome.withLock { $0 }
+        if let error = result.error { throw error }
+        return result.bytes
+    }
+
+    /// Every folder the files at `paths` (relative to `root`) go in, made once each.
+    private static func createFolders(for paths: [String], under root: URL) throws {
+        try FileSystem.createDirectory(root)
+        var made = Set<Substring>()
+        for path in paths {
+            guard let slash = path.lastIndex(of: "/") else { continue }
+            let folder = path[..<slash]
+            // Parents first: a path's folders are made from the top, each once.
+            var end = folder.startIndex
+            while end < folder.endIndex {
+                end = folder[folder.index(after: end)...].firstIndex(of: "/") ?? folder.endIndex
+                let part = folder[..<end]
+                if made.insert(part).inserted, mkdir(root.path + "/" + part, 0o755) != 0, errno != EEXIST {
+                    throw LocalFileError(path: root.path + "/" + part, errno: errno)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+/// The whole API (`--kinds all`), end to end, on the two whole-API samples
+/// (Tests/Fixtures/whole-*: a few documents of every endpoint in upstream's exact bytes,
+/// encounters, meta, the root, and the schemas `ditto analyze` infers over the sample).
+@Suite("The whole API, end to end")
+struct WholeAPITests {
+    static let whole2025 = TestPaths.fixtures.appendingPathComponent("whole-2025-12-02", isDirectory: true)
+    static let whole2026 = TestPaths.fixtures.appendingPathComponent("whole-2026-08-08", isDirectory: true)
+
+    /// `full --kinds all` from a folder, then `export --format api-data`: the tree is the
+    /// sample's, byte for byte (documents, lists in the source's order, encounters, meta,
+    /// the root, the schemas), and nothing else.
+    @Test func exportOfAWholeMirrorIsUpstreamsBytes() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            let tree = scratch.appendingPathComponent("data")
+            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path])
+            #expect(export.status == 0, "\(export.stderr)")
+            try Self.expectSameTree(Self.whole2026, tree)
+        }
+    }
+
+    /// A sync from the older sample to the newer: the kind upstream added (`currency`)
+    /// and `meta` come without any change of options, the diff names them, and the
+    /// export equals the newer sample byte for byte.
+    @Test func aNewEndpointIsMirroredOnTheNextSync() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", Self.whole2025.path, "--kinds", "all", "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            let old = scratch.appendingPathComponent("old")
+            #expect(try cli.run(["export", "--format", "api-data", "--out", old.path]).status == 0)
+            try Self.expectSameTree(Self.whole2025, old)
+
+            let sync = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(sync.stdout.contains("published version 2"), "\(sync.stdout)")
+            #expect(sync.stderr.contains("added currency"), "\(sync.stderr)")
+            let diff = try cli.run(["diff", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
+            let summary = try #require(object["summary"] as? [String: [String: Int]])
+            #expect(summary["currency"]?["added"] == 2)
+            #expect(summary["meta"]?["added"] == 1)
+            #expect(summary["pokemon"]?["added"] == 1)
+            #expect(summary["pokemon-encounters"]?["added"] == 1)
+            #expect(summary["machine"] != nil)
+            let text = try cli.run(["diff"])
+            #expect(text.stdout.contains("currency"), "\(text.stdout)")
+
+            let new = scratch.appendingPathComponent("new")
+            #expect(try cli.run(["export", "--format", "api-data", "--out", new.path]).status == 0)
+            try Self.expectSameTree(Self.whole2026, new)
+
+            // Nothing changed since: no version, and every stage still agrees.
+            let again = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("no changes since version 2"), "\(again.stdout)")
+            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            let status = try cli.run(["status"])
+            #expect(status.stdout.contains("2 currency"), "\(status.stdout)")
+            #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+            let pruned = scratch.appendingPathComponent("pruned")
+            #expect(try cli.run(["export", "--format", "api-data", "--out", pruned.path]).status == 0)
+            try Self.expectSameTree(Self.whole2026, pruned)
+        }
+    }
+
+    /// The same over HTTP, from the stand-in serving the sample as pokeapi.co does
+    /// (absolute URLs, gzip, the encounters route without its slash, `/api/v2/meta/`).
+    @Test func theWholeAPIOverHTTP() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withStandInServer(root: Self.whole2026) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--kinds", "all",
+                                        "--sprites", "none"])
+                #expect(full.status == 0, "\(full.stderr)")
+                let tree = scratch.appendingPathComponent("data")
+                #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+                try Self.expectSameTree(Self.whole2026, tree)
+                // The no-change sync: the root and the lists, nothing else.
+                try await server.resetStats()
+                let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--kinds", "all",
+                                        "--sprites", "none"])
+                #expect(sync.status == 0, "\(sync.stderr)")
+                #expect(sync.stdout.contains("no changes since version 1"), "\(sync.stdout)")
+                let stats = try await server.stats()
+                let endpoints = try Self.endpoints(Self.whole2026)
+                #expect(stats.requests == endpoints.count, "\(stats.requests) requests for \(endpoints.count) endpoints")
+            }
+        }
+    }
+
+    /// `full --kinds all` killed part way through the documents resumes: the same command
+    /// fetches only what was not done, and the export is the sample's, byte for byte.
+    @Test func aKilledWholeRunResumes() async throws {
+        try await withTemporaryDirectory { scratch in
+            var options = StandInOptions(root: Self.whole2026)
+            // Slow enough (160 requests x 100 ms, one at a time) that the kill lands among the
+            // documents even when the machine is busy and this polling task waits for a thread.
+            options.latencyMilliseconds = 100
+            try await withStandInServer(options) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let arguments = ["full", "--source", server.baseURL.absoluteString, "--kinds", "all", "--sprites", "none",
+                                 "--concurrency", "1"]
+                let child = cli.start(arguments)
+                try child.process.run()
+                // Past the root and the 49 lists, into the documents.
+                while try await server.stats().requests < 70 && child.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                kill(child.process.processIdentifier, SIGKILL)
+                child.process.waitUntilExit()
+                #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
+                // The same command (a higher --concurrency only makes the rest quicker).
+                let resumed = try cli.run(arguments.dropLast() + ["8"])
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("resuming the full run"), "\(resumed.stderr)")
+                let tree = scratch.appendingPathComponent("data")
+                #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+                try Self.expectSameTree(Self.whole2026, tree)
+                // No document fetched twice beyond those in flight at the kill.
+                let stats = try await server.stats()
+                let twice = stats.byPath.filter { !$0.key.hasSuffix("/api/v2/") && $0.value > 1 && Self.isDocumentPath($0.key) }
+                #expect(twice.count <= 1, "fetched again: \(twice)")
+            }
+        }
+    }
+
+    /// `--base-url` writes every `/api/v2/` (and schema `$ref`) URL on that base, as
+    /// ditto's transform does, and nothing else changes; again, the export replaces its own.
+    @Test func baseURLWritesAbsoluteURLs() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            #expect(try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"]).status == 0)
+            let tree = scratch.appendingPathComponent("data")
+            let base = "https://mirror.example/poke"
+            for _ in 0..<2 {
+                let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", base + "/"])
+                #expect(export.status == 0, "\(export.stderr)")
+            }
+            for part in ["api", "schema"] {
+                let want = try Self.files(Self.whole2026.appendingPathComponent(part))
+                let got = try Self.files(tree.appendingPathComponent(part))
+                #expect(Set(want.keys) == Set(got.keys))
+                let differing = want.filter { path, bytes in
+                    let expected = String(decoding: bytes, as: UTF8.self)
+                        .replacingOccurrences(of: "\"/api/v2/", with: "\"\(base)/api/v2/")
+                        .replacingOccurrences(of: "\"/schema/v2/", with: "\"\(base)/schema/v2/")
+                    return got[path] != Data(expected.utf8)
+                }.keys.sorted()
+                let count = differing.count
+                #expect(count == 0, "\(part): e.g. \(differing.prefix(3))")
+            }
+            let bad = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", "ftp://x"])
+            #expect(bad.status == 64, "\(bad.stderr)")
+            let bundle = try cli.run(["export", "--base-url", base])
+            #expect(bundle.status == 64, "\(bundle.stderr)")
+        }
+    }
+
+    static func isDocumentPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        return parts.count >= 4 && (Int(parts[3]) != nil || parts[2] == "meta")
+    }
+
+    /// A comma list mirrors those kinds only; narrowing the set on an existing mirror is
+    /// a version that removes the others' documents (listed by the diff), not a shrink.
+    @Test func changingTheSetIsADiffedChange() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "item,machine,meta",
+                                    "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            #expect(full.stdout.contains("published version 1: 5 documents"), "\(full.stdout)")
+            let narrow = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none"])
+            #expect(narrow.status == 0, "\(narrow.stderr)")
+            #expect(narrow.stderr.contains("no longer mirrored item, meta"), "\(narrow.stderr)")
+            let diff = try cli.run(["diff", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
+            let summary = try #require(object["summary"] as? [String: [String: Int]])
+            #expect(summary["item"]?["removed"] == 2)
+            #expect(summary["meta"]?["removed"] == 1)
+            #expect(summary["machine"] == ["added": 0, "removed": 0, "changed": 0])
+
+            let bad = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "Machine"])
+            #expect(bad.status == 64)
+            #expect(bad.stderr.contains("--kinds takes default, all, or a comma list"), "\(bad.stderr)")
+        }
+    }
+
+    /// The endpoints a sample's root lists.
+    static func endpoints(_ sample: URL) throws -> [String] {
+        let data = try Data(contentsOf: sample.appendingPathComponent("api/v2/index.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]).keys.sorted()
+    }
+
+    /// Every file of `expected` (its `api/` and, when there, `schema/`) is in `actual` with
+    /// the same bytes, and `actual` holds no other file there.
+    static func expectSameTree(_ expected: URL, _ actual: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for part in ["api", "schema"] {
+            let want = try files(expected.appendingPathComponent(part))
+            guard !want.isEmpty else { continue }
+            let got = try files(actual.appendingPathComponent(part))
+            let missing = Set(want.keys).subtracting(got.keys).sorted(), extra = Set(got.keys).subtracting(want.keys).sorted()
+            #expect(missing.isEmpty && extra.isEmpty,
+                    "\(part): \(missing.count) missing, e.g. \(missing.prefix(3)); \(extra.count) extra, e.g. \(extra.prefix(3))",
+                    sourceLocation: sourceLocation)
+            let differing = want.keys.filter { key in got[key].map { $0 != want[key] } ?? false }.sorted()
+            let count = differing.count
+            #expect(count == 0, "\(part): \(differing.count) files differ, e.g. \(differing.prefix(5))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Relative path to bytes, for every regular file below `root`.
+    static func files(_ root: URL) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [:] }
+        while let path = walker.nextObject() as? String {
+            let url = root.appendingPathComponent(path)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result[path] = try Data(contentsOf: url)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""make bench, the whole API: `--kinds all` of pokeapi-all-2026-08-08 and its api-data export.
+
+Measures, in one run:
+  1. `full --kinds all` (15,514 requests: the root, 49 lists, 14,112 documents, 1,351
+     encounters, meta) against the stand-in at 20 ms latency, concurrency 16: wall time
+     against the latency floor, client CPU, peak RSS;
+  2. a no-change `sync --kinds all` (deploy unchanged): its body bytes against the full's;
+  3. `export --format api-data` of that mirror (15,631 files with the schemas): wall, CPU,
+     peak RSS; then `diff -r` of its api/ and schema/ against the fixture's, which must be
+     empty;
+  4. the same `full --kinds all` from the unpacked folder, and its export compared again;
+  5. what each kind costs: documents, JSON bytes, bytes in the store, and its share of a
+     full run's requests.
+Each timed figure is the median of --repeat runs (default 3) with the spread (min-max).
+Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz (or --data DIR, an unpacked one).
+"""
+import argparse, os, shutil, sqlite3, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import ROOT, Server, describe, extract, fresh, median, repeated, run_measured, size_mb, spread  # noqa: E402
+
+
+def count_files(root):
+    return sum(len(files) for _, _, files in os.walk(root))
+
+
+def same_tree(exported, fixture):
+    """`diff -r` of api/ and schema/: (identical, first lines of the difference)."""
+    lines = []
+    for part in ("api", "schema"):
+        result = subprocess.run(["diff", "-rq", os.path.join(exported, part), os.path.join(fixture, part)],
+                                capture_output=True, text=True)
+        lines += result.stdout.splitlines() + result.stderr.splitlines()
+    return not lines, lines[:5]
+
+
+def kind_costs(mirror):
+    """Per kind: documents, canonical JSON bytes and compressed bytes in the store (latest version)."""
+    database = sqlite3.connect(f"file:{os.path.join(mirror, 'store.sqlite')}?mode=ro", uri=True)
+    rows = database.execute("""
+        SELECT v.kind, COUNT(*), SUM(d.size), SUM(LENGTH(d.body))
+        FROM version_documents v JOIN documents d ON d.hash = v.hash
+        WHERE v.version = (SELECT MAX(number) FROM versions)
+        GROUP BY v.kind ORDER BY SUM(d.size) DESC""").fetchall()
+    database.close()
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary")
+    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    parser.add_argument("--data", help="an unpacked pokeapi-all-2026-08-08 api-data folder")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    work = tempfile.mkdtemp(prefix="pokesync-bench-whole-", dir=base_work)
+    cache = os.path.join(base_work or tempfile.gettempdir(), "pokesync-bench-fixtures")
+    os.makedirs(cache, exist_ok=True)
+    times = max(args.repeat, 1)
+    try:
+        data = args.data or extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
+        print(f"\n== the whole API (--kinds all), 2026-08-08: {count_files(os.path.join(data, 'api'))} files "
+              f"under api/, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        server = Server(data, work, latency_ms=20)
+        mirror = os.path.join(work, "Whole")
+        source = ["--source", server.base + "/api/v2", "--mirror", mirror, "--kinds", "all", "--sprites", "none",
+                  "--concurrency", "16", "--rate", "100000"]
+        full = repeated(times, lambda: run_measured([binary, "full", *source], server), before=fresh(mirror))
+        requests = full[-1]["requests"]
+        floor = requests * 0.020 / 16
+        print(f"== full --kinds all, {requests} requests, 20 ms latency, concurrency 16 (floor {floor:.1f} s)", flush=True)
+        print(f"   {describe(full, floor)}", flush=True)
+        full_bytes = full[-1]["body_bytes"]
+        print(f"   targets: < 1.5x the floor, < 150 MB peak RSS; store "
+              f"{size_mb(os.path.join(mirror, 'store.sqlite')):.1f} MB; {full_bytes / 1e6:.1f} MB of bodies on the wire",
+              flush=True)
+        sync = repeated(times, lambda: run_measured([binary, "sync", *source], server))
+        print(f"== no-change sync --kinds all: wall {spread(sync, 'wall')} s; {sync[-1]['requests']} requests; "
+              f"body bytes {sync[-1]['body_bytes'] / 1e3:.0f} kB = {100 * sync[-1]['body_bytes'] / full_bytes:.2f}% "
+              f"of full (target < 2%); client CPU {spread(sync, 'cpu')} s", flush=True)
+        server.stop()
+
+        out = os.path.join(work, "export")
+        export = repeated(times, lambda: run_measured([binary, "export", "--mirror", mirror, "--format", "api-data",
+                                                       "--out", out]))
+        files = count_files(os.path.join(out, "api")) + count_files(os.path.join(out, "schema"))
+        print(f"== export --format api-data of it: {files} files; wall {spread(export, 'wall')} s (target < 15 s); "
+              f"CPU {spread(export, 'cpu')} s; peak RSS {spread(export, 'rss_mb', digits=0)} MB", flush=True)
+        identical, lines = same_tree(out, data)
+        print(f"   diff -r against the fixture's api/ and schema/: {'empty (byte for byte the same)' if identical else lines}",
+              flush=True)
+
+        folder_mirror = os.path.join(work, "Folder")
+        folder = run_measured([binary, "full", "--source", data, "--mirror", folder_mirror, "--kinds", "all",
+                               "--sprites", "none"])
+        folder_out = os.path.join(work, "folder-export")
+        run_measured([binary, "export", "--mirror", folder_mirror, "--format", "api-data", "--out", folder_out])
+        identical, lines = same_tree(folder_out, data)
+        print(f"== full --kinds all from the folder: {folder['wall']:.1f} s (CPU {folder['cpu']:.1f} s, peak RSS "
+              f"{folder['rss_mb']:.0f} MB); its export against the fixture: "
+              f"{'empty (byte for byte the same)' if identical else lines}", flush=True)
+
+        print("== what each kind costs (2026-08-08; time: its share of the full run's requests at 20 ms, "
+              "concurrency 16)", flush=True)
+        wall = median(full, "wall")
+        for kind, count, json_bytes, stored in kind_costs(mirror):
+            print(f"   {kind:26} {count:6} documents {json_bytes / 1e6:8.1f} MB JSON {stored / 1e6:7.1f} MB stored "
+                  f"~{wall * count / requests:5.1f} s", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
