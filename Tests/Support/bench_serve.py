@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """make bench: `pokesync serve` against nginx serving the same documents, side by side.
 
-One mirror of the 2026-08-08 snapshot (the ten kinds, 4,359 documents) is served by
+One mirror of the whole 2026-08-08 API (`full --kinds all`: every endpoint, 15,464
+documents with the encounters and meta) is served by
 `pokesync serve` (release build, its default two workers) and, as files of an
 `export --format api-data` of it, by nginx (Debian's nginx-light, one worker,
 sendfile, keep-alive). wrk (Debian's wrk) sends the same list of document requests to
-both: a few hundred pokemon, species, moves, types and abilities, fixed by a seed, 64
+both: a few hundred pokemon, species, moves, items, abilities and types, fixed by a seed, 64
 keep-alive connections, two threads. Cases, each measured --repeat times (default 3) in
 turn so the two servers share the machine's state, and printed as the median with the
 spread:
@@ -16,7 +17,7 @@ Then serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
 nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
-Needs ../shared/fixtures/pokeapi-2026-08-08.tar.gz, nginx and wrk
+Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz, nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
 import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tarfile, tempfile, time
@@ -57,7 +58,8 @@ def request_paths(export, seed=23):
     """The same documents for both servers: a seeded sample of each kind's ids."""
     rng = random.Random(seed)
     paths = []
-    for kind, count in [("pokemon", 150), ("pokemon-species", 100), ("move", 100), ("ability", 60), ("type", 21)]:
+    for kind, count in [("pokemon", 150), ("pokemon-species", 100), ("move", 100), ("item", 100), ("ability", 60),
+                        ("type", 21)]:
         folder = os.path.join(export, "api", "v2", kind)
         ids = sorted(int(name) for name in os.listdir(folder) if name.isdigit())
         for ident in rng.sample(ids, min(count, len(ids))):
@@ -158,9 +160,9 @@ def main():
     processes = []
     try:
         print(f"== serve against nginx (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)", flush=True)
-        data = extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
+        data = extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
         mirror, export = os.path.join(work, "Mirror"), os.path.join(work, "export")
-        subprocess.run([binary, "full", "--source", data, "--mirror", mirror, "--sprites", "none"],
+        subprocess.run([binary, "full", "--source", data, "--mirror", mirror, "--sprites", "none", "--kinds", "all"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         subprocess.run([binary, "export", "--mirror", mirror, "--format", "api-data", "--out", export],
                        check=True, stdout=subprocess.DEVNULL)
@@ -179,7 +181,7 @@ request = function()
   return wrk.format("GET", paths[index])
 end
 """)
-        print(f"   {len(paths)} documents (pokemon, species, moves, abilities, types), 64 connections, "
+        print(f"   {len(paths)} documents (pokemon, species, moves, items, abilities, types), 64 connections, "
               f"{args.seconds} s a run, {args.repeat} runs", flush=True)
 
         serve_port = free_port()

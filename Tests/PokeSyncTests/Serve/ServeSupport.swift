@@ -80,6 +80,17 @@ struct RawResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
+/// send(2) without SIGPIPE (a server that closed first is an error to return, not a signal).
+private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    var yes: Int32 = 1
+    setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+    return Darwin.send(descriptor, bytes, count, 0)
+    #endif
+}
+
 /// A client socket speaking bytes: for what URLSession and curl will not send.
 final class RawConnection {
     let descriptor: Int32
@@ -113,7 +124,7 @@ final class RawConnection {
     func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes { systemSend(descriptor, $0.baseAddress! + sent, $0.count - sent) }
             guard count > 0 else { throw ServeTestError("send: \(errno)") }
             sent += count
         }
