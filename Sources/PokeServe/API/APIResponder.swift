@@ -1,4 +1,5 @@
 import Foundation
+import PokeArchive
 import PokeSyncCore
 
 /// What every worker's responder shares: the served form, the body cache, the version
@@ -142,7 +143,7 @@ final class APIResponder: Responder {
 
     // MARK: Bodies
 
-    private func document(_ hash: PokeArchiveDigest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+    private func document(_ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.document(hash)
         if let body = site.cache.get(key) { return reply(body, request, version) }
         try checkRoom()
@@ -190,7 +191,7 @@ final class APIResponder: Responder {
     /// A body made here (root, list page) with its SHA-256 as entity tag.
     private static func tagged(_ text: String) -> RenderedBody {
         let bytes = Array(text.utf8)
-        return RenderedBody(plain: bytes, etag: "\"\(PokeArchiveSHA256.hash(bytes).hex)\"")
+        return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"")
     }
 
     /// 200 with the body (gzip'd when accepted), or 304 when the client has it.

@@ -97,7 +97,14 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     init(port: Int, timeout: Int = 10) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec from the start: a child another test spawns meanwhile (a serve under
+        // `ulimit -n 64`) must not inherit this test's sockets.
+        #if canImport(Glibc)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
