@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PokeServe
+import PokeSyncCore
 
 /// The pieces of `serve` on their own: the head scanner, pagination, the served form.
 @Suite("serve: head scanner, pagination, served form")
@@ -91,5 +92,32 @@ struct ServeUnitTests {
         #expect(cache.bytes <= 4000)
         #expect(cache.get(.root(version: "19")) != nil)
         #expect(cache.get(.root(version: "0")) == nil)
+    }
+}
+
+/// Past the bound on bodies alive, a request that needs a new body is a 503; cached
+/// bodies are still served (in-process, against a real mirror).
+@Suite("serve: the body bound")
+struct ServeBodyBoundTests {
+    static func get(_ path: String, query: String? = nil) -> RequestHead {
+        RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true,
+                    ifNoneMatch: nil, acceptEncoding: nil, hasBody: false)
+    }
+
+    @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() throws {
+        try withTemporaryDirectory { folder in
+            let layout = MirrorLayout(root: try ServeMirror.make(folder))
+            let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
+            let roomy = try APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+                                                    bodyBytesLimit: .max))
+            let full = try APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+                                                   bodyBytesLimit: 0))
+            #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
+            #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
+            let refused = full.respond(to: Self.get("/api/v2/pokemon/133/"))
+            #expect(refused.status == 503 && refused.headers.contains { $0 == ("Retry-After", "1") })
+            #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == 503)
+            #expect(full.respond(to: Self.get("/api/v2/nope/")).status == 404)
+        }
     }
 }
