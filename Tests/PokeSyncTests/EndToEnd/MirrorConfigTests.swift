@@ -33,6 +33,7 @@ struct MirrorConfigTests {
         (#"{"kinds": "Pokemon"}"#, "\"kinds\""),
         (#"{"kinds": "item,,machine"}"#, "\"kinds\""),
         (#"{"kinds": ["all"]}"#, "\"kinds\""),
+        (#"{"kinds": "pokemon-encounters"}"#, "needs pokemon"),
         (#"{"source": 5}"#, "\"source\""),
         (#"{"contact": ["me"]}"#, "\"contact\""),
         (#"[1, 2]"#, "mirror.json"),
