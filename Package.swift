@@ -7,12 +7,14 @@ import PackageDescription
 //
 // Targets by stage:
 //   CSQLite, CZlib      the system libraries
+//   CPoll               <sys/epoll.h> for serve's event loops (Linux)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
 //                       the updater. Depends on nothing but the three above and Foundation.
 //   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer; its API
 //                       is `package` (the command line and the tests are its only users)
+//   PokeServe           `pokesync serve`: a read-only PokeAPI over the latest version (HTTP/, API/)
 //   pokesync            the command line
 //   pokedex-bench       `make bench`'s measure of the reader (not a product)
 let package = Package(
@@ -34,12 +36,15 @@ let package = Package(
         .target(name: "PokeArchive", dependencies: ["CZlib"]),
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
-        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore"]),
+        // `pokesync serve`: the HTTP server (HTTP/) and the PokeAPI routes over a version (API/).
+        .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
+        .target(name: "PokeServe", dependencies: ["PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
+        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.
         .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite"]),
-        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokedexReader", "pokesync"]),
+        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokeServe", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]
 )

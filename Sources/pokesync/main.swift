@@ -23,6 +23,7 @@ do {
     case "install": status = try await InstallCommand(words: rest).execute()
     case "show": status = try ShowCommand(words: rest).execute()
     case "search": status = try SearchCommand(words: rest).execute()
+    case "serve": status = try ServeCommand(words: rest).execute()
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
     case "--version": print("pokesync \(PokeSync.version)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")

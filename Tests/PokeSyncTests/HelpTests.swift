@@ -12,7 +12,7 @@ struct HelpTests {
         ("diff", DiffCommand.options, DiffCommand.flags), ("export", ExportCommand.options, ExportCommand.flags),
         ("verify", VerifyCommand.options, VerifyCommand.flags), ("install", InstallCommand.options, InstallCommand.flags),
         ("show", ShowCommand.options, ShowCommand.flags), ("search", SearchCommand.options, SearchCommand.flags),
-        ("prune", PruneCommand.options, PruneCommand.flags),
+        ("prune", PruneCommand.options, PruneCommand.flags), ("serve", ServeCommand.options, ServeCommand.flags),
     ]
 
     @Test(arguments: commands.map(\.topic))

@@ -20,6 +20,7 @@ enum Help {
       install    install or update a device folder from an index URL or a bundles folder
       show       a pokemon's detail from a bundle or a device folder
       search     search as an app's search field does, from a bundle or a device folder
+      serve      serve the latest version read-only as a PokeAPI (lists paged, sync and prune run meanwhile)
 
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
@@ -28,7 +29,7 @@ enum Help {
       among them (nothing published), 64 usage (an option, a mirror.json key, an export --out
       that is not pokesync's), 65 bad data (corrupt store, shrunken lists, a dangling
       reference, a damaged or tampered bundle), 69 source unavailable or no PokeAPI v2 list
-      at --source (it must be the API base ending in /api/v2), 74 I/O error,
+      at --source (it must be the API base ending in /api/v2), or serve cannot listen, 74 I/O error,
       75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.
@@ -39,7 +40,7 @@ enum Help {
         "full": RunCommand.help(.full), "sync": RunCommand.help(.sync), "status": StatusCommand.help,
         "versions": VersionsCommand.help, "diff": DiffCommand.help, "export": ExportCommand.help,
         "verify": VerifyCommand.help, "install": InstallCommand.help, "show": ShowCommand.help,
-        "search": SearchCommand.help, "prune": PruneCommand.help,
+        "search": SearchCommand.help, "prune": PruneCommand.help, "serve": ServeCommand.help,
     ]
 
     static func print(topic: String?) -> ExitStatus {

@@ -1,0 +1,252 @@
+import Foundation
+import PokeArchive
+import PokeSyncCore
+
+/// What every worker's responder shares: the served form, the body cache, the version
+/// board and the sprite tree.
+struct Site: Sendable {
+    let form: ServedForm
+    let cache: BodyCache
+    let board: VersionBoard
+    let sprites: SpriteFiles?
+    let layout: MirrorLayout
+    /// Past this many bytes of bodies alive (cached and being written), a request that
+    /// would make a new body is answered 503 (Retry-After: 1) instead: clients that pin
+    /// bodies (by never reading them) cannot make memory grow without bound.
+    let bodyBytesLimit: Int
+    /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
+    let maxAge = 300
+}
+
+/// Routes one request as the PokeAPI server (Django REST framework) does and answers it
+/// from one version. One per worker, with its own read-only store connection.
+final class APIResponder: Responder {
+    private let site: Site
+    private let store: Store
+    private var dataVersion: Int?
+    private var lastAsked = -Double.infinity
+
+    init(site: Site) throws {
+        self.site = site
+        store = try Store(layout: site.layout, create: false, readOnly: true)
+    }
+
+    /// A version's documents went away under the request (pruned after a newer one was
+    /// published): it is answered again from the newest.
+    private struct VersionGone: Error {}
+
+    /// The bodies alive are at their bound: a new one is not made now.
+    private struct MemoryFull: Error {}
+
+    private func busy() -> Reply {
+        Reply.detail(503, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+    }
+
+    private func checkRoom() throws {
+        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
+    }
+
+    func respond(to request: RequestHead) -> Reply {
+        guard request.isGetOrHead else {
+            return Reply.detail(405, "Method \"\(request.method)\" not allowed.",
+                                headers: [("Allow", "GET, HEAD"), ("Access-Control-Allow-Origin", "*")])
+        }
+        guard let path = percentDecoded(request.path) else {
+            return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
+        }
+        if let sprites = site.sprites, path.hasPrefix("/sprites/") {
+            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
+            return sprite(sprites, String(path.dropFirst("/sprites/".count)), request)
+        }
+        for attempt in 0 ..< 2 {
+            do {
+                let version = try currentVersion(force: attempt > 0)
+                return try route(path, request, version)
+            } catch is VersionGone {
+                continue
+            } catch is MemoryFull {
+                return busy()
+            } catch {
+                FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
+                return Reply.detail(500, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
+            }
+        }
+        return Reply.detail(503, "The mirror changed during the request; try again.",
+                            headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+    }
+
+    /// The served version, looked for again when another connection committed to the
+    /// store. A running `sync` commits job by job: those commits cost one query of the
+    /// latest version number here; only a new version takes the board's loading lock.
+    private func currentVersion(force: Bool) throws -> ServedVersion {
+        // Asked at most once a millisecond per worker (each ask takes SQLite's WAL read
+        // lock, an fcntl): a request that arrives a millisecond after a commit sees it.
+        let clock = monotonicSeconds()
+        if !force, clock - lastAsked < 0.001, let version = site.board.version { return version }
+        lastAsked = clock
+        let now = try store.dataVersion()
+        if !force, now == dataVersion, let version = site.board.version { return version }
+        dataVersion = now
+        if !force, let version = site.board.version, try store.latestVersionNumber() == version.number { return version }
+        return try site.board.refresh(store: store)
+    }
+
+    // MARK: Routing
+
+    private func route(_ path: String, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        guard path == "/api/v2" || path.hasPrefix("/api/v2/") else { return notFound(version) }
+        let rest = path.dropFirst("/api/v2".count)
+        let slashed = rest.hasSuffix("/")
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            .dropLast(slashed ? 1 : 0)
+        if segments.contains(where: \.isEmpty) { return notFound(version) }
+        switch segments.count {
+        case 0:
+            return slashed ? try root(request, version) : redirect(request)
+        case 1:
+            let kind = String(segments[segments.startIndex])
+            if kind == "meta", let meta = version.meta {
+                return slashed ? try document(meta, request, version) : redirect(request)
+            }
+            guard let listed = version.kinds[kind] else { return notFound(version) }
+            return slashed ? try list(listed, request, version) : redirect(request)
+        case 2:
+            let kind = String(segments[segments.startIndex]), key = segments[segments.startIndex + 1]
+            // DRF's lookup: one path segment without a dot.
+            guard let listed = version.kinds[kind], !key.contains(".") else { return notFound(version) }
+            guard slashed else { return redirect(request) }
+            let index = Int(key).flatMap { listed.byID[$0] } ?? listed.byName[key.lowercased()]
+            guard let index else { return notFound(version) }
+            return try document(listed.entries[index].hash, request, version)
+        case 3 where segments[segments.startIndex] == "pokemon" && segments.last == "encounters":
+            // PokeAPI's route has no trailing `$`: with or without the slash, by id only.
+            let key = segments[segments.startIndex + 1]
+            guard key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int(key),
+                  let hash = version.encounters[id] else { return notFound(version) }
+            return try document(hash, request, version)
+        default:
+            return notFound(version)
+        }
+    }
+
+    /// Django's APPEND_SLASH: a permanent redirect to the slashed path, query kept,
+    /// as an absolute URL on the base.
+    private func redirect(_ request: RequestHead) -> Reply {
+        let location = site.form.url(request.path + "/") + (request.query.map { "?" + $0 } ?? "")
+        return Reply(status: 301, headers: [("Location", location), ("Access-Control-Allow-Origin", "*"),
+                                            ("Content-Type", "text/html; charset=utf-8")])
+    }
+
+    private func notFound(_ version: ServedVersion) -> Reply {
+        Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
+    }
+
+    // MARK: Bodies
+
+    private func document(_ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        let key = BodyKey.document(hash)
+        if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
+        let canonical: [UInt8]? = try store.snapshot {
+            guard try store.retains(version: version.number) else { return nil }
+            return try store.documentBody(hash)
+        }
+        guard let canonical else { throw VersionGone() }
+        let body = RenderedBody(plain: site.form.render(canonical), etag: "\"\(hash.hex)\"")
+        site.cache.put(key, body)
+        return reply(body, request, version)
+    }
+
+    private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        let key = BodyKey.root(version: version.tag)
+        if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
+        let members = version.endpoints.map { "\(jsonString($0)):\(jsonString(site.form.url("/api/v2/\($0)/")))" }
+        let body = Self.tagged("{" + members.joined(separator: ",") + "}")
+        site.cache.put(key, body)
+        return reply(body, request, version)
+    }
+
+    private func list(_ kind: ServedVersion.Kind, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        let page = Pagination(query: request.query)
+        let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit)
+        if let body = site.cache.get(key) { return reply(body, request, version) }
+        try checkRoom()
+        let listURL = site.form.url("/api/v2/\(kind.name)/")
+        var text = "{\"count\":\(kind.entries.count),\"next\":"
+        text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
+        text += ",\"previous\":" + (page.previousQuery.map { jsonString(listURL + "?" + $0) } ?? "null")
+        text += ",\"results\":["
+        for (position, entry) in kind.entries[page.range(count: kind.entries.count)].enumerated() {
+            if position > 0 { text += "," }
+            if let name = entry.name { text += "{\"name\":\(jsonString(name)),\"url\":" } else { text += "{\"url\":" }
+            text += jsonString(listURL + "\(entry.id)/") + "}"
+        }
+        text += "]}"
+        let body = Self.tagged(text)
+        site.cache.put(key, body)
+        return reply(body, request, version)
+    }
+
+    /// A body made here (root, list page) with its SHA-256 as entity tag.
+    private static func tagged(_ text: String) -> RenderedBody {
+        let bytes = Array(text.utf8)
+        return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"")
+    }
+
+    /// 200 with the body (gzip'd when accepted), or 304 when the client has it.
+    private func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
+        var headers = [("Content-Type", "application/json"), ("ETag", body.etag),
+                       ("Cache-Control", "public, max-age=\(site.maxAge)"), ("Vary", "Accept-Encoding"),
+                       ("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)]
+        if let tags = request.ifNoneMatch, Self.matches(tags, body.etag) {
+            headers.removeFirst()
+            return Reply(status: 304, headers: headers, sendsBody: false)
+        }
+        if let gzip = body.gzip, Self.acceptsGzip(request.acceptEncoding) {
+            headers.append(("Content-Encoding", "gzip"))
+            return Reply(status: 200, headers: headers, body: gzip, sendsBody: !request.isHead)
+        }
+        return Reply(status: 200, headers: headers, body: body.plain, sendsBody: !request.isHead)
+    }
+
+    private func sprite(_ sprites: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
+        guard let bytes = sprites.read(path) else {
+            return Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
+        }
+        return Reply(status: 200, headers: [("Content-Type", SpriteFiles.contentType(path)),
+                                            ("Cache-Control", "public, max-age=86400"),
+                                            ("Access-Control-Allow-Origin", "*")],
+                     body: ByteBuffer(bytes), sendsBody: !request.isHead)
+    }
+
+    // MARK: Headers
+
+    /// `If-None-Match`: `*`, or a list of entity tags compared weakly (RFC 9110, 13.1.2).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingSpaces
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    /// `Accept-Encoding` names gzip (or `*`) with a quality above 0.
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        var star: Bool?
+        for item in header.lowercased().split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingSpaces }
+            guard let coding = parts.first else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)) ?? 1
+            }
+            if coding == "gzip" || coding == "x-gzip" { return quality > 0 }
+            if coding == "*" { star = quality > 0 }
+        }
+        return star ?? false
+    }
+}

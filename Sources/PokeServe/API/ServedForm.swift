@@ -1,0 +1,84 @@
+/// How a stored document becomes the served one: its canonical bytes with every string
+/// value that starts with `/api/v2/` prefixed by the base URL, and with `--sprite-base`,
+/// upstream's sprite prefix replaced by this server's `/sprites/`. Keys are never
+/// rewritten, nor a URL in the middle of a string.
+struct ServedForm: Sendable {
+    /// The sprite URL prefix documents carry (DESIGN, Sources).
+    static let upstreamSprites = Array("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/".utf8)
+    static let apiPath = Array("/api/v2/".utf8)
+
+    /// `http://host:port` or `https://host/prefix`: no trailing slash.
+    let base: String
+    /// `URL/sprites/`, when sprites are served.
+    let spritePrefix: String?
+
+    private let baseBytes: [UInt8]
+    private let spriteBytes: [UInt8]?
+
+    init(base: String, spriteBase: String?) {
+        self.base = base
+        self.spritePrefix = spriteBase.map { $0 + "/sprites/" }
+        baseBytes = Array(base.utf8)
+        spriteBytes = spritePrefix.map { Array($0.utf8) }
+    }
+
+    /// The absolute URL of an API path (`/api/v2/pokemon/25/`).
+    func url(_ path: String) -> String { base + path }
+
+    /// The served bytes of canonical JSON `canonical`.
+    func render(_ canonical: [UInt8]) -> [UInt8] {
+        canonical.withUnsafeBufferPointer { input in
+            let count = input.count
+            var output: [UInt8] = []
+            output.reserveCapacity(count + count / 4)
+            var copied = 0
+            var index = 0
+            while index < count {
+                guard input[index] == 0x22 else { index += 1; continue }
+                let start = index + 1
+                var end = start
+                while end < count && input[end] != 0x22 { end += input[end] == 0x5C ? 2 : 1 }
+                let isKey = end + 1 < count && input[end + 1] == 0x3A
+                if !isKey {
+                    if Self.starts(input, at: start, end: end, with: Self.apiPath) {
+                        output.append(contentsOf: input[copied ..< start])
+                        output.append(contentsOf: baseBytes)
+                        copied = start
+                    } else if let spriteBytes, Self.starts(input, at: start, end: end, with: Self.upstreamSprites) {
+                        output.append(contentsOf: input[copied ..< start])
+                        output.append(contentsOf: spriteBytes)
+                        copied = start + Self.upstreamSprites.count
+                    }
+                }
+                index = end + 1
+            }
+            if copied < count { output.append(contentsOf: input[copied ..< count]) }
+            return output
+        }
+    }
+
+    private static func starts(_ input: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, with prefix: [UInt8]) -> Bool {
+        guard end - start >= prefix.count else { return false }
+        for offset in 0 ..< prefix.count where input[start + offset] != prefix[offset] { return false }
+        return true
+    }
+}
+
+/// `text` as a JSON string, quotes included (names in lists, links).
+func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}

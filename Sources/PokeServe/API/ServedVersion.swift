@@ -1,0 +1,92 @@
+import PokeArchive
+import PokeSyncCore
+
+/// One published version as `serve` answers from it: the root's endpoints, each kind's
+/// list in the source's order with its documents by id and by name, the encounters and
+/// `meta` documents. Immutable once loaded; a request takes one and answers wholly from it.
+///
+/// ``load(store:version:)`` is the one place that knows how the store records a version,
+/// so the store's growth (recorded root and list order, encounters, meta) changes only it.
+final class ServedVersion: Sendable {
+    /// One entry of a kind's list.
+    struct Entry: Sendable {
+        var id: Int
+        var name: String?
+        var hash: SHA256Digest
+    }
+
+    /// A kind with `{kind}/{id}/` documents and a list.
+    struct Kind: Sendable {
+        var name: String
+        /// The list, in the source's order.
+        var entries: [Entry]
+        /// Index into `entries` by id, and by lowercased name.
+        var byID: [Int: Int]
+        var byName: [String: Int]
+    }
+
+    let number: Int
+    /// `X-PokeAPI-Hash`: a digest of everything the version serves (40 hex digits), so two
+    /// servers of the same content send the same value, and another content never does.
+    let tag: String
+    /// The root's endpoints, in order.
+    let endpoints: [String]
+    let kinds: [String: Kind]
+    /// `/api/v2/pokemon/{id}/encounters` documents by pokemon id.
+    let encounters: [Int: SHA256Digest]
+    /// `/api/v2/meta/`.
+    let meta: SHA256Digest?
+
+    init(number: Int, endpoints: [String], kinds: [String: Kind], encounters: [Int: SHA256Digest], meta: SHA256Digest?) {
+        self.number = number
+        self.endpoints = endpoints
+        self.kinds = kinds
+        self.encounters = encounters
+        self.meta = meta
+        var digest = SHA256()
+        for endpoint in endpoints {
+            digest.update(Array("endpoint\t\(endpoint)\n".utf8))
+            for entry in kinds[endpoint]?.entries ?? [] {
+                digest.update(Array("\(entry.id)\t\(entry.name ?? "")\t\(entry.hash.hex)\n".utf8))
+            }
+        }
+        for (id, hash) in encounters.sorted(by: { $0.key < $1.key }) {
+            digest.update(Array("encounters\t\(id)\t\(hash.hex)\n".utf8))
+        }
+        if let meta { digest.update(Array("meta\t\(meta.hex)\n".utf8)) }
+        tag = String(digest.finalize().hex.prefix(40))
+    }
+
+    /// Reads version `version` from `store` (inside the caller's snapshot): each kind's
+    /// list in the source's order (the position the store kept; id order for versions
+    /// made before it was kept), the root as `export --format api-data` writes it (every
+    /// listed kind of the version, and meta when it holds it, by name).
+    /// - Throws: `StoreError` for a damaged store.
+    static func load(store: Store, version: Int) throws -> ServedVersion {
+        let documents = try store.documents(version: version)
+        var grouped: [String: [(position: Int, entry: Entry)]] = [:]
+        var encounters: [Int: SHA256Digest] = [:]
+        var meta: SHA256Digest?
+        for document in documents {
+            switch document.kind {
+            case .pokemonEncounters: encounters[document.id] = document.hash
+            case .meta: meta = document.hash
+            default:
+                grouped[document.kind.apiName, default: []].append(
+                    (document.position ?? document.id, Entry(id: document.id, name: document.name, hash: document.hash)))
+            }
+        }
+        var kinds: [String: Kind] = [:]
+        for (name, entries) in grouped {
+            let ordered = entries.sorted { ($0.position, $0.entry.id) < ($1.position, $1.entry.id) }.map(\.entry)
+            var byID: [Int: Int] = [:], byName: [String: Int] = [:]
+            for (index, entry) in ordered.enumerated() {
+                byID[entry.id] = index
+                if let name = entry.name { byName[name.lowercased()] = index }
+            }
+            kinds[name] = Kind(name: name, entries: ordered, byID: byID, byName: byName)
+        }
+        let endpoints = (Array(kinds.keys) + (meta == nil ? [] : ["meta"])).sorted()
+        return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import PokeSyncCore
+
+/// Bytes that never change once made, at an address that never moves: what a response
+/// body or head is while `writev` sends it in pieces, possibly over many wake-ups.
+///
+/// A cached body is shared by every connection sending it; it is freed when the cache
+/// has dropped it and the last connection has finished with it.
+// @unchecked Sendable: the memory is written only in `init`, before the buffer is shared,
+// and only read afterwards; `deinit` runs when no one holds it any more.
+final class ByteBuffer: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(_ bytes: some Collection<UInt8>) {
+        count = bytes.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        _ = UnsafeMutableRawBufferPointer(start: base, count: count).initializeMemory(as: UInt8.self, from: bytes)
+        Self.live.withLock { $0 += count }
+    }
+
+    deinit {
+        base.deallocate()
+        Self.live.withLock { $0 -= count }
+    }
+
+    /// Bytes held by every buffer alive in the process: cached bodies, and bodies and
+    /// heads that connections are still writing (an evicted body lives on until its last
+    /// write ends). What `serve` checks before making a new body.
+    private static let live = Locked(0)
+    static var liveBytes: Int { live.withLock { $0 } }
+
+    static let empty = ByteBuffer([])
+
+    /// A copy as an array (tests, hashing).
+    var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
+}

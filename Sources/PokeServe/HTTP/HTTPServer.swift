@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+
+/// A small HTTP/1.1 server: one accepting thread and a fixed number of worker threads,
+/// each an event loop over non-blocking sockets (epoll on Linux). It serves until
+/// SIGTERM or SIGINT, then stops accepting, finishes the replies in flight (within
+/// `drainSeconds`) and returns.
+final class HTTPServer {
+    let listener: Listener
+    let limits: HTTPLimits
+    private let gauge: ConnectionGauge
+    private let workers: [Worker]
+
+    /// Serves on `listener` (bound already, so a taken address fails before anything
+    /// else starts) with `workerCount` event loops, each with its own responder.
+    /// - Throws: `ServeError` when a worker's poller or wake pipe cannot be made.
+    init(listener: Listener, limits: HTTPLimits, workerCount: Int,
+         makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+        self.limits = limits
+        Self.raiseDescriptorLimit(to: limits.connections + 256)
+        self.listener = listener
+        gauge = ConnectionGauge(cap: limits.connections)
+        var workers: [Worker] = []
+        for _ in 0 ..< max(1, workerCount) {
+            workers.append(try Worker(limits: limits, gauge: gauge, makeResponder: makeResponder))
+        }
+        self.workers = workers
+    }
+
+    /// Serves until a stop signal; returns false when a worker could not start.
+    func run() -> Bool {
+        signal(SIGPIPE, SIG_IGN)
+        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            let thread = Thread { worker.run(); group.leave() }
+            thread.name = "pokesync-serve-worker"
+            thread.start()
+        }
+        group.enter()
+        let acceptor = Thread { [listener, workers, gauge] in listener.run(workers: workers, gauge: gauge); group.leave() }
+        acceptor.name = "pokesync-serve-accept"
+        acceptor.start()
+        group.wait()
+        return !gauge.hasFailed
+    }
+
+    /// Lifts the soft limit on open descriptors towards `wanted` (within the hard limit),
+    /// so the connection cap, not a default of 1024 descriptors, is what bounds clients.
+    static func raiseDescriptorLimit(to wanted: Int) {
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(resource, &limit)
+    }
+
+    /// Stops accepting and lets the workers drain (any thread).
+    func stop() {
+        gauge.stop()
+        listener.wake()
+        workers.forEach { $0.wake() }
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a responder answers to one request; the connection adds the framing headers
+/// (`Content-Length`, `Connection`, `Date`, `Server`) and writes head and body with one `writev`.
+struct Reply {
+    var status: Int
+    /// Headers in the order written; names as they should appear.
+    var headers: [(String, String)]
+    /// The body a GET gets (a HEAD or a 304 sends its length, or nothing, but not the bytes).
+    var body: ByteBuffer
+    /// False for HEAD and 304: the head only.
+    var sendsBody = true
+    /// The connection closes after this reply.
+    var closes = false
+
+    init(status: Int, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true, closes: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.sendsBody = sendsBody
+        self.closes = closes
+    }
+
+    /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
+    static func detail(_ status: Int, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20: escaped += "?"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
+                     body: ByteBuffer(Array("{\"detail\":\"\(escaped)\"}".utf8)), closes: closes)
+    }
+
+    /// The head's bytes: status line, the reply's headers, then the framing ones.
+    func head(keepAlive: Bool, date: String) -> ByteBuffer {
+        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if status != 304 { text += "Content-Length: \(body.count)\r\n" }
+        text += "Date: \(date)\r\nServer: pokesync\r\n"
+        text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        return ByteBuffer(Array(text.utf8))
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 301: return "Moved Permanently"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 414: return "URI Too Long"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        case 505: return "HTTP Version Not Supported"
+        default: return "Status"
+        }
+    }
+}
+
+/// The `Date` header's value, formatted at most once a second per worker.
+struct HTTPDate {
+    private var second = -1
+    private var text = ""
+
+    mutating func now() -> String {
+        var clock = time(nil)
+        guard Int(clock) != second else { return text }
+        second = Int(clock)
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        text = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text
+    }
+}
+
+/// Seconds on a clock that never jumps.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -1,0 +1,221 @@
+/// One request's head as `serve` needs it: the method, the path and query as sent, and
+/// the few headers it acts on. Everything else a client sends is read past, within the
+/// bounds of ``HTTPLimits``.
+struct RequestHead: Sendable, Equatable {
+    /// The method token as sent (`GET`, `HEAD`, `POST`...).
+    var method: String
+    /// The path as sent, still percent-encoded, without the query.
+    var path: String
+    /// What follows `?`, as sent; nil when there is no `?`.
+    var query: String?
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1 (and any later 1.x).
+    var minorVersion: Int
+    /// Whether the client wants the connection kept after this response.
+    var keepAlive: Bool
+    var ifNoneMatch: String?
+    var acceptEncoding: String?
+    /// The request announces a body (`Content-Length` above 0): it is not read, so the
+    /// connection is closed after the response.
+    var hasBody: Bool
+
+    var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
+    var isHead: Bool { method == "HEAD" }
+}
+
+/// What a look at the buffered input found.
+enum HeadScan: Equatable {
+    /// The head is not complete yet: read more.
+    case incomplete
+    /// A whole head, `length` bytes of input (leading empty lines included).
+    case complete(RequestHead, length: Int)
+    /// The input is refused with `status` (400, 414, 431, 505); the connection closes after.
+    case rejected(status: Int, reason: String)
+}
+
+/// Finds and parses one request head in a connection's input, resuming where it stopped
+/// when more bytes arrive, so a client that trickles its head costs one pass in all.
+struct RequestHeadScanner {
+    private var position = 0
+    private var lineStart = 0
+    private var requestLine: Range<Int>?
+    private var fields = 0
+
+    /// Forgets the request scanned; call after its bytes were consumed.
+    mutating func reset() { self = RequestHeadScanner() }
+
+    /// Scans `input` (a connection's unconsumed bytes, which only grow between calls
+    /// until ``reset()``) for a complete head.
+    mutating func scan(_ input: UnsafeRawBufferPointer, limits: HTTPLimits) -> HeadScan {
+        let count = input.count
+        while position < count {
+            let byte = input[position]
+            if byte == 0x0A {
+                var contentEnd = position
+                if contentEnd > lineStart && input[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+                let isEmpty = contentEnd == lineStart
+                if let requestLine {
+                    if isEmpty {
+                        let length = position + 1
+                        return Self.parse(input, requestLine: requestLine, fieldsEnd: lineStart, length: length, limits: limits)
+                    }
+                    fields += 1
+                    if fields > limits.headerFields {
+                        return .rejected(status: 431, reason: "more than \(limits.headerFields) header fields")
+                    }
+                } else if !isEmpty {
+                    // Empty lines before the request line are ignored (RFC 9112, 2.2).
+                    requestLine = lineStart ..< contentEnd
+                }
+                lineStart = position + 1
+            } else if byte == 0x0D {
+                guard position + 1 < count else { break }  // the LF may come with the next read
+                if input[position + 1] != 0x0A { return .rejected(status: 400, reason: "a bare CR in the head") }
+            } else if byte == 0 {
+                return .rejected(status: 400, reason: "a NUL byte in the head")
+            }
+            position += 1
+            if requestLine == nil && position - lineStart > limits.requestLine {
+                return .rejected(status: 414, reason: "the request line is longer than \(limits.requestLine) bytes")
+            }
+            if position >= limits.head {
+                return requestLine == nil
+                    ? .rejected(status: 414, reason: "the request line is longer than \(limits.requestLine) bytes")
+                    : .rejected(status: 431, reason: "the head is longer than \(limits.head) bytes")
+            }
+        }
+        return .incomplete
+    }
+
+    /// Parses a complete head: the request line, then each field line up to `fieldsEnd`.
+    private static func parse(_ input: UnsafeRawBufferPointer, requestLine: Range<Int>, fieldsEnd: Int,
+                              length: Int, limits: HTTPLimits) -> HeadScan {
+        // The request line: method SP target SP version, single spaces.
+        let line = input[requestLine]
+        let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            return .rejected(status: 400, reason: parts.count == 2 ? "HTTP/0.9 is not served" : "a malformed request line")
+        }
+        let methodBytes = parts[0], target = parts[1], version = parts[2]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
+            return .rejected(status: 400, reason: "a malformed method")
+        }
+        guard version.count == 8, version.starts(with: "HTTP/".utf8),
+              let major = digit(version[version.startIndex + 5]), version[version.startIndex + 6] == 0x2E,
+              let minor = digit(version[version.startIndex + 7]) else {
+            return .rejected(status: 400, reason: "a malformed HTTP version")
+        }
+        guard major == 1 else {
+            return .rejected(status: 505, reason: "HTTP/\(major) is not served on this port (HTTP/1.1 only)")
+        }
+        guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .rejected(status: 400, reason: "a malformed request target")
+        }
+        guard var pathAndQuery = originForm(target) else {
+            return .rejected(status: 400, reason: "a request target that is not a path")
+        }
+        if let hash = pathAndQuery.firstIndex(of: 0x23) { pathAndQuery = pathAndQuery[..<hash] }
+        var head = RequestHead(method: String(decoding: methodBytes, as: UTF8.self), path: "", query: nil,
+                               minorVersion: minor == 0 ? 0 : 1, keepAlive: minor != 0, ifNoneMatch: nil,
+                               acceptEncoding: nil, hasBody: false)
+        if let question = pathAndQuery.firstIndex(of: 0x3F) {
+            head.path = String(decoding: pathAndQuery[..<question], as: UTF8.self)
+            head.query = String(decoding: pathAndQuery[(question + 1)...], as: UTF8.self)
+        } else {
+            head.path = String(decoding: pathAndQuery, as: UTF8.self)
+        }
+
+        var contentLength: Int?
+        var start = requestLine.upperBound
+        // Skip the request line's own line end.
+        while start < fieldsEnd && (input[start] == 0x0D || input[start] == 0x0A) { start += 1 }
+        while start < fieldsEnd {
+            var end = start
+            while input[end] != 0x0A { end += 1 }
+            var contentEnd = end
+            if contentEnd > start && input[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let field = input[start ..< contentEnd]
+            start = end + 1
+            guard let first = field.first, first != 0x20, first != 0x09 else {
+                return .rejected(status: 400, reason: "a folded or empty header line")
+            }
+            guard let colon = field.firstIndex(of: 0x3A), colon > field.startIndex,
+                  field[..<colon].allSatisfy(isTokenByte) else {
+                return .rejected(status: 400, reason: "a malformed header field")
+            }
+            var valueStart = colon + 1, valueEnd = field.endIndex
+            while valueStart < valueEnd && (input[valueStart] == 0x20 || input[valueStart] == 0x09) { valueStart += 1 }
+            while valueEnd > valueStart && (input[valueEnd - 1] == 0x20 || input[valueEnd - 1] == 0x09) { valueEnd -= 1 }
+            let value = input[valueStart ..< valueEnd]
+            guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+                return .rejected(status: 400, reason: "a control character in a header value")
+            }
+            switch lowercased(field[..<colon]) {
+            case "connection":
+                for option in lowercased(value).split(separator: ",") {
+                    let word = option.trimmingSpaces
+                    if word == "close" { head.keepAlive = false }
+                    if word == "keep-alive" && head.minorVersion == 0 { head.keepAlive = true }
+                }
+            case "if-none-match":
+                head.ifNoneMatch = (head.ifNoneMatch.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+            case "accept-encoding":
+                head.acceptEncoding = (head.acceptEncoding.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+            case "content-length":
+                guard !value.isEmpty, value.count <= 18, value.allSatisfy({ digit($0) != nil }) else {
+                    return .rejected(status: 400, reason: "a malformed Content-Length")
+                }
+                let number = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+                if let contentLength, contentLength != number {
+                    return .rejected(status: 400, reason: "two different Content-Length values")
+                }
+                contentLength = number
+            case "transfer-encoding":
+                // A GET has no body to chunk; with Content-Length too it is a smuggling attempt.
+                return .rejected(status: 400, reason: "request bodies (Transfer-Encoding) are not accepted")
+            default:
+                break
+            }
+        }
+        head.hasBody = (contentLength ?? 0) > 0
+        return .complete(head, length: length)
+    }
+
+    /// The path and query of an origin-form target (`/a?b`), or of an absolute-form one
+    /// (`http://host/a?b`, whose host is ignored); nil for anything else (`*`, authority form).
+    private static func originForm(_ target: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer>? {
+        if target.first == 0x2F { return target }
+        for scheme in ["http://", "https://"] where lowercased(target.prefix(scheme.utf8.count)) == scheme {
+            let rest = target.dropFirst(scheme.utf8.count)
+            guard let slash = rest.firstIndex(of: 0x2F) else { return nil }
+            return rest[slash...]
+        }
+        return nil
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? { byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil }
+
+    private static func lowercased(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// RFC 9110's tchar: what a method or a field name is made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default: return false
+        }
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
+        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        return result
+    }
+}

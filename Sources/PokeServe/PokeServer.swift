@@ -1,0 +1,66 @@
+import Foundation
+import PokeSyncCore
+
+/// `pokesync serve`'s settings.
+package struct ServeOptions: Sendable {
+    package var layout: MirrorLayout
+    package var host: String
+    package var port: Int
+    /// Absolute URLs in bodies and links start with this (no trailing slash); nil: `http://` + the bound address.
+    package var baseURL: String?
+    /// With a value, the sprite tree is served at `/sprites/` and sprite URLs point at `URL/sprites/`.
+    package var spriteBase: String?
+    /// The rendered-body cache's bound, plain and gzip'd bytes together.
+    package var cacheBytes = 48 << 20
+    /// Bytes of bodies beyond the cache that replies being written may hold (bodies the
+    /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
+    package var inFlightBytes = 32 << 20
+    package var workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    var limits = HTTPLimits()
+
+    package init(layout: MirrorLayout, host: String, port: Int, baseURL: String?, spriteBase: String?) {
+        self.layout = layout
+        self.host = host
+        self.port = port
+        self.baseURL = baseURL
+        self.spriteBase = spriteBase
+    }
+
+    /// The connection cap (tests lower it).
+    package var connectionCap: Int {
+        get { limits.connections }
+        set { limits.connections = newValue }
+    }
+
+    /// The head deadline in seconds (tests lower it).
+    package var headSeconds: Double {
+        get { limits.headSeconds }
+        set { limits.headSeconds = newValue }
+    }
+}
+
+/// The read-only PokeAPI server over a mirror's latest version (DESIGN, `pokesync serve`).
+/// It takes no lock on the mirror: `sync` and `prune` run while it serves.
+package enum PokeServer {
+    /// Serves until SIGTERM or SIGINT, then finishes the replies in flight and returns.
+    /// - Parameter announce: called once listening, with the line to print.
+    /// - Throws: `StoreError` when there is no store or it is damaged, `RequestError.noVersions`
+    ///   when nothing is published yet, `ServeError.cannotListen` (69) when the address cannot be bound.
+    package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
+        let board = VersionBoard()
+        let first = try board.refresh(store: try Store(layout: options.layout, create: false, readOnly: true))
+        let listener = try Listener(host: options.host, port: options.port)
+        let base = options.baseURL ?? "http://\(listener.boundAddress)"
+        let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
+        let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
+                        board: board, sprites: sprites, layout: options.layout,
+                        bodyBytesLimit: options.cacheBytes + options.inFlightBytes)
+        let server = try HTTPServer(listener: listener, limits: options.limits, workerCount: options.workers) {
+            try APIResponder(site: site)
+        }
+        let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
+        announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
+                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites at \(options.spriteBase!)/sprites/"))")
+        guard server.run() else { throw ServeError.system("starting a worker", EIO) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import PokeServe
+import PokeSyncCore
+
+/// `pokesync serve`: the mirror's latest version as a read-only PokeAPI.
+struct ServeCommand {
+    /// The options and flags it takes; its help names each (a test holds them together).
+    static let options: Set<String> = ["mirror", "listen", "base-url", "sprite-base"]
+    static let flags: Set<String> = []
+    /// `pokesync help serve`.
+    static let help = """
+    usage: pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]
+
+    Serves the latest published version of the mirror, read-only, as the PokeAPI server answers:
+    GET or HEAD /api/v2/ (the root), /api/v2/{kind}/?limit=L&offset=O (a page of the list, next and
+    previous as absolute URLs), /api/v2/{kind}/{id or name}/, /api/v2/pokemon/{id}/encounters and
+    /api/v2/meta/ where the mirror holds them. A path without its trailing slash is a 301 to the
+    slashed one; an unknown one a 404 with a JSON body; methods other than GET and HEAD a 405.
+    A version that `sync` publishes is served from the next request on, without a restart; it
+    takes no lock, so the nightly sync and prune run while it serves. SIGTERM or Ctrl-C finishes
+    the responses in flight and exits 0.
+
+      --listen HOST:PORT   the address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080 for a LAN,
+                           [::1]:8080 for IPv6; port 0 picks a free one, printed at start)
+      --base-url URL       absolute URLs in bodies, links and redirects start with URL (default
+                           http:// and the address listened on); set it to the address clients use,
+                           e.g. https://pokeapi.example.org behind a reverse proxy. The request's Host
+                           header is never used.
+      --sprite-base URL    serve the mirror's sprites/ tree at /sprites/ and point sprite URLs in
+                           documents at URL/sprites/... (URL is usually the same as --base-url)
+
+    Headers: ETag (the document's hash; If-None-Match gives 304), Content-Encoding: gzip when
+    accepted, Cache-Control, Vary, Access-Control-Allow-Origin: *, X-PokeAPI-Hash (names the served
+    version: a sync from this server takes the no-change shortcut while it serves the same one).
+    Limits: request line 8 kB (414), head 16 kB or 100 fields (431), a head must arrive within
+    10 s, 1024 open connections (more wait), 48 MB of rendered bodies cached.
+
+    Exit codes: 0 stopped by SIGTERM or SIGINT, 64 usage, no mirror store or no version published
+    yet, 65 corrupt store, 69 cannot listen on the address (in use, not this host's).
+    """
+
+    let arguments: Arguments
+
+    init(words: ArraySlice<String>) throws {
+        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
+        try arguments.expectPositionals(0...0, usage: "pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]")
+    }
+
+    func execute() throws -> ExitStatus {
+        let (host, port) = try Self.address(arguments.options["listen"] ?? "127.0.0.1:8080")
+        let base = try arguments.options["base-url"].map { try Self.baseURL($0, option: "base-url") }
+        let sprites = try arguments.options["sprite-base"].map { try Self.baseURL($0, option: "sprite-base") }
+        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let options = ServeOptions(layout: layout, host: host, port: port, baseURL: base, spriteBase: sprites)
+        if base == nil && (host == "0.0.0.0" || host == "::") {
+            standardError("pokesync: warning: listening on every address, links name \(host); pass --base-url with the address clients use\n")
+        }
+        try PokeServer.run(options) { line in
+            // Written straight away (not through print's buffer): scripts wait for this line.
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        FileHandle.standardOutput.write(Data("stopped\n".utf8))
+        return .success
+    }
+
+    /// `HOST:PORT` or `[V6]:PORT`.
+    static func address(_ text: String) throws -> (String, Int) {
+        var host: Substring, portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex) ..< close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw UsageError("--listen takes HOST:PORT (got \"\(text)\")") }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw UsageError("--listen takes HOST:PORT (got \"\(text)\")") }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
+            throw UsageError("--listen takes HOST:PORT with a port from 0 to 65535 (got \"\(text)\")")
+        }
+        return (String(host), port)
+    }
+
+    /// An http(s) URL with a host, no query or fragment, and nothing that would need
+    /// escaping in JSON or a header; returned without trailing slashes.
+    static func baseURL(_ text: String, option: String) throws -> String {
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+              let parsed = URL(string: url), parsed.host?.isEmpty == false, parsed.query == nil, parsed.fragment == nil,
+              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || "\"\\<>".unicodeScalars.contains($0) }) else {
+            throw UsageError("--\(option) takes an http:// or https:// URL without query or fragment, e.g. https://pokeapi.example.org (got \"\(text)\")")
+        }
+        return url
+    }
+}

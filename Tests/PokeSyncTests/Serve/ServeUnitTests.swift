@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import PokeServe
+
+/// The pieces of `serve` on their own: the head scanner, pagination, the served form.
+@Suite("serve: head scanner, pagination, served form")
+struct ServeUnitTests {
+    static func scan(_ text: String, limits: HTTPLimits = HTTPLimits()) -> HeadScan {
+        var scanner = RequestHeadScanner()
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { scanner.scan($0, limits: limits) }
+    }
+
+    @Test func headsAreParsed() throws {
+        let text = "\r\nGET /api/v2/pokemon/?limit=5 HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"a\"\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+        guard case .complete(let head, let length) = Self.scan(text + "GET") else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(length == text.utf8.count)
+        #expect(head.method == "GET" && head.path == "/api/v2/pokemon/" && head.query == "limit=5")
+        #expect(head.ifNoneMatch == "\"a\"" && head.acceptEncoding == "gzip" && !head.keepAlive && head.minorVersion == 1)
+        guard case .complete(let old, _) = Self.scan("GET http://other.example/api/v2/ HTTP/1.0\nConnection: Keep-Alive\n\n") else {
+            Issue.record("LF-only, absolute-form head not complete")
+            return
+        }
+        #expect(old.path == "/api/v2/" && old.keepAlive && old.minorVersion == 0)
+        #expect(Self.scan("GET / HTTP/1.1\r\nHost: x\r\n") == .incomplete)
+        #expect(Self.scan("GET / HTTP/1.1\r\nHost: x\r") == .incomplete)
+    }
+
+    @Test func headsAreRefused() {
+        func status(_ text: String) -> Int? {
+            if case .rejected(let status, _) = Self.scan(text) { return status }
+            return nil
+        }
+        #expect(status("GET /" + String(repeating: "a", count: 9000)) == 414)
+        #expect(status("GET / HTTP/1.1\r\nA: " + String(repeating: "a", count: 17000)) == 431)
+        #expect(status("GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 101)) == 431)
+        #expect(status("GET / HTTP/3.0\r\n\r\n") == 505)
+        #expect(status("GET / HTTP/1.1 x\r\n\r\n") == 400)
+        #expect(status("G@T / HTTP/1.1\r\n\r\n") == 400)
+        #expect(status("GET / FTP/1.1\r\n\r\n") == 400)
+        #expect(status("GET /\u{7F} HTTP/1.1\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nA: b\u{01}\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") == 400)
+    }
+
+    @Test func paginationReadsAndWritesAsDRF() {
+        #expect(Pagination(query: nil) == Pagination(limit: 20, offset: 0))
+        #expect(Pagination(query: "limit=5&offset=10") == Pagination(limit: 5, offset: 10))
+        #expect(Pagination(query: "limit=+5&offset=%2010%20") == Pagination(limit: 5, offset: 10))
+        #expect(Pagination(query: "limit=0&offset=-1") == Pagination(limit: 20, offset: 0))
+        #expect(Pagination(query: "limit=7&limit=9") == Pagination(limit: 9, offset: 0))
+        #expect(Pagination(query: "limit=005") == Pagination(limit: 5, offset: 0))
+        let huge = Pagination(query: "limit=99999999999999999999&offset=99999999999999999999")
+        #expect(huge.range(count: 10) == 10 ..< 10 && huge.nextQuery(count: 10) == nil && huge.previousQuery == "limit=99999999999999999999")
+        #expect(Pagination(query: "limit=3&offset=100000000000000000000").previousQuery == "limit=3&offset=99999999999999999997")
+        let page = Pagination(limit: 20, offset: 30)
+        #expect(page.range(count: 45) == 30 ..< 45 && page.nextQuery(count: 45) == nil)
+        #expect(page.nextQuery(count: 51) == "limit=20&offset=50" && page.previousQuery == "limit=20&offset=10")
+        #expect(Pagination(limit: 20, offset: 20).previousQuery == "limit=20")
+        #expect(Pagination.subtract("1000", "1") == "999" && Pagination.subtract("5", "5") == nil && Pagination.subtract("4", "5") == nil)
+    }
+
+    @Test func theServedFormPrefixesAPIValuesOnly() {
+        let form = ServedForm(base: "https://x.example/p", spriteBase: "http://lan:8")
+        let canonical = #"{"/api/v2/key":"/api/v2/a/1/","b":["/api/v2/c/","x /api/v2/","\"/api/v2/"],"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png","n":1}"#
+        let served = String(decoding: form.render(Array(canonical.utf8)), as: UTF8.self)
+        #expect(served == #"{"/api/v2/key":"https://x.example/p/api/v2/a/1/","b":["https://x.example/p/api/v2/c/","x /api/v2/","\"/api/v2/"],"s":"http://lan:8/sprites/pokemon/1.png","n":1}"#)
+        #expect(ServedForm(base: "http://h", spriteBase: nil).render(Array(#"{"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/a.png"}"#.utf8))
+                == Array(#"{"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/a.png"}"#.utf8))
+    }
+
+    @Test func conditionalAndEncodingHeaders() {
+        #expect(APIResponder.matches(#""a", W/"b""#, #""b""#))
+        #expect(!APIResponder.matches(#""a""#, #""b""#))
+        #expect(APIResponder.acceptsGzip("deflate, gzip"))
+        #expect(APIResponder.acceptsGzip("*"))
+        #expect(!APIResponder.acceptsGzip("gzip;q=0, *"))
+        #expect(!APIResponder.acceptsGzip("br"))
+        #expect(!APIResponder.acceptsGzip(nil))
+    }
+
+    @Test func theCacheIsBoundedByBytes() {
+        let cache = BodyCache(capacity: 4000)
+        for index in 0 ..< 20 {
+            cache.put(.root(version: "\(index)"), RenderedBody(plain: Array(repeating: UInt8(index), count: 500), etag: "\"\(index)\""))
+        }
+        #expect(cache.bytes <= 4000)
+        #expect(cache.get(.root(version: "19")) != nil)
+        #expect(cache.get(.root(version: "0")) == nil)
+    }
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""make bench: `pokesync serve` against nginx serving the same documents, side by side.
+
+One mirror of the whole 2026-08-08 API (`full --kinds all`: every endpoint, 15,464
+documents with the encounters and meta) is served by
+`pokesync serve` (release build, its default two workers) and, as files of an
+`export --format api-data` of it, by nginx (Debian's nginx-light, one worker,
+sendfile, keep-alive). wrk (Debian's wrk) sends the same list of document requests to
+both: a few hundred pokemon, species, moves, items, abilities and types, fixed by a seed, 64
+keep-alive connections, two threads. Cases, each measured --repeat times (default 3) in
+turn so the two servers share the machine's state, and printed as the median with the
+spread:
+  1. with Accept-Encoding: gzip: serve against nginx's gzip_static (.gz files made ahead,
+     level 6) and, as a reference, against nginx compressing each response (gzip on, level 1);
+  2. without it: serve against nginx's plain files.
+Then serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least half
+of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
+nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
+(a warm-up run first, for both servers); the bodies are compressed once, at first request.
+Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz, nginx and wrk
+(apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
+"""
+import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tarfile, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def extract(archive, into):
+    target = os.path.join(into, os.path.basename(archive).replace(".tar.gz", ""))
+    if not os.path.isdir(os.path.join(target, "api-data")):
+        os.makedirs(target, exist_ok=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(target, filter="data")
+    return os.path.join(target, "api-data")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port, process, what):
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if process.poll() is not None:
+            sys.exit(f"{what} exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"{what} did not start")
+
+
+def request_paths(export, seed=23):
+    """The same documents for both servers: a seeded sample of each kind's ids."""
+    rng = random.Random(seed)
+    paths = []
+    for kind, count in [("pokemon", 150), ("pokemon-species", 100), ("move", 100), ("item", 100), ("ability", 60),
+                        ("type", 21)]:
+        folder = os.path.join(export, "api", "v2", kind)
+        ids = sorted(int(name) for name in os.listdir(folder) if name.isdigit())
+        for ident in rng.sample(ids, min(count, len(ids))):
+            paths.append(f"/api/v2/{kind}/{ident}/")
+    rng.shuffle(paths)
+    return paths
+
+
+def precompress(export, paths):
+    """index.json.gz beside each requested file, for nginx's gzip_static."""
+    for path in paths:
+        source = os.path.join(export, path.strip("/"), "index.json")
+        with open(source, "rb") as plain, gzip.open(source + ".gz", "wb", compresslevel=6) as packed:
+            shutil.copyfileobj(plain, packed)
+
+
+def nginx_config(work, export, port, mode):
+    gzip_lines = {"static": "gzip_static on;", "dynamic": "gzip on; gzip_comp_level 1; gzip_types application/json;",
+                  "plain": ""}[mode]
+    path = os.path.join(work, f"nginx-{mode}.conf")
+    with open(path, "w") as handle:
+        handle.write(f"""
+worker_processes 1;
+daemon off;
+pid {work}/nginx-{mode}.pid;
+error_log {work}/nginx-{mode}.error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    keepalive_timeout 65;
+    default_type application/json;
+    client_body_temp_path {work}/nginx-tmp;
+    proxy_temp_path {work}/nginx-tmp;
+    fastcgi_temp_path {work}/nginx-tmp;
+    uwsgi_temp_path {work}/nginx-tmp;
+    scgi_temp_path {work}/nginx-tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {export};
+        index index.json;
+        etag on;
+        {gzip_lines}
+    }}
+}}
+""")
+    return path
+
+
+def wrk(url, script, gzip_header, seconds, connections=64):
+    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script]
+    if gzip_header:
+        command += ["-H", "Accept-Encoding: gzip"]
+    output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if errors:
+        sys.exit(f"{url}: {errors.group(1)} error responses\n{output}")
+    return rate, float(p99.group(1)) * scale
+
+
+def spread(values, unit="", digits=0):
+    middle = statistics.median(values)
+    return f"{middle:,.{digits}f}{unit} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary")
+    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=10)
+    args = parser.parse_args()
+    for tool in ["nginx", "wrk"]:
+        if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}"):
+            sys.exit(f"bench_serve: {tool} is missing (apt-get install nginx-light wrk)")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    binary = os.path.abspath(args.binary)
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    work = tempfile.mkdtemp(prefix="pokesync-bench-serve-", dir=base)
+    cache = os.path.join(base or tempfile.gettempdir(), "pokesync-bench-fixtures")
+    os.makedirs(cache, exist_ok=True)
+    os.chmod(work, 0o755)  # nginx's workers run as another user when started by root
+    os.makedirs(os.path.join(work, "nginx-tmp"))
+    processes = []
+    try:
+        print(f"== serve against nginx (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)", flush=True)
+        data = extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
+        mirror, export = os.path.join(work, "Mirror"), os.path.join(work, "export")
+        subprocess.run([binary, "full", "--source", data, "--mirror", mirror, "--sprites", "none", "--kinds", "all"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([binary, "export", "--mirror", mirror, "--format", "api-data", "--out", export],
+                       check=True, stdout=subprocess.DEVNULL)
+        paths = request_paths(export)
+        precompress(export, paths)
+        with open(os.path.join(work, "paths.txt"), "w") as handle:
+            handle.write("\n".join(paths) + "\n")
+        script = os.path.join(work, "paths.lua")
+        with open(script, "w") as handle:
+            handle.write(f"""
+local paths = {{}}
+for line in io.lines("{work}/paths.txt") do paths[#paths + 1] = line end
+local index = math.random(#paths)
+request = function()
+  index = index % #paths + 1
+  return wrk.format("GET", paths[index])
+end
+""")
+        print(f"   {len(paths)} documents (pokemon, species, moves, items, abilities, types), 64 connections, "
+              f"{args.seconds} s a run, {args.repeat} runs", flush=True)
+
+        serve_port = free_port()
+        serve = subprocess.Popen([binary, "serve", "--mirror", mirror, "--listen", f"127.0.0.1:{serve_port}"],
+                                 stdout=subprocess.DEVNULL)
+        processes.append(serve)
+        wait_for_port(serve_port, serve, "serve")
+        servers = {"serve": f"http://127.0.0.1:{serve_port}"}
+        for mode in ["static", "dynamic", "plain"]:
+            port = free_port()
+            process = subprocess.Popen([nginx, "-c", nginx_config(work, export, port, mode), "-p", work],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            processes.append(process)
+            wait_for_port(port, process, f"nginx ({mode})")
+            servers[f"nginx-{mode}"] = f"http://127.0.0.1:{port}"
+
+        for server, url in servers.items():  # every server answers every path before anything is timed
+            for path in paths:
+                try:
+                    with urllib.request.urlopen(url + path) as response:
+                        response.read()
+                except Exception as error:
+                    sys.exit(f"{server}: {url + path}: {error}")
+        cases = [("gzip", True, ["serve", "nginx-static", "nginx-dynamic"]), ("plain", False, ["serve", "nginx-plain"])]
+        results = {}
+        for name, gzip_header, names in cases:
+            for server in names:  # warm-up: serve renders and compresses each body once
+                wrk(servers[server], script, gzip_header, 3)
+            for _ in range(args.repeat):
+                for server in names:
+                    results.setdefault((name, server), []).append(wrk(servers[server], script, gzip_header, args.seconds))
+        rss = peak_rss_mb(serve.pid)
+
+        def rates(key): return [rate for rate, _ in results[key]]
+        def p99s(key): return [p99 for _, p99 in results[key]]
+        labels = {"nginx-static": "nginx gzip_static", "nginx-dynamic": "nginx gzip on (level 1)", "nginx-plain": "nginx plain files"}
+        for name, _, names in cases:
+            print(f"\n   {'with' if name == 'gzip' else 'without'} Accept-Encoding: gzip", flush=True)
+            for server in names:
+                print(f"     {labels.get(server, 'pokesync serve'):<26} {spread(rates((name, server)), '/s'):>30}   "
+                      f"p99 {spread(p99s((name, server)), ' ms', 2)}", flush=True)
+        gzip_ratio = statistics.median(rates(("gzip", "serve"))) / statistics.median(rates(("gzip", "nginx-static")))
+        plain_ratio = statistics.median(rates(("plain", "serve"))) / statistics.median(rates(("plain", "nginx-plain")))
+        gzip_p99 = statistics.median(p99s(("gzip", "serve")))
+        plain_p99_ratio = statistics.median(p99s(("plain", "serve"))) / statistics.median(p99s(("plain", "nginx-plain")))
+        verdict = lambda ok: "met" if ok else "MISSED"
+        print(f"\n   serve / nginx gzip_static = {gzip_ratio:.2f} (target >= 0.5: {verdict(gzip_ratio >= 0.5)}); "
+              f"p99 with gzip {gzip_p99:.2f} ms (target < 10: {verdict(gzip_p99 < 10)})", flush=True)
+        print(f"   serve / nginx plain = {plain_ratio:.2f} (target >= 0.5: {verdict(plain_ratio >= 0.5)}); "
+              f"p99 without gzip = {plain_p99_ratio:.2f}x nginx's (target <= 2: {verdict(plain_p99_ratio <= 2)})", flush=True)
+        print(f"   serve's peak RSS {rss:.0f} MB (target < 100: {verdict(rss < 100)})", flush=True)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
