@@ -91,10 +91,12 @@ package struct BundleExporter {
             let name = BundlesFolder.deltaName(from: base.number, to: number)
             var delta = existing[name]
             if delta == nil, let built {
-                let old = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
+                let rebuilt = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
+                let old = deviceBase(rebuilt, lineage: lineage, profile: profile, scratch: scratch)
                 delta = try writeDelta(from: old, to: built, record: record, profile: profile, lineage: lineage,
                                        fullSize: full.size, scratch: scratch)
-                try? FileManager.default.removeItem(at: old.file)
+                try? FileManager.default.removeItem(at: rebuilt.file)
+                if old.file != rebuilt.file { try? FileManager.default.removeItem(at: old.file.deletingLastPathComponent()) }
             }
             guard let delta else { result.skippedDeltas.append(base.number); continue }
             result.deltas.append(delta)

@@ -54,7 +54,6 @@ package struct CrawlSummary: Sendable {
     /// Body bytes decoded, read from folders, and as sent over HTTP where known
     /// (smaller when the server compresses).
     package var transfer: TransferBytes
-    package var bodyBytes: Int { transfer.decoded }
     /// The one line saying the source sends no validators, when it does not.
     package var sourceNotice: String?
     package var seconds: Double

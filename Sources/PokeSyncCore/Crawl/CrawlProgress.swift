@@ -25,7 +25,6 @@ package final class CrawlProgress: Sendable {
         package var requests = 0
         /// Body bytes decoded, read from folders, and as sent over HTTP where known.
         package var transfer = TransferBytes()
-        package var bodyBytes: Int { transfer.decoded }
         /// Documents fetched whole (200) whose content was the same as the base version's.
         package var documentsRefetchedSame = 0
         /// Documents that came with an ETag or Last-Modified, and 304s.

@@ -122,7 +122,10 @@ package struct Crawler: Sendable {
         }
         try await forEachConcurrently(missing, limit: options.concurrency) { kind in
             let list = try await source.list(kind)
-            guard !list.resources.isEmpty else {
+            // An empty list of a kind the apps are built on is an outage, never data; another
+            // kind may be empty (an endpoint upstream has just added), and the shrink guard
+            // still refuses one that had documents in the latest version.
+            guard !list.resources.isEmpty || !ResourceKind.defaultKinds.contains(kind) else {
                 throw SourceError(resource: "\(source.description) \(kind.apiName) list", reason: "the list is empty")
             }
             if let deploy = list.deployHash {

@@ -86,9 +86,11 @@ extension VersionDiff {
     package func text(limit: Int = 25) -> String {
         var lines = ["version \(from) → \(to)"]
         if isEmpty { return lines[0] + ": no changes" }
+        // Names line up: 16 columns as before, wider for the whole API's longer names.
+        let width = max(16, summary.keys.map(\.apiName.count).max() ?? 0)
         for kind in summary.keys.sorted() {
             let counts = summary[kind] ?? Counts()
-            lines.append("\(kind.apiName.padding(toLength: 16, withPad: " ", startingAt: 0)) "
+            lines.append("\(kind.apiName.padding(toLength: width, withPad: " ", startingAt: 0)) "
                          + "\(counts.added) added, \(counts.removed) removed, \(counts.changed) changed")
             for change in [ChangeKind.added, .removed, .changed] {
                 let ofKind = changes.filter { $0.kind == kind && $0.change == change }

@@ -26,6 +26,10 @@ package enum KindSelection: Sendable, Equatable, CustomStringConvertible {
                 let kind = ResourceKind(rawValue: name)
                 if !kinds.contains(kind) { kinds.append(kind) }
             }
+            // Encounters are one per listed pokemon: without the pokemon list there are none.
+            if kinds.contains(.pokemonEncounters), !kinds.contains(.pokemon) {
+                throw RequestError.badKinds(text, reason: "pokemon-encounters needs pokemon in the set")
+            }
             self = .list(kinds.sorted())
         }
     }

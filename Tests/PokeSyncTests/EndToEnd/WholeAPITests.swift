@@ -98,21 +98,21 @@ struct WholeAPITests {
     /// fetches only what was not done, and the export is the sample's, byte for byte.
     @Test func aKilledWholeRunResumes() async throws {
         try await withTemporaryDirectory { scratch in
-            var options = StandInOptions(root: Self.whole2026)
-            // Slow enough (160 requests x 100 ms, one at a time) that the kill lands among the
-            // documents even when the machine is busy and this polling task waits for a thread.
-            options.latencyMilliseconds = 100
+            let options = StandInOptions(root: Self.whole2026)
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let arguments = ["full", "--source", server.baseURL.absoluteString, "--kinds", "all", "--sprites", "none",
                                  "--concurrency", "1"]
-                let child = cli.start(arguments)
+                // Five requests a second (the run's own --rate, whatever the machine's load):
+                // 160 requests take 32 s. The kill comes from a thread of its own 12 s in, among
+                // the documents, so a test scheduler busy with other tests cannot delay it.
+                let child = cli.start(arguments + ["--rate", "5"])
                 try child.process.run()
-                // Past the root and the 49 lists, into the documents.
-                while try await server.stats().requests < 70 && child.process.isRunning {
-                    try await Task.sleep(for: .milliseconds(10))
+                let pid = child.process.processIdentifier
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: 12)
+                    kill(pid, SIGKILL)
                 }
-                kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
                 #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
                 // The same command (a higher --concurrency only makes the rest quicker).
@@ -189,6 +189,31 @@ struct WholeAPITests {
             let bad = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "Machine"])
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("--kinds takes default, all, or a comma list"), "\(bad.stderr)")
+        }
+    }
+
+    /// A root that names something other than an endpoint (a path, an upper-case name) is
+    /// refused before anything is listed or written; a source with no root cannot do `all`.
+    @Test func aHostileOrMissingRootIsRefused() throws {
+        try withTemporaryDirectory { scratch in
+            let source = scratch.appendingPathComponent("api-data")
+            try FileManager.default.copyItem(at: Self.whole2026, to: source)
+            let root = source.appendingPathComponent("api/v2/index.json")
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            for hostile in [#"{"../../etc": "/api/v2/x/"}"#, #"{"Pokemon": "/api/v2/Pokemon/"}"#, #"["pokemon"]"#,
+                            #"{"pokemon": 5}"#, "{}"] {
+                try Data(hostile.utf8).write(to: root)
+                let result = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+                #expect(result.status == 65, "\(hostile): \(result.stderr)")
+                #expect(result.stderr.contains(root.path), "\(hostile): \(result.stderr)")
+            }
+            try FileManager.default.removeItem(at: root)
+            let missing = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            #expect(missing.status == 69, "\(missing.stderr)")
+            #expect(missing.stderr.contains("cannot read the root index"), "\(missing.stderr)")
+            // The default kinds need no root.
+            let ten = try cli.run(["full", "--source", source.path, "--sprites", "none"])
+            #expect(ten.status == 0, "\(ten.stderr)")
         }
     }
 

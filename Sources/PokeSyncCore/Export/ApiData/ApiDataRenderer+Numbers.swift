@@ -7,31 +7,7 @@ extension ApiDataRenderer {
     /// Api-data's numbers are Python's own, so each is written as it is stored.
     mutating func writeNumber() throws(JSONSyntaxError) {
         let start = position
-        var cursor = position
-        if input[cursor] == JSONByte.minus { cursor += 1 }
-        guard cursor < count else { throw .endOfInput(at: cursor) }
-        if input[cursor] == JSONByte.zero {
-            cursor += 1
-            if cursor < count, isDigit(input[cursor]) {
-                throw JSONSyntaxError(offset: cursor - 1, reason: "number with a leading zero")
-            }
-        } else {
-            guard isDigit(input[cursor]) else {
-                throw JSONSyntaxError(offset: cursor, reason: "expected a digit, found \(describe(input[cursor]))")
-            }
-            cursor = skipDigits(from: cursor)
-        }
-        var isInteger = true
-        if cursor < count, input[cursor] == JSONByte.dot {
-            isInteger = false
-            cursor = try requireDigits(from: cursor + 1)
-        }
-        if cursor < count, input[cursor] == JSONByte.lowerE || input[cursor] == JSONByte.upperE {
-            isInteger = false
-            cursor += 1
-            if cursor < count, input[cursor] == JSONByte.plus || input[cursor] == JSONByte.minus { cursor += 1 }
-            cursor = try requireDigits(from: cursor)
-        }
+        let (cursor, isInteger) = try JSONNumberGrammar.scan(input, count: count, from: start)
         position = cursor
         let text = UnsafeBufferPointer(start: input + start, count: cursor - start)
         if isInteger {
@@ -88,22 +64,5 @@ extension ApiDataRenderer {
         if point <= 0 { return sign + "0." + String(repeating: "0", count: -point) + text }
         if point >= digits.count { return sign + text + String(repeating: "0", count: point - digits.count) + ".0" }
         return sign + String(text.prefix(point)) + "." + String(text.dropFirst(point))
-    }
-
-    @inline(__always)
-    private func isDigit(_ byte: UInt8) -> Bool { byte &- JSONByte.zero < 10 }
-
-    private func skipDigits(from start: Int) -> Int {
-        var cursor = start
-        while cursor < count, isDigit(input[cursor]) { cursor += 1 }
-        return cursor
-    }
-
-    private func requireDigits(from start: Int) throws(JSONSyntaxError) -> Int {
-        guard start < count else { throw .endOfInput(at: start) }
-        guard isDigit(input[start]) else {
-            throw JSONSyntaxError(offset: start, reason: "expected a digit, found \(describe(input[start]))")
-        }
-        return skipDigits(from: start + 1)
     }
 }

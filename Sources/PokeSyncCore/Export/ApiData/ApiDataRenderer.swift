@@ -277,8 +277,5 @@ struct ApiDataRenderer {
     }
 
     /// A byte as an error message shows it: `'x'` when printable ASCII, else hex.
-    func describe(_ byte: UInt8) -> String {
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x" + String(byte, radix: 16, uppercase: true)
-    }
+    func describe(_ byte: UInt8) -> String { JSONNumberGrammar.describe(byte) }
 }

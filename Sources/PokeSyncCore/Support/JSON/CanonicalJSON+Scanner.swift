@@ -220,31 +220,7 @@ struct CanonicalScanner {
     /// - Returns: its value when `wantsInteger` and it is an integer that fits an `Int`.
     mutating func readNumber(wantsInteger: Bool) throws(JSONSyntaxError) -> Int? {
         let start = position
-        var cursor = position
-        if input[cursor] == JSONByte.minus { cursor += 1 }
-        guard cursor < count else { throw .endOfInput(at: cursor) }
-        if input[cursor] == JSONByte.zero {
-            cursor += 1
-            if cursor < count, isDigit(input[cursor]) {
-                throw JSONSyntaxError(offset: cursor - 1, reason: "number with a leading zero")
-            }
-        } else {
-            guard isDigit(input[cursor]) else {
-                throw JSONSyntaxError(offset: cursor, reason: "expected a digit, found \(describe(input[cursor]))")
-            }
-            cursor = skipDigits(from: cursor)
-        }
-        var isInteger = true
-        if cursor < count, input[cursor] == JSONByte.dot {
-            isInteger = false
-            cursor = try requireDigits(from: cursor + 1, after: "the decimal point")
-        }
-        if cursor < count, input[cursor] == JSONByte.lowerE || input[cursor] == JSONByte.upperE {
-            isInteger = false
-            cursor += 1
-            if cursor < count, input[cursor] == JSONByte.plus || input[cursor] == JSONByte.minus { cursor += 1 }
-            cursor = try requireDigits(from: cursor, after: "the exponent mark")
-        }
+        let (cursor, isInteger) = try JSONNumberGrammar.scan(input, count: count, from: start)
         let length = cursor - start
         (output + written).update(from: input + start, count: length)
         written += length
@@ -268,20 +244,6 @@ struct CanonicalScanner {
         position += length
     }
 
-    private func skipDigits(from start: Int) -> Int {
-        var cursor = start
-        while cursor < count, isDigit(input[cursor]) { cursor += 1 }
-        return cursor
-    }
-
-    private func requireDigits(from start: Int, after what: String) throws(JSONSyntaxError) -> Int {
-        guard start < count else { throw .endOfInput(at: start) }
-        guard isDigit(input[start]) else {
-            throw JSONSyntaxError(offset: start, reason: "expected a digit after \(what), found \(describe(input[start]))")
-        }
-        return skipDigits(from: start + 1)
-    }
-
     private func integerValue(from start: Int, to end: Int) -> Int? {
         let negative = input[start] == JSONByte.minus
         var value = 0
@@ -295,9 +257,6 @@ struct CanonicalScanner {
         }
         return value
     }
-
-    @inline(__always)
-    func isDigit(_ byte: UInt8) -> Bool { byte &- JSONByte.zero < 10 }
 
     @inline(__always)
     mutating func emit(_ byte: UInt8) {
@@ -337,10 +296,7 @@ struct CanonicalScanner {
     }
 
     /// A byte as an error message shows it: `'x'` when printable ASCII, else hex.
-    func describe(_ byte: UInt8) -> String {
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x" + String(byte, radix: 16, uppercase: true)
-    }
+    func describe(_ byte: UInt8) -> String { JSONNumberGrammar.describe(byte) }
 }
 
 // MARK: - Key paths below the collected member
