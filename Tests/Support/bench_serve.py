@@ -146,9 +146,11 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
     args = parser.parse_args()
-    for tool in ["nginx", "wrk"]:
-        if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}"):
-            sys.exit(f"bench_serve: {tool} is missing (apt-get install nginx-light wrk)")
+    missing = [tool for tool in ["nginx", "wrk"] if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}")]
+    if missing:
+        # Not a failure of pokesync: say so, and let the rest of `make bench` run.
+        print(f"== serve against nginx: skipped, {' and '.join(missing)} missing (apt-get install nginx-light wrk)")
+        return
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     binary = os.path.abspath(args.binary)
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None

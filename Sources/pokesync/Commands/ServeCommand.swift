@@ -33,7 +33,8 @@ struct ServeCommand {
     accepted, Cache-Control, Vary, Access-Control-Allow-Origin: *, X-PokeAPI-Hash (names the served
     version: a sync from this server takes the no-change shortcut while it serves the same one).
     Limits: request line 8 kB (414), head 16 kB or 100 fields (431), a head must arrive within
-    10 s, 1024 open connections (more wait), 48 MB of rendered bodies cached.
+    10 s, 1024 open connections (more wait), 48 MB of rendered bodies cached; past 80 MB of bodies
+    alive (cached or being written) a request needing a new body is answered 503 with Retry-After.
 
     Exit codes: 0 stopped by SIGTERM or SIGINT, 64 usage, no mirror store or no version published
     yet, 65 corrupt store, 69 cannot listen on the address (in use, not this host's).

@@ -11,6 +11,7 @@ struct ServeLimitsTests {
             let cases: [(String, [UInt8], Int)] = [
                 ("70 kB header", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n".utf8), 431),
                 ("70 kB request line", Array("GET /api/v2/?\(String(repeating: "a", count: 70_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 414),
+                ("a 10,000-segment path", Array("GET \(String(repeating: "/a", count: 10_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 414),
                 ("10,000 headers", Array(("GET /api/v2/ HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 10_000) + "\r\n").utf8), 431),
                 ("a NUL", Array("GET /api/v2/\0 HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 400),
                 ("a bare CR", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\rY: z\r\n\r\n".utf8), 400),
