@@ -169,7 +169,8 @@ final class APIResponder: Responder {
 
     private func list(_ kind: ServedVersion.Kind, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let page = Pagination(query: request.query)
-        let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit)
+        let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
+                               others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
         try checkRoom()
         let listURL = site.form.url("/api/v2/\(kind.name)/")

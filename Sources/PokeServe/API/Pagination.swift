@@ -7,12 +7,16 @@ import Foundation
 ///
 /// Numbers keep their decimal text (Python's ints have no upper bound), so
 /// `offset=99999999999999999999` pages to an empty list whose `previous` is that minus the limit.
+/// Other query parameters are carried into the links, sorted with the two by name and
+/// encoded as Python's `urlencode` does (DRF's `replace_query_param`).
 struct Pagination: Equatable {
     static let defaultLimit = 20
 
     /// Decimal digits without leading zeros ("0" for zero).
     var limit: String
     var offset: String
+    /// The request's other parameters, decoded, in their order (names and values).
+    var others: [[String]] = []
 
     init(query: String?) {
         var limitText: String?, offsetText: String?
@@ -21,8 +25,9 @@ struct Pagination: Equatable {
             let name = Self.formDecoded(parts[0])
             let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
             // The last one wins, as with Django's QueryDict.
-            if name == "limit" { limitText = value }
-            if name == "offset" { offsetText = value }
+            if name == "limit" { limitText = value } else if name == "offset" { offsetText = value } else {
+                others.append([name, value])
+            }
         }
         let limit = limitText.flatMap(Self.integer)
         self.limit = limit.flatMap { $0 == "0" ? nil : $0 } ?? String(Self.defaultLimit)
@@ -32,6 +37,43 @@ struct Pagination: Equatable {
     init(limit: Int, offset: Int) {
         self.limit = String(limit)
         self.offset = String(offset)
+    }
+
+    /// The other parameters as they go in a link (and in the cache key of a page).
+    var othersQuery: String { Self.encoded(others) }
+
+    /// `limit`, `offset` (unless nil) and the other parameters, sorted by name (by code
+    /// point; one name's values keep their order), `quote_plus`-encoded.
+    private func query(offset: String?) -> String {
+        var pairs = others + [["limit", limit]]
+        if let offset { pairs.append(["offset", offset]) }
+        let sorted = pairs.enumerated().sorted { left, right in
+            let (a, b) = (left.element[0].unicodeScalars, right.element[0].unicodeScalars)
+            if a.elementsEqual(b) { return left.offset < right.offset }
+            return a.lexicographicallyPrecedes(b)
+        }.map(\.element)
+        return Self.encoded(sorted)
+    }
+
+    private static func encoded(_ pairs: [[String]]) -> String {
+        pairs.map { quotePlus($0[0]) + "=" + quotePlus($0[1]) }.joined(separator: "&")
+    }
+
+    /// Python's `quote_plus` with nothing safe: letters, digits and `_.-~` as they are,
+    /// a space as `+`, every other UTF-8 byte as `%XX`.
+    static func quotePlus(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case 0x20: result += "+"
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result
     }
 
     /// The range of a list of `count` entries this page shows (empty past the end).
@@ -46,14 +88,14 @@ struct Pagination: Equatable {
         guard let start = Int(offset), let length = Int(limit) else { return nil }
         let (end, overflow) = start.addingReportingOverflow(length)
         guard !overflow, end < count else { return nil }
-        return "limit=\(limit)&offset=\(end)"
+        return query(offset: String(end))
     }
 
     /// The previous page's query, or nil on the first page.
     var previousQuery: String? {
         guard offset != "0" else { return nil }
-        guard let rest = Self.subtract(offset, limit) else { return "limit=\(limit)" }
-        return "limit=\(limit)&offset=\(rest)"
+        guard let rest = Self.subtract(offset, limit) else { return query(offset: nil) }
+        return query(offset: rest)
     }
 
     /// Python's `int(text)` for what it accepts that matters here (surrounding blanks, a

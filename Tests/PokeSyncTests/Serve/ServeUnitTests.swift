@@ -62,6 +62,11 @@ struct ServeUnitTests {
         #expect(page.range(count: 45) == 30 ..< 45 && page.nextQuery(count: 45) == nil)
         #expect(page.nextQuery(count: 51) == "limit=20&offset=50" && page.previousQuery == "limit=20&offset=10")
         #expect(Pagination(limit: 20, offset: 20).previousQuery == "limit=20")
+        // Other parameters ride along, sorted by name and encoded as Python's urlencode does.
+        let other = Pagination(query: "offset=40&zeta=1&b=x%20y&limit=20&b=%C3%A9&a+b=%2F")
+        #expect(other.nextQuery(count: 100) == "a+b=%2F&b=x+y&b=%C3%A9&limit=20&offset=60&zeta=1")
+        #expect(other.previousQuery == "a+b=%2F&b=x+y&b=%C3%A9&limit=20&offset=20&zeta=1")
+        #expect(Pagination(query: "format=json&offset=5").previousQuery == "format=json&limit=20")
         #expect(Pagination.subtract("1000", "1") == "999" && Pagination.subtract("5", "5") == nil && Pagination.subtract("4", "5") == nil)
     }
 
