@@ -14,17 +14,8 @@ struct ApiDataSchemaTests {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/schema-sample")
 
-    /// A Python with pokeapi-ditto: `POKESYNC_DITTO_VENV` (a venv folder), else
-    /// /opt/ditto-venv, else nil.
-    static let dittoVenv: URL? = {
-        let candidates = [environment["POKESYNC_DITTO_VENV"], "/opt/ditto-venv"].compactMap { $0 }
-        return candidates.map { URL(fileURLWithPath: $0) }.first {
-            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("bin/ditto").path)
-        }
-    }()
-
-    static let skipMessage: Comment =
-        "needs pokeapi-ditto: a venv at /opt/ditto-venv or POKESYNC_DITTO_VENV (python3 -m venv V && V/bin/pip install pokeapi-ditto==1.0.5)"
+    static let dittoVenv = DittoOracle.venv
+    static let skipMessage = DittoOracle.skipMessage
 
     /// Feeds every `.json` file under `tree/api/v2` to a new inference, canonicalized.
     static func infer(apiData tree: URL) throws -> [ApiDataSchemaFile] {

@@ -64,13 +64,9 @@ struct ServeClientsTests {
         }
     }
 
-    /// ditto 1.0.5 (`pip install pokeapi-ditto`, in /opt/ditto-venv or $DITTO).
-    static let ditto: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["DITTO"], "/opt/ditto-venv/bin/ditto"].compactMap { $0 }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let ditto = DittoOracle.ditto
 
-    @Test(.enabled(if: ditto != nil, "ditto is not installed: python3 -m venv /opt/ditto-venv && /opt/ditto-venv/bin/pip install pokeapi-ditto"))
+    @Test(.enabled(if: ditto != nil, DittoOracle.skipMessage))
     func dittoCloneOfTheWholeAPIWritesTheExportedTree() throws {
         try withTemporaryDirectory { folder in
             // Every endpoint, meta, and each pokemon's encounters, which ditto clones with it.
