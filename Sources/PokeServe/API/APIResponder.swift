@@ -86,9 +86,15 @@ final class APIResponder: Responder {
         lastAsked = clock
         let now = try store.dataVersion()
         if !force, now == dataVersion, let version = site.board.version { return version }
+        // Taken as seen only once the version it may bring is in hand: a refresh that
+        // throws (a busy or unreadable store) is tried again by the next request.
+        if !force, let version = site.board.version, try store.latestVersionNumber() == version.number {
+            dataVersion = now
+            return version
+        }
+        let version = try site.board.refresh(store: store)
         dataVersion = now
-        if !force, let version = site.board.version, try store.latestVersionNumber() == version.number { return version }
-        return try site.board.refresh(store: store)
+        return version
     }
 
     // MARK: Routing

@@ -38,6 +38,9 @@ struct ServedForm: Sendable {
                 let start = index + 1
                 var end = start
                 while end < count && input[end] != 0x22 { end += input[end] == 0x5C ? 2 : 1 }
+                // A body cut after a backslash (never a stored one: each is checked against
+                // its hash) must not make the prefix checks read past it.
+                end = min(end, count)
                 let isKey = end + 1 < count && input[end + 1] == 0x3A
                 if !isKey {
                     if Self.starts(input, at: start, end: end, with: Self.apiPath) {

@@ -84,17 +84,28 @@ final class Connection {
                 inputCount += count
             }
         }
+        // Once even with nothing buffered: a peer that closed is finished here.
         answer(responder, date: &date, now: now, stopping: stopping)
         writeOutput(now: now)
+        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
     }
 
     func writable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
         guard phase == .open else { return }
         writeOutput(now: now)
         // Replies drained: answer requests that were waiting in the buffer.
-        if phase == .open && output.isEmpty && inputCount > 0 && !closeAfterOutput {
+        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
+    }
+
+    /// Answers and writes until the buffer holds no complete request or the socket is full.
+    /// Requests beyond the queue's bound wait in the buffer; once the queue is written out
+    /// they must be answered now: no readiness event will come for bytes already read.
+    private func answerAndWrite(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+        while phase == .open && output.isEmpty && inputCount > 0 && !closeAfterOutput {
+            let before = served
             answer(responder, date: &date, now: now, stopping: stopping)
             writeOutput(now: now)
+            if served == before { break }
         }
     }
 
@@ -104,6 +115,13 @@ final class Connection {
             let scan = scanner.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits)
             switch scan {
             case .incomplete:
+                // A full buffer that is still no whole head (its last byte a CR, say) cannot
+                // grow: refuse it rather than wait, read-ready, for the deadline.
+                if inputCount >= limits.head {
+                    queue(Reply.detail(431, "the head is longer than \(limits.head) bytes", closes: true), keepAlive: false, date: &date)
+                    closeAfterOutput = true
+                    return
+                }
                 if peerClosed {
                     // The client has finished sending; whatever is left is not a request.
                     closeAfterOutput = true

@@ -80,6 +80,41 @@ struct ServeLimitsTests {
         }
     }
 
+    /// More pipelined requests than the 16 a connection queues, in one write: the rest wait
+    /// in the buffer and are answered once the first 16 are written, without another read.
+    @Test func moreThanSixteenPipelinedRequestsAreAllAnswered() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            let connection = try RawConnection(port: server.port)
+            connection.setTimeout(5)
+            try connection.send(String(repeating: "GET /api/v2/stat/1/ HTTP/1.1\r\nHost: x\r\n\r\n", count: 40))
+            let started = Date()
+            var answered = 0
+            while answered < 40, let response = try connection.readResponse(), response.status == 200 { answered += 1 }
+            #expect(answered == 40)
+            #expect(Date().timeIntervalSince(started) < 3, "took \(Date().timeIntervalSince(started)) s")
+            #expect(server.stop().status == 0)
+        }
+    }
+
+    /// A head that fills the buffer and ends in a CR can never complete: it is refused at
+    /// once (431), not left to spin the worker until the head deadline.
+    @Test func aFullHeadEndingInACRIsRefusedAtOnce() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            var head = Array("GET /api/v2/ HTTP/1.1\r\nX: ".utf8)
+            head += [UInt8](repeating: UInt8(ascii: "a"), count: 16 * 1024 - head.count - 1) + [13]
+            let connection = try RawConnection(port: server.port)
+            connection.setTimeout(5)
+            let started = Date()
+            try? connection.send(head + [10])
+            #expect(try connection.readResponse()?.status == 431)
+            #expect(Date().timeIntervalSince(started) < 3)
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+
     @Test func aSlowHeadIsDroppedAndOthersAreServedMeanwhile() throws {
         try withTemporaryDirectory { folder in
             let server = try ServeProcess(mirror: try ServeMirror.make(folder))
