@@ -76,6 +76,10 @@ final class ServedVersion: Sendable {
                     (document.position ?? document.id, Entry(id: document.id, name: document.name, hash: document.hash)))
             }
         }
+        // A kind whose list was empty is served as an empty list, as upstream serves it.
+        for kind in try store.versionKinds(version)?.resolved ?? [] where kind.isListed && grouped[kind.apiName] == nil {
+            grouped[kind.apiName] = []
+        }
         var kinds: [String: Kind] = [:]
         for (name, entries) in grouped {
             let ordered = entries.sorted { ($0.position, $0.entry.id) < ($1.position, $1.entry.id) }.map(\.entry)

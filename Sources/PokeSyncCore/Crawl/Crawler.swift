@@ -151,16 +151,21 @@ package struct Crawler: Sendable {
     func resolveKinds(run: RunRecord) async throws -> [ResourceKind] {
         if let kinds = try store.currentRun()?.resolvedKinds { return kinds }
         var root: [String]?
-        if options.kinds.needsRoot {
+        if options.kinds != .default {
             progress.begin(phase: .listing)
-            let index = try await source.rootIndex()
-            progress.addRequestBytes(index.bodyBytes, wire: index.wire)
-            if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
-            root = index.endpoints
+            do {
+                let index = try await source.rootIndex()
+                progress.addRequestBytes(index.bodyBytes, wire: index.wire)
+                if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
+                root = index.endpoints
+            } catch where !options.kinds.needsRoot && !(error is CancellationError) {
+                // A comma list is checked against the root when the source has one; without
+                // one, a name it lacks is said by that kind's list.
+            }
         }
         let kinds = try options.kinds.resolve(root: root)
         if let base = run.baseVersion {
-            let before = Set(try store.documentCounts(version: base).keys)
+            let before = Set(try store.versionKinds(base)?.resolved ?? Array(try store.documentCounts(version: base).keys))
             let added = kinds.filter { !before.contains($0) }
             let dropped = before.subtracting(kinds).sorted()
             if !added.isEmpty || !dropped.isEmpty {

@@ -9,8 +9,9 @@ package struct MirrorConfig: Sendable, Equatable {
     package var source: String = "https://pokeapi.co/api/v2"
     package var spriteSource: String?
     package var sprites: String = "default"
-    /// `--kinds`: `default`, `all` or a comma list of endpoint names.
-    package var kinds: String = "default"
+    /// `--kinds`: `default`, `all` or a comma list of endpoint names; nil: what the
+    /// mirror's latest version was made with (`default` for a new mirror).
+    package var kinds: String?
     package var concurrency: Int = 8
     /// Requests per second at most; nil for no cap.
     package var rate: Double?

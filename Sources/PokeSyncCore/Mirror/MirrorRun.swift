@@ -49,7 +49,7 @@ package enum MirrorRun {
             store: store, source: source, sprites: fetcher, planner: SpritePlanner(set: settings.sprites, policy: policy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
                                   revalidate: settings.revalidate, sprites: settings.sprites,
-                                  kinds: settings.kinds, allowShrink: settings.allowShrink),
+                                  kinds: try kinds(settings, store: store), allowShrink: settings.allowShrink),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)
@@ -105,6 +105,15 @@ package enum MirrorRun {
         } catch {
             throw FollowUpFailure(step: "writing its diff", underlying: error)
         }
+    }
+
+    /// `--kinds` as given, else what the latest version was made with: a mirror made with
+    /// `--kinds all` stays whole through a nightly `sync` that names no kinds. Only a set
+    /// given on purpose narrows a mirror.
+    static func kinds(_ settings: RunSettings, store: Store) throws -> KindSelection {
+        if let kinds = settings.kinds { return kinds }
+        guard let latest = try store.latestVersion() else { return .default }
+        return try store.versionKinds(latest.number)?.selection ?? .default
     }
 
     static func clientConfiguration(_ settings: RunSettings, policy: SpritePolicy) -> HTTPClientConfiguration {

@@ -6,7 +6,8 @@ package struct RunSettings: Sendable {
     package var source: String
     package var spriteSource: String?
     package var sprites: SpriteSet
-    package var kinds: KindSelection
+    /// `--kinds`, when given (command line or mirror.json); nil keeps the latest version's.
+    package var kinds: KindSelection?
     package var concurrency: Int
     package var rate: Double?
     package var allowHosts: [String]
@@ -22,7 +23,7 @@ package struct RunSettings: Sendable {
         source = config.source
         spriteSource = config.spriteSource
         sprites = try SpriteSet(parsing: config.sprites)
-        kinds = try KindSelection(parsing: config.kinds)
+        kinds = try config.kinds.map(KindSelection.init(parsing:))
         concurrency = config.concurrency
         rate = config.rate
         allowHosts = config.allowHosts

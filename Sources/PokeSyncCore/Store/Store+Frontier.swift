@@ -7,9 +7,10 @@ import PokeSQLite
 extension Store {
     package func currentRun() throws -> RunRecord? {
         try read { database in
-            try database.row("""
+            let kinds = try Self.hasColumn(database, table: "runs", column: "kinds") ? "kinds, resolved_kinds" : "NULL, NULL"
+            return try database.row("""
                 SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version,
-                       kinds, resolved_kinds
+                       \(kinds)
                 FROM runs ORDER BY id DESC LIMIT 1
                 """) { row in
                 RunRecord(id: row.int(0),

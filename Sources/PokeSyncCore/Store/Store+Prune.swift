@@ -25,7 +25,7 @@ extension Store {
             let numbers = try database.rows("SELECT number FROM versions ORDER BY number DESC", []) { $0.int(0) }
             let removed = Array(numbers.dropFirst(keep)).sorted()
             for number in removed {
-                for table in ["version_documents", "version_sprites", "sprite_reports"] {
+                for table in ["version_documents", "version_sprites", "sprite_reports", "version_kinds"] {
                     try database.run("DELETE FROM \(table) WHERE version = ?", [SQLValue(number)])
                 }
                 try database.run("DELETE FROM versions WHERE number = ?", [SQLValue(number)])

@@ -22,6 +22,11 @@ extension Store {
         version INTEGER NOT NULL, path TEXT NOT NULL, url TEXT NOT NULL, hash BLOB NOT NULL,
         PRIMARY KEY(version, path)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS version_sprites_by_hash ON version_sprites(hash);
+    -- What a version's --kinds was (default, all, a list) and resolved to (every kind it
+    -- mirrors, an endpoint that listed nothing included): its root, and the set a sync
+    -- that names none keeps. Versions made before kinds were data have no row (default).
+    CREATE TABLE IF NOT EXISTS version_kinds(
+        version INTEGER PRIMARY KEY, selection TEXT NOT NULL, resolved TEXT NOT NULL);
     -- What a server said last time, for conditional requests; key is "kind/id" or a sprite URL.
     CREATE TABLE IF NOT EXISTS validators(
         key TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, hash BLOB) WITHOUT ROWID;
@@ -69,10 +74,16 @@ extension Store {
     /// Adds `column` ("name TYPE") to `table` unless a store made by this build has it already.
     private static func addColumn(_ database: Database, table: String, column: String) throws {
         let name = String(column.prefix { $0 != " " })
-        let columns = try database.rows("PRAGMA table_info(\(table))", []) { $0.text(1) }
-        if !columns.contains(name) {
+        if try !hasColumn(database, table: table, column: name) {
             try database.execute("ALTER TABLE \(table) ADD COLUMN \(column)")
         }
+    }
+
+    /// Whether `table` has `column`. A store made by an older build and opened read-only
+    /// (status, export, serve) was never migrated: its readers ask, each time, since
+    /// another process's run may migrate it meanwhile.
+    static func hasColumn(_ database: Database, table: String, column: String) throws -> Bool {
+        try database.rows("PRAGMA table_info(\(table))", []) { $0.text(1) }.contains(column)
     }
 
     static func checkSchema(_ database: Database, display: String) throws {

@@ -77,9 +77,9 @@ extension Store {
 
     /// Every document of a version, in kind then id order.
     package func documents(version: Int) throws -> [VersionDocument] {
-        let position = hasListPositions ? "position" : "NULL"
         return try read { database in
-            try database.rows("SELECT kind, id, name, hash, \(position) FROM version_documents WHERE version = ?",
+            let position = try Self.hasColumn(database, table: "version_documents", column: "position") ? "position" : "NULL"
+            return try database.rows("SELECT kind, id, name, hash, \(position) FROM version_documents WHERE version = ?",
                               [SQLValue(version)]) { row in
                 VersionDocument(kind: ResourceKind(rawValue: row.text(0)), id: row.int(1),
                                 name: row.optionalText(2),
@@ -96,6 +96,20 @@ extension Store {
             throw StoreError.corrupt(layout.display(layout.storeFile), "\(row) has a hash of \(bytes.count) bytes, not 32")
         }
         return digest
+    }
+
+    /// What version `number`'s `--kinds` was and resolved to (for `all`, what the source's
+    /// root listed then, an endpoint that listed nothing included); nil for a version made
+    /// before kinds were data (it holds the default kinds).
+    package func versionKinds(_ number: Int) throws -> (selection: KindSelection, resolved: [ResourceKind])? {
+        let row = try read { database -> (String, String)? in
+            guard try database.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'version_kinds'") == 1 else { return nil }
+            return try database.row("SELECT selection, resolved FROM version_kinds WHERE version = ?", [SQLValue(number)]) {
+                ($0.text(0), $0.text(1))
+            }
+        }
+        guard let (selection, resolved) = row, let parsed = try? KindSelection(parsing: selection) else { return nil }
+        return (parsed, Self.kindList(resolved))
     }
 
     /// How many documents of each kind a version holds.
@@ -197,6 +211,9 @@ extension Store {
             """, [version, .text(record.createdAt), .text(record.mode.rawValue), .text(record.source),
                   SQLValue(record.spriteSource), .text(record.spriteSet), SQLValue(record.deployHash),
                   SQLValue(documents), SQLValue(sprites)])
+        try database.run("INSERT OR REPLACE INTO version_kinds(version, selection, resolved) VALUES (?, ?, ?)",
+                         [version, .text(run.plan.kinds),
+                          .text(try runKinds(database, run: run.id).map(\.apiName).joined(separator: ","))])
         try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
         try Self.deleteRun(database, run: run.id)
         return .published(record)

@@ -14,9 +14,6 @@ package final class Store: Sendable {
     /// that is why `database` can be `nonisolated(unsafe)`.
     private let lock = Locked(())
     nonisolated(unsafe) private let database: Database
-    /// Whether `version_documents` has list positions: a store made before kinds were
-    /// data, opened read-only (never migrated), has not, and reads id order instead.
-    let hasListPositions: Bool
 
     static let schemaVersion = 1
 
@@ -46,8 +43,6 @@ package final class Store: Sendable {
             throw StoreError.corrupt(layout.display(layout.storeFile), error.message)
         }
         self.database = database
-        hasListPositions = (try? database.rows("PRAGMA table_info(version_documents)", []) { $0.text(1) })?
-            .contains("position") ?? false
     }
 
     /// Builds a new store aside and renames it into place, so that a store file that

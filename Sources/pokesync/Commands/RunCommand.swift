@@ -21,7 +21,8 @@ struct RunCommand {
       --kinds SET             default (the ten kinds the device database reads: pokemon, pokemon-species,
                               pokedex, evolution-chain, type, ability, move, stat, version, language),
                               all (every endpoint the source's root lists, meta, and every pokemon's
-                              encounters), or a comma list of endpoint names (default from mirror.json);
+                              encounters), or a comma list of endpoint names (default: mirror.json's
+                              "kinds", else the set the latest version was made with, else default);
                               a changed set publishes the added or removed documents as a version
       --concurrency N         requests in flight at most (default 8)
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)

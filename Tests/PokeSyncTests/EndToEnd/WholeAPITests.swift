@@ -1,5 +1,7 @@
 import Foundation
+import PokeSQLite
 import Testing
+@testable import PokeSyncCore
 
 /// The whole API (`--kinds all`), end to end, on the two whole-API samples
 /// (Tests/Fixtures/whole-*: a few documents of every endpoint in upstream's exact bytes,
@@ -54,6 +56,13 @@ struct WholeAPITests {
             let new = scratch.appendingPathComponent("new")
             #expect(try cli.run(["export", "--format", "api-data", "--out", new.path]).status == 0)
             try Self.expectSameTree(Self.whole2026, new)
+
+            // A sync that names no kinds keeps the set the latest version was made with: the
+            // nightly job never narrows a whole mirror by omission.
+            let plain = try cli.run(["sync", "--source", Self.whole2026.path, "--sprites", "none"])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(plain.stdout.contains("no changes since version 2"), "\(plain.stdout)")
+            #expect(!plain.stderr.contains("no longer mirrored"), "\(plain.stderr)")
 
             // Nothing changed since: no version, and every stage still agrees.
             let again = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
@@ -189,6 +198,10 @@ struct WholeAPITests {
             let bad = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "Machine"])
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("--kinds takes default, all, or a comma list"), "\(bad.stderr)")
+            // A name the source's root does not list is a usage error naming it, not a failed list.
+            let typo = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine,pokemn"])
+            #expect(typo.status == 64, "\(typo.stderr)")
+            #expect(typo.stderr.contains("--kinds: the source lists no pokemn"), "\(typo.stderr)")
         }
     }
 
@@ -215,6 +228,64 @@ struct WholeAPITests {
             let ten = try cli.run(["full", "--source", source.path, "--sprites", "none"])
             #expect(ten.status == 0, "\(ten.stderr)")
         }
+    }
+
+    /// An endpoint whose list is empty (one upstream has just added) is mirrored as such:
+    /// the export's root names it and its list says `count` 0, as upstream's would.
+    @Test func anEmptyEndpointIsKept() throws {
+        try withTemporaryDirectory { scratch in
+            let source = scratch.appendingPathComponent("api-data")
+            try FileManager.default.copyItem(at: Self.whole2026.appendingPathComponent("api"),
+                                             to: source.appendingPathComponent("api"))
+            let api = source.appendingPathComponent("api/v2")
+            var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: api.appendingPathComponent("index.json"))) as? [String: String])
+            root["brand-new"] = "/api/v2/brand-new/"
+            try Self.pythonDump(root, to: api.appendingPathComponent("index.json"))
+            try FileManager.default.createDirectory(at: api.appendingPathComponent("brand-new"), withIntermediateDirectories: true)
+            try Self.pythonDump(["count": 0, "next": NSNull(), "previous": NSNull(), "results": [Any]()],
+                                to: api.appendingPathComponent("brand-new/index.json"))
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            let tree = scratch.appendingPathComponent("data")
+            #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+            try Self.expectSameTree(source, tree)
+            let again = try cli.run(["sync", "--source", source.path, "--sprites", "none"])
+            #expect(again.stdout.contains("no changes since version 1"), "\(again.stdout)")
+            #expect(!again.stderr.contains("kinds since"), "\(again.stderr)")
+        }
+    }
+
+    /// A store made before kinds were data (no positions, no recorded kinds), read by
+    /// commands that open it read-only and never migrate it: status, versions, export.
+    @Test func aStoreFromBeforeKindsIsReadAsItIs() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            let old = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
+            for statement in ["ALTER TABLE runs DROP COLUMN kinds", "ALTER TABLE runs DROP COLUMN resolved_kinds",
+                              "ALTER TABLE frontier DROP COLUMN position", "ALTER TABLE version_documents DROP COLUMN position",
+                              "DROP TABLE version_kinds"] {
+                try old.execute(statement)
+            }
+            for arguments in [["status"], ["versions"]] {
+                let result = try cli.run(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            let tree = scratch.appendingPathComponent("data")
+            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path])
+            #expect(export.status == 0, "\(export.stderr)")
+            try Samples.expectSameJSON(TestPaths.sample2026, tree)
+            // The next run migrates it and goes on with the default kinds.
+            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            #expect(sync.status == 0, "\(sync.stderr)")
+        }
+    }
+
+    /// Writes `value` as upstream writes api-data (Python's json.dumps(indent=4, sort_keys=True)).
+    static func pythonDump(_ value: Any, to file: URL) throws {
+        let compact = try JSONSerialization.data(withJSONObject: value)
+        try Data(try ApiDataJSON.render([UInt8](compact))).write(to: file)
     }
 
     /// The endpoints a sample's root lists.

@@ -49,10 +49,14 @@ package struct ApiDataExporter {
         let documents = try store.documents(version: version)
         var items = documents.map { Item(path: $0.kind.apiDataFile(id: $0.id), content: .stored($0.hash)) }
         let byKind = Dictionary(grouping: documents, by: \.kind)
-        for (kind, ofKind) in byKind where kind.isListed {
-            items.append(Item(path: "\(kind.apiName)/index.json", content: .generated(ApiDataIndexes.list(kind: kind, documents: ofKind))))
+        // Every kind the version mirrors, one whose list was empty included (its list says
+        // `count` 0, and the root names it, as upstream's do).
+        let kinds = Set(byKind.keys).union(try store.versionKinds(version)?.resolved ?? [])
+        for kind in kinds where kind.isListed {
+            items.append(Item(path: "\(kind.apiName)/index.json",
+                              content: .generated(ApiDataIndexes.list(kind: kind, documents: byKind[kind] ?? []))))
         }
-        items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: Array(byKind.keys)))))
+        items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: Array(kinds)))))
 
         let api = building.appendingPathComponent("api/v2")
         try Self.createFolders(for: items.map(\.path), under: api)
