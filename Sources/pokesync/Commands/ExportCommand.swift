@@ -45,17 +45,6 @@ struct ExportCommand {
 
     let arguments: Arguments
 
-    /// `--base-url URL`: an http(s) URL without query or fragment, the prefix every
-    /// `/api/v2/...` URL of the tree gets.
-    /// - Throws: `UsageError` naming what is wrong.
-    static func checkBaseURL(_ text: String) throws -> String {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host?.isEmpty == false, url.query == nil, url.fragment == nil, !text.contains("\"") else {
-            throw UsageError("--base-url takes an http(s) URL without query or fragment, e.g. https://pokeapi.example.org (got \"\(text)\")")
-        }
-        return text
-    }
-
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH] [--replace-damaged]")
@@ -77,7 +66,7 @@ struct ExportCommand {
         if arguments.flags.contains("replace-damaged") { throw UsageError("--replace-damaged goes with bundles") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
-        let baseURL = try arguments.options["base-url"].map(Self.checkBaseURL)
+        let baseURL = try arguments.options["base-url"].map { try BaseURLOption.parse($0, option: "base-url") }
         let started = Date()
         let (version, summary) = try store.snapshot {
             let version = try store.resolveVersion(try arguments.integer("version", minimum: 1))

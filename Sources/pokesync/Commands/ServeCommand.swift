@@ -49,8 +49,8 @@ struct ServeCommand {
 
     func execute() throws -> ExitStatus {
         let (host, port) = try Self.address(arguments.options["listen"] ?? "127.0.0.1:8080")
-        let base = try arguments.options["base-url"].map { try Self.baseURL($0, option: "base-url") }
-        let sprites = try arguments.options["sprite-base"].map { try Self.baseURL($0, option: "sprite-base") }
+        let base = try arguments.options["base-url"].map { try BaseURLOption.parse($0, option: "base-url") }
+        let sprites = try arguments.options["sprite-base"].map { try BaseURLOption.parse($0, option: "sprite-base") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let options = ServeOptions(layout: layout, host: host, port: port, baseURL: base, spriteBase: sprites)
         if base == nil && (host == "0.0.0.0" || host == "::") {
@@ -81,19 +81,5 @@ struct ServeCommand {
             throw UsageError("--listen takes HOST:PORT with a port from 0 to 65535 (got \"\(text)\")")
         }
         return (String(host), port)
-    }
-
-    /// An http(s) URL with a host, no query or fragment, and nothing that would need
-    /// escaping in JSON or a header; returned without trailing slashes.
-    static func baseURL(_ text: String, option: String) throws -> String {
-        var url = text
-        while url.hasSuffix("/") { url.removeLast() }
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-              let parsed = URL(string: url), parsed.host?.isEmpty == false, parsed.query == nil, parsed.fragment == nil,
-              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || "\"\\<>".unicodeScalars.contains($0) }) else {
-            throw UsageError("--\(option) takes an http:// or https:// URL without query or fragment, e.g. https://pokeapi.example.org (got \"\(text)\")")
-        }
-        return url
     }
 }
