@@ -81,39 +81,32 @@ package struct ApiDataExporter {
     /// Renders and writes `items`, on every core: a stored document is read (inflated and
     /// checked against its hash), handed to `observe` as canonical JSON, rendered in
     /// upstream's form and written. Each worker keeps one writer, so rendering allocates
-    /// next to nothing after the largest document.
+    /// next to nothing after the largest document. The documents of one path pattern go
+    /// through one worker, in order: the schema inferred from them is then the same on
+    /// every export (`anyOf` members keep the order their documents came in).
     /// - Returns: the bytes written.
     private func write(_ items: [Item], under folder: String, baseURL: String?,
                        observe: @Sendable (UnsafeRawBufferPointer, String) throws -> Void) throws -> Int {
+        // Largest groups first, so the last one to finish is a small one.
+        let groups = Dictionary(grouping: items.indices, by: { ApiDataSchemaInference.pattern(of: items[$0].path) })
+            .values.sorted { ($0.count, $0.first!) > ($1.count, $1.first!) }
         let next = Locked(0)
         let outcome = Locked<(bytes: Int, error: (any Error)?)>((0, nil))
-        let store = self.store
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         withoutActuallyEscaping(observe) { observe in
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 let writer = ApiDataJSONWriter(baseURL: baseURL)
                 var written = 0
-                while true {
-                    let index = next.withLock { value -> Int in defer { value += 1 }; return value }
-                    guard index < items.count, outcome.withLock({ $0.error == nil }) else { break }
-                    let item = items[index]
-                    do {
-                        let canonical: [UInt8]
-                        switch item.content {
-                        case .stored(let hash): canonical = try store.documentBody(hash)
-                        case .generated(let bytes): canonical = bytes
+                while let group = next.withLock({ value -> Int? in
+                    defer { value += 1 }
+                    return value < groups.count ? value : nil
+                }) {
+                    for index in groups[group] where outcome.withLock({ $0.error == nil }) {
+                        do {
+                            written += try write(items[index], under: folder, writer: writer, observe: observe)
+                        } catch {
+                            outcome.withLock { $0.error = $0.error ?? error }
                         }
-                        try canonical.withUnsafeBytes { json in
-                            try observe(json, item.path)
-                            try writer.render(json) { rendered in
-                                try Self.writeNewFile(rendered, to: folder + "/" + item.path)
-                                written += rendered.count
-                            }
-                        }
-                    } catch let error as JSONSyntaxError {
-                        outcome.withLock { $0.error = $0.error ?? StoreError.corrupt(store.layout.display(store.layout.storeFile), "\(item.path): \(error)") }
-                    } catch {
-                        outcome.withLock { $0.error = $0.error ?? error }
                     }
                 }
                 outcome.withLock { $0.bytes += written }
@@ -122,6 +115,28 @@ package struct ApiDataExporter {
         let result = outcome.withLock { $0 }
         if let error = result.error { throw error }
         return result.bytes
+    }
+
+    /// One item: its canonical JSON to `observe`, then rendered and written.
+    /// - Returns: the bytes written.
+    private func write(_ item: Item, under folder: String, writer: ApiDataJSONWriter,
+                       observe: (UnsafeRawBufferPointer, String) throws -> Void) throws -> Int {
+        let canonical: [UInt8]
+        switch item.content {
+        case .stored(let hash): canonical = try store.documentBody(hash)
+        case .generated(let bytes): canonical = bytes
+        }
+        do {
+            return try canonical.withUnsafeBytes { json in
+                try observe(json, item.path)
+                return try writer.render(json) { rendered in
+                    try Self.writeNewFile(rendered, to: folder + "/" + item.path)
+                    return rendered.count
+                }
+            }
+        } catch let error as JSONSyntaxError {
+            throw StoreError.corrupt(store.layout.display(store.layout.storeFile), "\(item.path): \(error)")
+        }
     }
 
     /// Every folder the files at `paths` (relative to `root`) go in, made once each.

@@ -24,6 +24,11 @@ enum ConnectionCache {
     /// `CURLMOPT_MAXCONNECTS` (`CURLOPTTYPE_LONG + 6`, curl/multi.h).
     private static let maxConnectsOption: Int32 = 6
 
+    /// `curl_multi_setopt` is variadic; it is called here as a function of three fixed
+    /// arguments. On the Linux ABIs Swift runs on (x86-64 System V, AArch64) a variadic
+    /// callee reads integer arguments from the same registers as a fixed one (x86-64's
+    /// `%al` vector count only decides whether it saves vector registers), so the call is
+    /// the one C would make.
     private typealias MultiSetopt = @convention(c) (UnsafeMutableRawPointer, Int32, Int) -> Int32
 
     /// `curl_multi_setopt` of the libcurl already in the process (`RTLD_NOLOAD`: never loads one).
