@@ -13,7 +13,9 @@ struct SpriteFiles: Sendable {
     func read(_ path: String) -> [UInt8]? {
         let names = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !names.isEmpty, names.count <= 16, names.allSatisfy(Self.isPlainName) else { return nil }
-        var folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // The tree's own folder is not followed either: `sprites` made a link elsewhere
+        // (/etc, say) serves nothing.
+        var folder = open(root.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { return nil }
         for name in names.dropLast() {
             let next = openat(folder, String(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

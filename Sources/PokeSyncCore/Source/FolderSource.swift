@@ -56,6 +56,9 @@ package struct FolderSource: DocumentSource {
         do { document = try CanonicalJSON.canonicalize(data, stripPrefix: nil) } catch {
             throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
         }
+        if let problem = kind.problem(with: document, id: id) {
+            throw SourceError(resource: file.path, reason: problem, exitStatus: .dataError)
+        }
         return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count,
                         wire: .local)
     }

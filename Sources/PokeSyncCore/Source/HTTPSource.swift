@@ -108,6 +108,12 @@ package struct HTTPSource: DocumentSource {
     /// A list that is not there at all on the first page: the base is not a PokeAPI v2 base.
     func notAnAPIBase(_ kind: ResourceKind, status: Int) -> SourceError {
         let listURL = base.absoluteString + "/" + kind.apiName + "/"
+        // An endpoint beyond the ten comes from the source's root (--kinds all or a list):
+        // the base is a PokeAPI, that one endpoint is not there.
+        guard ResourceKind.defaultKinds.contains(kind) else {
+            return SourceError(resource: listURL, reason: "the source lists the endpoint \(kind.apiName), but its list "
+                               + "answers HTTP \(status); a --kinds list without it mirrors the others")
+        }
         let hint = base.path.hasSuffix("/api/v2")
             ? "is this a PokeAPI server?"
             : "--source must be the API base ending in /api/v2 (e.g. https://pokeapi.co/api/v2)"
@@ -131,10 +137,8 @@ package struct HTTPSource: DocumentSource {
                 } catch {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
                 }
-                guard !kind.documentsHaveID || document.id == id else {
-                    throw SourceError(resource: url.absoluteString,
-                                      reason: "document says id \(document.id.map(String.init) ?? "none"), expected \(id)",
-                                      exitStatus: .dataError)
+                if let problem = kind.problem(with: document, id: id) {
+                    throw SourceError(resource: url.absoluteString, reason: problem, exitStatus: .dataError)
                 }
                 let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
                 return .content(document, validators: kept, bodyBytes: response.body.count,

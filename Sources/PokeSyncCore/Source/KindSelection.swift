@@ -23,6 +23,9 @@ package enum KindSelection: Sendable, Equatable, CustomStringConvertible {
                 guard ResourceKind.isValidName(name) else {
                     throw RequestError.badKinds(text, reason: name.isEmpty ? "an empty name" : "\"\(name)\" is not an endpoint name")
                 }
+                guard name != "all" && name != "default" else {
+                    throw RequestError.badKinds(text, reason: "\(name) stands alone, not in a list")
+                }
                 let kind = ResourceKind(rawValue: name)
                 if !kinds.contains(kind) { kinds.append(kind) }
             }

@@ -42,10 +42,6 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
     /// Whether the kind has a list (`/api/v2/{kind}/`) whose entries are its documents.
     package var isListed: Bool { self != .pokemonEncounters && self != .meta }
 
-    /// Whether a document of this kind carries its own top-level `id` (encounters are
-    /// an array; meta has none).
-    package var documentsHaveID: Bool { isListed }
-
     /// The key of one document in the frontier, the validators, diffs and messages:
     /// `pokemon-species/25`. The one place it is spelled.
     package func documentKey(id: Int) -> String { "\(rawValue)/\(id)" }
@@ -68,6 +64,23 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
         case .pokemonEncounters: return "pokemon/\(id)/encounters/index.json"
         case .meta: return "meta/index.json"
         default: return "\(rawValue)/\(id)/index.json"
+        }
+    }
+
+    /// What is wrong with `document` as this kind's document `id`, or nil: a listed kind's
+    /// document is an object saying its own id, encounters are an array, meta an object.
+    /// A source that sends something else (a proxy's error page that happens to be JSON,
+    /// a hostile server) is refused before anything stores it.
+    package func problem(with document: CanonicalDocument, id: Int) -> String? {
+        let first = document.bytes.first
+        switch self {
+        case .pokemonEncounters:
+            return first == UInt8(ascii: "[") ? nil : "the encounters document is not a JSON array"
+        case .meta:
+            return first == UInt8(ascii: "{") ? nil : "the meta document is not a JSON object"
+        default:
+            guard first == UInt8(ascii: "{") else { return "the document is not a JSON object" }
+            return document.id == id ? nil : "document says id \(document.id.map(String.init) ?? "none"), expected \(id)"
         }
     }
 

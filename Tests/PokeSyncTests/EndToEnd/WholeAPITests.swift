@@ -227,6 +227,16 @@ struct WholeAPITests {
             // The default kinds need no root.
             let ten = try cli.run(["full", "--source", source.path, "--sprites", "none"])
             #expect(ten.status == 0, "\(ten.stderr)")
+            // A document of the wrong shape (encounters that are not an array) is refused,
+            // named, and nothing is published.
+            try FileManager.default.copyItem(at: Self.whole2026.appendingPathComponent("api/v2/index.json"), to: root)
+            let encounters = source.appendingPathComponent("api/v2/pokemon/10196/encounters/index.json")
+            try Data(#"{"not": "an array"}"#.utf8).write(to: encounters)
+            let shape = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            #expect(shape.status == 1, "\(shape.stderr)")
+            #expect(shape.stderr.contains("pokemon-encounters/10196") && shape.stderr.contains("not a JSON array"), "\(shape.stderr)")
+            let mixed = try cli.run(["full", "--source", source.path, "--kinds", "all,pokemon"])
+            #expect(mixed.status == 64, "\(mixed.stderr)")
         }
     }
 

@@ -168,6 +168,12 @@ struct ServeRoutingTests {
             let pikachu = try server.json("/api/v2/pokemon/25/")
             let sprites = try #require(pikachu["sprites"] as? [String: Any])
             #expect(sprites["front_default"] as? String == "http://lan.example:8080/sprites/pokemon/25.png")
+            // The tree's own folder made a link elsewhere: nothing is served through it.
+            let moved = mirror.appendingPathComponent("sprites-moved")
+            try FileManager.default.moveItem(at: mirror.appendingPathComponent("sprites"), to: moved)
+            try FileManager.default.createSymbolicLink(atPath: mirror.appendingPathComponent("sprites").path,
+                                                       withDestinationPath: moved.path)
+            #expect(try server.get("/sprites/pokemon/25.png").status == 404)
             server.stop()
         }
     }
