@@ -144,7 +144,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             defer { cancelRequested = true }
             return !cancelRequested
         }
-        if first { DispatchQueue.global().async { task.cancel() } }
+        if first { task.cancelLater() }
     }
 
     private func sameOrigin(_ other: URL) -> Bool {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A URLSession delegate queue that runs each delegate callback at once, on the thread
 /// that delivers it, so that the network waits for the delegate. Used on Linux by the
@@ -31,5 +34,21 @@ package final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
         serial.lock()
         defer { serial.unlock() }
         block()
+    }
+}
+
+extension URLSessionTask {
+    /// Cancels the task, from another thread than the delegate queue (see
+    /// ``InlineDelegateQueue``), unless it has finished meanwhile. FoundationNetworking's
+    /// `cancel()` of a task whose completion is being delivered at that moment fails the
+    /// task a second time and traps ("Trying to access a behaviour for a task that in not
+    /// in the registry", seen once under a loaded test run): a task that finished while
+    /// this cancel waited for a thread is left alone, which keeps that window to the
+    /// instant of the completion itself.
+    package func cancelLater() {
+        DispatchQueue.global().async {
+            guard self.state == .running || self.state == .suspended else { return }
+            self.cancel()
+        }
     }
 }

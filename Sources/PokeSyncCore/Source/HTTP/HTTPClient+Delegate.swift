@@ -97,8 +97,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // Never on the delegate queue: cancel() waits for libcurl's work queue, which may
         // itself be waiting for the delegate queue (InlineDelegateQueue).
-        let task = task
-        DispatchQueue.global().async { task.cancel() }
+        task.cancelLater()
     }
 
     // MARK: URLSessionDataDelegate

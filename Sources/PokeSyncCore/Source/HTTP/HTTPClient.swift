@@ -286,10 +286,7 @@ package final class HTTPClient: Sendable {
             // Not here: this handler runs under the Swift task's status lock, and cancel()
             // waits for libcurl's work queue, which may be resuming this very task from a
             // delegate callback (InlineDelegateQueue runs them there) and waiting for that lock.
-            if let running {
-                let task = running
-                DispatchQueue.global().async { task.cancel() }
-            }
+            running?.cancelLater()
         }
     }
 }
