@@ -20,19 +20,13 @@ nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
 Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz, nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
-import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tarfile, tempfile, time
+import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import extract  # noqa: E402  (one copy of the fixture unpacking, shared with make bench)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def extract(archive, into):
-    target = os.path.join(into, os.path.basename(archive).replace(".tar.gz", ""))
-    if not os.path.isdir(os.path.join(target, "api-data")):
-        os.makedirs(target, exist_ok=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
-    return os.path.join(target, "api-data")
 
 
 def free_port():

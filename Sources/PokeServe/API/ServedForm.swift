@@ -1,3 +1,5 @@
+import PokeSyncCore
+
 /// How a stored document becomes the served one: its canonical bytes with every string
 /// value that starts with `/api/v2/` prefixed by the base URL, and with `--sprite-base`,
 /// upstream's sprite prefix replaced by this server's `/sprites/`. Keys are never
@@ -67,21 +69,8 @@ struct ServedForm: Sendable {
     }
 }
 
-/// `text` as a JSON string, quotes included (names in lists, links).
+/// `text` as a JSON string, quotes included (names in lists, links), escaped as the
+/// stored documents are (`CanonicalJSON`: Python's escapes, raw UTF-8).
 func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
+    "\"" + String(decoding: CanonicalJSON.canonicalStringContents(text), as: UTF8.self) + "\""
 }

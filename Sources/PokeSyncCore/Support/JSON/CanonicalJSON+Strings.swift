@@ -203,7 +203,7 @@ extension CanonicalJSON {
     }
 
     /// The canonical contents (between the quotes) of a JSON string holding `text`.
-    static func canonicalStringContents(_ text: String) -> [UInt8] {
+    package static func canonicalStringContents(_ text: String) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(text.utf8.count)
         var escape = [UInt8](repeating: 0, count: 6)
