@@ -58,13 +58,20 @@ enum FileSystem {
 
     /// Writes `bytes` to a new file at `target` (which must not exist).
     static func writeFile(_ bytes: [UInt8], to target: URL) throws {
-        let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw LocalFileError(path: target.path, errno: errno) }
-        defer { close(descriptor) }
-        let code = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
-        guard code == 0 else {
-            unlink(target.path)
-            throw LocalFileError(path: target.path, errno: code)
+        try bytes.withUnsafeBytes { try writeFile($0, atPath: target.path) }
+    }
+
+    /// Writes `bytes` to a new file at `path` (which must not exist); a file that could not
+    /// be written whole (disk full, a failed close) is removed.
+    /// - Throws: `LocalFileError` (74) naming the file.
+    static func writeFile(_ bytes: UnsafeRawBufferPointer, atPath path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw LocalFileError(path: path, errno: errno) }
+        let code = writeAll(descriptor, bytes)
+        let closed = close(descriptor) == 0 ? 0 : errno
+        guard code == 0, closed == 0 else {
+            unlink(path)
+            throw LocalFileError(path: path, errno: code != 0 ? code : closed)
         }
     }
 

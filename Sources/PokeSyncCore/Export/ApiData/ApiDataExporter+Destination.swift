@@ -1,5 +1,4 @@
 import Foundation
-import PokeArchive
 
 /// Where an api-data export goes: a new folder beside the destination, renamed into
 /// place, and what an earlier export of pokesync's own looks like (the only thing an
@@ -43,17 +42,6 @@ extension ApiDataExporter {
     /// `{"format":"api-data","pokesync":"<version>","version":N}` plus a newline.
     static func marker(version: Int) -> [UInt8] {
         Array("{\"format\":\"api-data\",\"pokesync\":\"\(PokeSync.version)\",\"version\":\(version)}\n".utf8)
-    }
-
-    /// Writes `bytes` to a new file (which must not exist): the export is built in a
-    /// folder of its own, so anything already there would be a second writer.
-    /// - Throws: `LocalFileError` (74) naming the file (disk full, permissions).
-    static func writeNewFile(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw LocalFileError(path: path, errno: errno) }
-        let code = writeAll(descriptor, bytes)
-        let closed = close(descriptor) == 0 ? 0 : errno
-        guard code == 0, closed == 0 else { throw LocalFileError(path: path, errno: code != 0 ? code : closed) }
     }
 
     /// A destination may be replaced only when it is absent, or an earlier export of

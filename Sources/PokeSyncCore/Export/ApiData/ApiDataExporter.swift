@@ -70,7 +70,7 @@ package struct ApiDataExporter {
         bytes += try write(schemaFiles, under: schema.path, baseURL: baseURL) { _, _ in }
 
         let marker = Self.marker(version: version)
-        try marker.withUnsafeBytes { try Self.writeNewFile($0, to: building.appendingPathComponent(Self.markerName).path) }
+        try FileSystem.writeFile(marker, to: building.appendingPathComponent(Self.markerName))
         // Whole on disk before it is renamed into place: a power cut must not leave an
         // export of empty files where the previous one was.
         FileSystem.flush(building)
@@ -130,7 +130,7 @@ package struct ApiDataExporter {
             return try canonical.withUnsafeBytes { json in
                 try observe(json, item.path)
                 return try writer.render(json) { rendered in
-                    try Self.writeNewFile(rendered, to: folder + "/" + item.path)
+                    try FileSystem.writeFile(rendered, atPath: folder + "/" + item.path)
                     return rendered.count
                 }
             }

@@ -182,18 +182,7 @@ struct SchemaInferenceReader {
                 tree.properties[Int(property)].present += 1
             }
             try readValue(into: tree.properties[Int(property)].node, depth: depth)
-            skipSpace()
-            guard position < count else { throw .endOfInput(at: position) }
-            switch bytes[position] {
-            case JSONByte.comma:
-                position += 1
-                skipSpace()
-            case JSONByte.closeBrace:
-                position += 1
-                return
-            default:
-                throw unexpected("expected ',' or '}'")
-            }
+            if try atContainerEnd(JSONByte.closeBrace, "expected ',' or '}'") { return }
         }
     }
 
@@ -207,18 +196,25 @@ struct SchemaInferenceReader {
         }
         while true {
             try readValue(into: items, depth: depth)
+            if try atContainerEnd(JSONByte.closeBracket, "expected ',' or ']'") { return }
+        }
+    }
+
+    /// After a member or an element: true, past it, when `closer` ends the container;
+    /// false after a comma, at the next member or element.
+    private mutating func atContainerEnd(_ closer: UInt8, _ expected: String) throws(JSONSyntaxError) -> Bool {
+        skipSpace()
+        guard position < count else { throw .endOfInput(at: position) }
+        switch bytes[position] {
+        case JSONByte.comma:
+            position += 1
             skipSpace()
-            guard position < count else { throw .endOfInput(at: position) }
-            switch bytes[position] {
-            case JSONByte.comma:
-                position += 1
-                skipSpace()
-            case JSONByte.closeBracket:
-                position += 1
-                return
-            default:
-                throw unexpected("expected ',' or ']'")
-            }
+            return false
+        case closer:
+            position += 1
+            return true
+        default:
+            throw unexpected(expected)
         }
     }
 
