@@ -36,6 +36,16 @@ def extract(archive, into):
     return os.path.join(target, "api-data")
 
 
+def work_folders(name):
+    """A new scratch folder for one bench part and the shared cache of unpacked fixtures,
+    on /dev/shm when there is one (timings to a disk varied 2x run to run)."""
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    work = tempfile.mkdtemp(prefix=f"pokesync-bench-{name}", dir=base)
+    cache = os.path.join(base or tempfile.gettempdir(), "pokesync-bench-fixtures")
+    os.makedirs(cache, exist_ok=True)
+    return work, cache
+
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -307,10 +317,7 @@ def main():
                         help="only the connection counts (stand-in and nginx)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
-    base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    work = tempfile.mkdtemp(prefix="pokesync-bench-", dir=base_work)
-    cache = os.path.join(base_work or tempfile.gettempdir(), "pokesync-bench-fixtures")
-    os.makedirs(cache, exist_ok=True)
+    work, cache = work_folders("")
     times = max(args.repeat, 1)
     try:
         new = args.new_data or extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)

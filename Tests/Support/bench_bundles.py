@@ -16,11 +16,11 @@
      phase (`pokedex-bench cancel`): the time each takes to return.
 Documents come from folders (--source DIR); sprites from the stand-in at no latency.
 """
-import argparse, gzip, json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile
+import argparse, gzip, json, os, re, shutil, sqlite3, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import PYTHON, ROOT, Server, extract, run_measured  # noqa: E402
+from bench import PYTHON, ROOT, Server, extract, run_measured, work_folders  # noqa: E402
 
 
 def spread(values, unit="s", digits=2):
@@ -96,10 +96,7 @@ def main():
     parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
     args = parser.parse_args()
     binary, reader = os.path.abspath(args.binary), os.path.abspath(args.reader_bench)
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    work = tempfile.mkdtemp(prefix="pokesync-bench-bundles-", dir=base)
-    cache = os.path.join(base or tempfile.gettempdir(), "pokesync-bench-fixtures")
-    os.makedirs(cache, exist_ok=True)
+    work, cache = work_folders("bundles-")
     try:
         new = extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
         old = extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache)

@@ -20,10 +20,10 @@ nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
 Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz, nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
-import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import extract  # noqa: E402  (one copy of the fixture unpacking, shared with make bench)
+from bench import extract, work_folders  # noqa: E402  (one copy of the fixture unpacking, shared with make bench)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -147,10 +147,7 @@ def main():
         return
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     binary = os.path.abspath(args.binary)
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    work = tempfile.mkdtemp(prefix="pokesync-bench-serve-", dir=base)
-    cache = os.path.join(base or tempfile.gettempdir(), "pokesync-bench-fixtures")
-    os.makedirs(cache, exist_ok=True)
+    work, cache = work_folders("serve-")
     os.chmod(work, 0o755)  # nginx's workers run as another user when started by root
     os.makedirs(os.path.join(work, "nginx-tmp"))
     processes = []

@@ -15,11 +15,12 @@ Measures, in one run:
 Each timed figure is the median of --repeat runs (default 3) with the spread (min-max).
 Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz (or --data DIR, an unpacked one).
 """
-import argparse, os, shutil, sqlite3, subprocess, sys, tempfile
+import argparse, os, shutil, sqlite3, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import ROOT, Server, describe, extract, fresh, median, repeated, run_measured, size_mb, spread  # noqa: E402
+from bench import (ROOT, Server, describe, extract, fresh, median, repeated, run_measured, size_mb,  # noqa: E402
+                   spread, work_folders)
 
 
 def count_files(root):
@@ -56,10 +57,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
-    base_work = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    work = tempfile.mkdtemp(prefix="pokesync-bench-whole-", dir=base_work)
-    cache = os.path.join(base_work or tempfile.gettempdir(), "pokesync-bench-fixtures")
-    os.makedirs(cache, exist_ok=True)
+    work, cache = work_folders("whole-")
     times = max(args.repeat, 1)
     try:
         data = args.data or extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
