@@ -19,7 +19,8 @@ test:
 demo: build
 	bash Tests/Support/demo.sh $(RELEASE_BIN)
 
-# Needs ../shared/fixtures (the full PokeAPI snapshots); see Tests/Support/bench.py
+# Needs PokeAPI's data: a PokeAPI/api-data checkout named by POKESYNC_API_DATA (every part
+# reads it), else ../shared/fixtures (Tests/Support/bench_data.py says how); see Tests/Support/bench.py
 # (the crawl), Tests/Support/bench_bundles.py (export, deltas, installs, the reader),
 # Tests/Support/bench_serve.py (serve against nginx, with wrk: apt-get install nginx-light wrk) and
 # Tests/Support/bench_whole.py (the whole API: --kinds all and the byte-identical api-data export).

@@ -17,23 +17,16 @@ gzipped in memory at its start (--pregzip). Every timed run is made --repeat tim
 the latency floor, the client's CPU (user+sys of the pokesync child, from wait4's
 rusage) in total and per request, its peak RSS, and the stand-in's own CPU over the
 run (from /proc/PID/stat). On a shared machine, read the load average printed first.
-Needs ../shared/fixtures/pokeapi-*.tar.gz, or already unpacked api-data folders given
-with --new-data and --old-data. Work files go to /dev/shm when it exists.
+Data: a PokeAPI/api-data checkout (--api-data, see bench_data.py), the team's fixtures
+(../shared/fixtures), or already unpacked api-data folders given with --new-data and --old-data. Work files go to /dev/shm when it exists.
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tarfile, tempfile, time, urllib.request
+import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+
+import bench_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PYTHON = sys.executable
-
-
-def extract(archive, into):
-    target = os.path.join(into, os.path.basename(archive).replace(".tar.gz", ""))
-    if not os.path.isdir(os.path.join(target, "api-data")):
-        os.makedirs(target, exist_ok=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
-    return os.path.join(target, "api-data")
 
 
 def work_folders(name):
@@ -305,7 +298,7 @@ def sprite_runs(binary, new, work, times):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
-    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    bench_data.add_arguments(parser)
     parser.add_argument("--new-data", help="an unpacked 2026-08-08 api-data folder (instead of the fixture)")
     parser.add_argument("--old-data", help="an unpacked 2025-12-02 api-data folder (instead of the fixture)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default 3)")
@@ -320,9 +313,9 @@ def main():
     work, cache = work_folders("")
     times = max(args.repeat, 1)
     try:
-        new = args.new_data or extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
+        new = args.new_data or bench_data.snapshot(args, cache, "new")
         old = args.old_data or (None if args.only_full or args.only_connections else
-                                extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache))
+                                bench_data.snapshot(args, cache, "old"))
         print(f"== {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
               f"each figure is the median of {times} runs (min-max)", flush=True)
 

@@ -20,7 +20,8 @@ import argparse, gzip, json, os, re, shutil, sqlite3, statistics, subprocess, sy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import PYTHON, ROOT, Server, extract, run_measured, work_folders  # noqa: E402
+from bench import PYTHON, ROOT, Server, run_measured, work_folders  # noqa: E402
+import bench_data  # noqa: E402
 
 
 def spread(values, unit="s", digits=2):
@@ -93,13 +94,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
     parser.add_argument("reader_bench", help="the pokedex-bench binary")
-    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    bench_data.add_arguments(parser)
     args = parser.parse_args()
     binary, reader = os.path.abspath(args.binary), os.path.abspath(args.reader_bench)
     work, cache = work_folders("bundles-")
     try:
-        new = extract(os.path.join(args.fixtures, "pokeapi-2026-08-08.tar.gz"), cache)
-        old = extract(os.path.join(args.fixtures, "pokeapi-2025-12-02.tar.gz"), cache)
+        new = bench_data.snapshot(args, cache, "new")
+        old = bench_data.snapshot(args, cache, "old")
 
         print("== export of the full 2026-08-08 version (default sprites, every language), 3 runs", flush=True)
         server = Server(new, work)

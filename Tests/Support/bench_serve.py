@@ -17,13 +17,14 @@ Then serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
 nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
-Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz, nginx and wrk
+Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
 import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import extract, work_folders  # noqa: E402  (one copy of the fixture unpacking, shared with make bench)
+from bench import work_folders  # noqa: E402
+import bench_data  # noqa: E402  (one place the bench's data comes from)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -136,7 +137,7 @@ def peak_rss_mb(pid):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
-    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    bench_data.add_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
     args = parser.parse_args()
@@ -153,7 +154,7 @@ def main():
     processes = []
     try:
         print(f"== serve against nginx (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)", flush=True)
-        data = extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
+        data = bench_data.snapshot(args, cache, "new", whole=True)
         mirror, export = os.path.join(work, "Mirror"), os.path.join(work, "export")
         subprocess.run([binary, "full", "--source", data, "--mirror", mirror, "--sprites", "none", "--kinds", "all"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

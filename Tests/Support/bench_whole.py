@@ -13,13 +13,14 @@ Measures, in one run:
   5. what each kind costs: documents, JSON bytes, bytes in the store, and its share of a
      full run's requests.
 Each timed figure is the median of --repeat runs (default 3) with the spread (min-max).
-Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz (or --data DIR, an unpacked one).
+Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures; or --data DIR, an unpacked one).
 """
 import argparse, os, shutil, sqlite3, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import (ROOT, Server, describe, extract, fresh, median, repeated, run_measured, size_mb,  # noqa: E402
+import bench_data  # noqa: E402  (one place the bench's data comes from)
+from bench import (ROOT, Server, describe, fresh, median, repeated, run_measured, size_mb,  # noqa: E402
                    spread, work_folders)
 
 
@@ -52,7 +53,7 @@ def kind_costs(mirror):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
-    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    bench_data.add_arguments(parser)
     parser.add_argument("--data", help="an unpacked pokeapi-all-2026-08-08 api-data folder")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
@@ -60,7 +61,7 @@ def main():
     work, cache = work_folders("whole-")
     times = max(args.repeat, 1)
     try:
-        data = args.data or extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
+        data = args.data or bench_data.snapshot(args, cache, "new", whole=True)
         print(f"\n== the whole API (--kinds all), 2026-08-08: {count_files(os.path.join(data, 'api'))} files "
               f"under api/, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         server = Server(data, work, latency_ms=20)
