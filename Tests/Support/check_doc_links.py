@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Every design pointer in the sources and the articles leads somewhere that exists.
+
+The design lives in the DocC catalogs beside the code: `Sources/<Target>/<Target>.docc/`,
+one Markdown article per subject, readable on GitHub as they are. This script fails
+(exit 1, one line per problem) when:
+
+- a comment in `Sources/**/*.swift`, or an article, mentions DESIGN (the contract file a
+  clone does not have): it points to an article instead;
+- a comment names an article, `<doc:Target/Article>` or `<doc:Target/Article#Section>`,
+  that no catalog has, or a section the article does not have (a section is its heading
+  with spaces as dashes, as DocC links it: `<doc:PokedexReader/DeviceDatabase#Flavor-texts>`);
+  an unqualified `<doc:Article>` must be in the comment's own target's catalog;
+- an article links `<doc:Article>` (its own catalog) or `<doc:Target/Article>` that does
+  not exist, or a relative Markdown link (`../../PokeServe/PokeServe.docc/Serving.md#routes`,
+  how articles link across catalogs so that GitHub follows them) to a missing file or to
+  a heading the file does not have (GitHub's anchor: lowercase, dashes for spaces);
+- a catalog has no landing page named after its target, or an article its landing page's
+  `## Topics` does not list.
+
+Usage: check_doc_links.py [REPO_ROOT]   (default: the current folder)
+Exit 0 when every link resolves, 1 otherwise."""
+import pathlib
+import re
+import sys
+
+DOC_LINK = re.compile(r"<doc:([^>\s]+)>")
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+DESIGN = re.compile(r"\bDESIGN\b")
+
+
+def headings(path):
+    """The headings of a Markdown file outside code fences, as written (without '#')."""
+    found, fenced = [], False
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        match = None if fenced else re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if match:
+            found.append(match.group(1))
+    return found
+
+
+def docc_anchor(heading):
+    """DocC's fragment for a heading: its text with spaces as dashes (`Flavor-texts`)."""
+    return heading.replace("`", "").strip().replace(" ", "-")
+
+
+def github_anchor(heading):
+    """GitHub's fragment for a heading: lowercase, punctuation dropped, spaces as dashes."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def catalogs(root):
+    """{target: {article name: path}} for every `Sources/<Target>/<Target>.docc`."""
+    found = {}
+    for docc in sorted((root / "Sources").glob("*/*.docc")):
+        found[docc.parent.name] = {path.stem: path for path in sorted(docc.rglob("*.md"))}
+    return found
+
+
+def resolve(reference, own_target, articles):
+    """Why `<doc:reference>` does not resolve, or None. `own_target` is the target whose
+    catalog an unqualified name is looked up in (None: it must be qualified)."""
+    name, _, section = reference.partition("#")
+    parts = name.split("/")
+    if len(parts) == 2:
+        target, article = parts
+    elif len(parts) == 1 and own_target is not None:
+        target, article = own_target, parts[0]
+    else:
+        return f"<doc:{reference}> must name its target: <doc:Target/Article>"
+    if target not in articles:
+        return f"<doc:{reference}>: no catalog Sources/{target}/{target}.docc"
+    if article not in articles[target]:
+        known = ", ".join(sorted(articles[target]))
+        return f"<doc:{reference}>: {target}.docc has no article {article} (it has {known})"
+    if section and section not in {docc_anchor(h) for h in headings(articles[target][article])}:
+        return f"<doc:{reference}>: {article}.md has no heading whose link is #{section}"
+    return None
+
+
+def comment_of(line):
+    """The `//` comment of a Swift line (naively: after the first `//` not in a URL)."""
+    index = 0
+    while True:
+        index = line.find("//", index)
+        if index < 0:
+            return None
+        if index > 0 and line[index - 1] == ":":  # https://
+            index += 2
+            continue
+        return line[index:]
+
+
+def source_problems(root, articles):
+    for path in sorted((root / "Sources").rglob("*.swift")):
+        target = path.relative_to(root / "Sources").parts[0]
+        own = target if target in articles else None
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            comment = comment_of(line)
+            if comment is None:
+                continue
+            where = f"{path.relative_to(root)}:{number}"
+            if DESIGN.search(comment):
+                yield f"{where}: a comment points to DESIGN, which a clone does not have: {comment.strip()[:100]}"
+            for reference in DOC_LINK.findall(comment):
+                problem = resolve(reference, own, articles)
+                if problem:
+                    yield f"{where}: {problem}"
+
+
+def article_problems(root, articles):
+    for target, files in articles.items():
+        landing = files.get(target)
+        if landing is None:
+            yield f"Sources/{target}/{target}.docc: no landing page {target}.md"
+        for name, path in files.items():
+            where = path.relative_to(root)
+            fenced = False
+            for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+                if line.lstrip().startswith("```"):
+                    fenced = not fenced
+                    continue
+                if fenced:
+                    continue
+                if DESIGN.search(line):
+                    yield f"{where}:{number}: names DESIGN, which a clone does not have: {line.strip()[:100]}"
+                # Inline code is an example of a link, not a link.
+                plain = re.sub(r"`[^`]*`", "", line)
+                for reference in DOC_LINK.findall(plain):
+                    problem = resolve(reference, target, articles)
+                    if problem:
+                        yield f"{where}:{number}: {problem}"
+                for link in MARKDOWN_LINK.findall(plain):
+                    if re.match(r"[a-z][a-z0-9+.-]*:", link) or link.startswith("#"):
+                        continue  # an absolute URL, or a link within the page
+                    file, _, anchor = link.partition("#")
+                    linked = (path.parent / file).resolve()
+                    if not linked.is_file():
+                        yield f"{where}:{number}: link to {link}: no such file"
+                    elif anchor and anchor not in {github_anchor(h) for h in headings(linked)}:
+                        yield f"{where}:{number}: link to {link}: {linked.name} has no heading #{anchor}"
+        if landing is not None:
+            topics = landing.read_text(encoding="utf-8").partition("## Topics")[2]
+            listed = {reference.split("/")[-1] for reference in DOC_LINK.findall(topics)}
+            for name in files:
+                if name != target and name not in listed:
+                    yield f"{landing.relative_to(root)}: ## Topics does not list <doc:{name}>"
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    articles = catalogs(root)
+    if not articles:
+        print(f"{root}/Sources: no DocC catalog (Sources/<Target>/<Target>.docc)")
+        return 1
+    found = list(source_problems(root, articles)) + list(article_problems(root, articles))
+    count = sum(len(files) for files in articles.values())
+    print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
