@@ -64,6 +64,11 @@ struct ApiDataAliasTests {
             }
             let bulbasaur = try Data(contentsOf: tree.appendingPathComponent("api/v2/pokemon/bulbasaur/index.json"))
             #expect(bulbasaur == (try Data(contentsOf: Self.whole2026.appendingPathComponent("api/v2/pokemon/1/index.json"))))
+            // A hard link to the id's file: the same bytes, not a second copy.
+            var byName = stat(), byID = stat()
+            #expect(stat(tree.appendingPathComponent("api/v2/pokemon/bulbasaur/index.json").path, &byName) == 0)
+            #expect(stat(tree.appendingPathComponent("api/v2/pokemon/1/index.json").path, &byID) == 0)
+            #expect(byName.st_ino == byID.st_ino && byName.st_nlink == 2)
             // Each pokemon's encounters by name (10196 has some, 10301 an empty list).
             for id in [1, 10196, 10301] {
                 let name = try Self.name(tree.appendingPathComponent("api/v2/pokemon/\(id)/index.json"))

@@ -111,8 +111,9 @@ package struct ApiDataExporter {
 
     /// Renders and writes `items`, on every core: a stored document is read (inflated and
     /// checked against its hash), handed to `observe` as canonical JSON, rendered in
-    /// upstream's form and written, at its path and its aliases' (rendered and gzipped once). Each worker keeps one writer, so rendering allocates
-    /// next to nothing after the largest document. The documents of one path pattern go
+    /// upstream's form and written, at its path and its aliases' (rendered and gzipped
+    /// once). Each worker keeps one writer (and gzip stream), so rendering allocates next
+    /// to nothing after the largest document. The documents of one path pattern go
     /// through one worker, in order: the schema inferred from them is then the same on
     /// every export (`anyOf` members keep the order their documents came in).
     /// - Returns: the bytes written.
@@ -169,17 +170,30 @@ package struct ApiDataExporter {
             return try canonical.withUnsafeBytes { json in
                 try observe(json, item.path)
                 return try writer.render(json) { rendered in
-                    let paths = [item.path] + item.aliases
-                    for path in paths { try FileSystem.writeFile(rendered, atPath: folder + "/" + path) }
-                    guard let gzip else { return rendered.count * paths.count }
+                    let copies = 1 + item.aliases.count
+                    try Self.write(rendered, at: item.path, aliases: item.aliases, under: folder)
+                    guard let gzip else { return rendered.count * copies }
                     return try gzip.compressed(rendered) { packed in
-                        for path in paths { try FileSystem.writeFile(packed, atPath: folder + "/" + path + ".gz") }
-                        return (rendered.count + packed.count) * paths.count
+                        try Self.write(packed, at: item.path + ".gz", aliases: item.aliases.map { $0 + ".gz" }, under: folder)
+                        return (rendered.count + packed.count) * copies
                     }
                 }
             }
         } catch let error as JSONSyntaxError {
             throw StoreError.corrupt(store.layout.display(store.layout.storeFile), "\(item.path): \(error)")
+        }
+    }
+
+    /// `bytes` at `path`, then at each of `aliases` as a hard link to it: the same bytes
+    /// without a second copy to write or store (a name alias of a pokemon is 100 kB and
+    /// more). A copy (`cp`, `rsync`, an upload) makes each a file of its own. Where the file
+    /// system has no hard links, each alias is written as a copy.
+    /// - Throws: `LocalFileError` (74) naming the file.
+    private static func write(_ bytes: UnsafeRawBufferPointer, at path: String, aliases: [String], under folder: String) throws {
+        let primary = folder + "/" + path
+        try FileSystem.writeFile(bytes, atPath: primary)
+        for alias in aliases where link(primary, folder + "/" + alias) != 0 {
+            try FileSystem.writeFile(bytes, atPath: folder + "/" + alias)
         }
     }
 
