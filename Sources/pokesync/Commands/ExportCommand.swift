@@ -46,7 +46,8 @@ struct ExportCommand {
       --names            the name aliases (default with --base-url): each named document again
                          at api/v2/{kind}/{name}/index.json, each pokemon's encounters at
                          api/v2/pokemon/{name}/encounters/index.json, so a static host answers
-                         /api/v2/pokemon/pikachu/. A name two documents share gets the one
+                         /api/v2/pokemon/pikachu/ (each a hard link to the id's file, so no
+                         second copy on disk). A name two documents share gets the one
                          serve answers (the later in the list), said in one line on stderr; a
                          name that is not a plain path segment (empty, ., .., a /, a NUL, all
                          digits, index.json) gets no alias, said likewise

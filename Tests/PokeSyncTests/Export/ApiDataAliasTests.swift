@@ -123,6 +123,30 @@ struct ApiDataAliasTests {
         }
     }
 
+    /// The plan on its own: a name matched case-insensitively goes to the later document
+    /// in the list's order (positions, not ids), a pokemon's encounters follow its name,
+    /// documents without a name and kinds without a list get none.
+    @Test func theAliasPlan() throws {
+        let hash = try #require(SHA256Digest(bytes: [UInt8](repeating: 7, count: 32)))
+        func document(_ kind: ResourceKind, _ id: Int, _ name: String?, _ position: Int?) -> VersionDocument {
+            VersionDocument(kind: kind, id: id, name: name, hash: hash, position: position)
+        }
+        let plan = ApiDataAliases(documents: [
+            document(.init(rawValue: "item"), 9, "Berry", 0), document(.init(rawValue: "item"), 3, "berry", 1),
+            document(.init(rawValue: "item"), 4, "other", 2), document(.evolutionChain, 1, nil, 0),
+            document(.pokemon, 25, "pikachu", 0), document(.pokemonEncounters, 25, nil, nil), document(.pokemon, 26, "raichu", 1),
+            document(.meta, 0, nil, nil),
+        ])
+        #expect(plan.paths == [
+            "item/3/index.json": ["item/berry/index.json"], "item/4/index.json": ["item/other/index.json"],
+            "pokemon/25/index.json": ["pokemon/pikachu/index.json"],
+            "pokemon/25/encounters/index.json": ["pokemon/pikachu/encounters/index.json"],
+            "pokemon/26/index.json": ["pokemon/raichu/index.json"],
+        ])
+        #expect(plan.notes == [#"item "berry" is the name of 9 and 3: its alias is 3, the document serve answers for it"#])
+        #expect(plan.count == 5)
+    }
+
     /// `--gzip`: each file's `.gz` beside it, its content the file's, with no name or time in
     /// the header, the same bytes on every export; which options go together.
     @Test func gzipIsDeterministicAndOptionsAreChecked() throws {
