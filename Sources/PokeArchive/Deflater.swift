@@ -105,6 +105,17 @@ public final class Deflater {
         stream.pointee.next_in = nil
     }
 
+    /// Starts a new stream with the same format, level and gzip header, keeping zlib's
+    /// memory: for many small streams (a file each) it spares setting up zlib each time.
+    /// - Throws: `CompressionError.zlib` if zlib refuses (it does not, for a live stream).
+    public func reset() throws {
+        var code = deflateReset(stream)
+        // deflateReset forgets the header: the same fixed one again (no name, no time).
+        if code == Z_OK, format == .gzip { code = deflateSetHeader(stream, gzipHeader) }
+        guard code == Z_OK else { throw CompressionError.zlib(code: code, message: "cannot start a new stream") }
+        isFinished = false
+    }
+
     /// Compresses the bytes of `input`; see `compress(_:into:finish:)` for UnsafeRawBufferPointer.
     /// - Throws: `CompressionError.zlib` as the buffer variant does.
     public func compress(_ input: [UInt8], into output: inout [UInt8], finish: Bool) throws {

@@ -8,14 +8,17 @@ Measures, in one run:
   2. a no-change `sync --kinds all` (deploy unchanged): its body bytes against the full's;
   3. `export --format api-data` of that mirror (15,631 files with the schemas): wall, CPU,
      peak RSS; then `diff -r` of its api/ and schema/ against the fixture's, which must be
-     empty;
+     empty; then the export as a static deployment (`--base-url`: the name aliases, 28,095
+     files) alternated with the plain one, their ratio (target: at most 1.5x, under 15 s),
+     and with `--gzip`; with --ditto, the deploy against `ditto transform` of the fixture
+     (the same files, each upstream's form of ditto's value, Tests/Support/compare_transform.py);
   4. the same `full --kinds all` from the unpacked folder, and its export compared again;
   5. what each kind costs: documents, JSON bytes, bytes in the store, and its share of a
      full run's requests.
 Each timed figure is the median of --repeat runs (default 3) with the spread (min-max).
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures; or --data DIR, an unpacked one).
 """
-import argparse, os, shutil, sqlite3, subprocess, sys
+import argparse, os, shutil, sqlite3, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -50,12 +53,55 @@ def kind_costs(mirror):
     return rows
 
 
+DEPLOY_BASE = "https://pokeapi.example.org"
+
+
+def deploy_runs(binary, mirror, work, data, times, ditto):
+    """The export with name aliases (`--base-url`) against the plain one, alternated in one
+    run (the machine swings), then with --gzip; with `ditto`, the deploy against ditto's."""
+    export = [binary, "export", "--mirror", mirror, "--format", "api-data"]
+    plain_out, deploy_out = os.path.join(work, "plain"), os.path.join(work, "deploy")
+    plain, deploy = [], []
+    for _ in range(times):
+        plain.append(run_measured(export + ["--out", plain_out]))
+        deploy.append(run_measured(export + ["--out", deploy_out, "--base-url", DEPLOY_BASE]))
+    for ours, theirs in zip(deploy, plain):
+        ours["ratio"] = ours["wall"] / theirs["wall"]
+    files = count_files(os.path.join(deploy_out, "api")) + count_files(os.path.join(deploy_out, "schema"))
+    print(f"== export --base-url (name aliases, a static deployment): {files} files; wall {spread(deploy, 'wall')} s "
+          f"against {spread(plain, 'wall')} s without, alternated = {spread(deploy, 'ratio')}x (target <= 1.5x, "
+          f"< 15 s); CPU {spread(deploy, 'cpu')} s against {spread(plain, 'cpu')} s; peak RSS "
+          f"{spread(deploy, 'rss_mb', digits=0)} MB", flush=True)
+    gzip_out = os.path.join(work, "gzip")
+    gzipped = repeated(times, lambda: run_measured(export + ["--out", gzip_out, "--base-url", DEPLOY_BASE, "--gzip"]))
+    print(f"   with --gzip ({count_files(os.path.join(gzip_out, 'api')) + count_files(os.path.join(gzip_out, 'schema'))} "
+          f"files): wall {spread(gzipped, 'wall')} s; CPU {spread(gzipped, 'cpu')} s; peak RSS "
+          f"{spread(gzipped, 'rss_mb', digits=0)} MB", flush=True)
+    shutil.rmtree(gzip_out, ignore_errors=True)
+    shutil.rmtree(plain_out, ignore_errors=True)
+    if ditto:
+        theirs = os.path.join(work, "ditto")
+        started = time.monotonic()
+        subprocess.run([ditto, "transform", "--src-dir", data, "--dest-dir", theirs, "--base-url", DEPLOY_BASE],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        took = time.monotonic() - started
+        result = subprocess.run([sys.executable, os.path.join(HERE, "compare_transform.py"), deploy_out, theirs,
+                                 "--except", "api/v2/item/roseli-berry/index.json"], capture_output=True, text=True)
+        print(f"   against ditto transform of the fixture ({took:.0f} s): {result.stdout.strip()} "
+              f"({'the same files, each upstream form of ditto' if result.returncode == 0 else 'DIFFERENT'}; "
+              f"roseli-berry, two items' name, not compared)", flush=True)
+        shutil.rmtree(theirs, ignore_errors=True)
+    shutil.rmtree(deploy_out, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
     bench_data.add_arguments(parser)
     parser.add_argument("--data", help="an unpacked pokeapi-all-2026-08-08 api-data folder")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ditto", help="the ditto program of a pokeapi-ditto 1.0.5 venv: compare the deploy with "
+                                        "`ditto transform` of the fixture (about a minute more)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     work, cache = work_folders("whole-")
@@ -92,6 +138,8 @@ def main():
         identical, lines = same_tree(out, data)
         print(f"   diff -r against the fixture's api/ and schema/: {'empty (byte for byte the same)' if identical else lines}",
               flush=True)
+
+        deploy_runs(binary, mirror, work, data, times, args.ditto)
 
         folder_mirror = os.path.join(work, "Folder")
         folder = run_measured([binary, "full", "--source", data, "--mirror", folder_mirror, "--kinds", "all",

@@ -14,8 +14,8 @@ API_DATA is an extracted pokeapi-all-*.tar.gz (holding api/ and schema/). OUT ge
 
 What is kept: the first two entries of every list, and a few that test a rule:
 pokemon-form 385, 511 and 386 (upstream lists 511 between 385 and 386), move-ailment -1
-and 0 (ids are not always positive), pokemon 10196 (encounters) and 10301 (none), and
-the newest pokemon of the snapshot.
+and 0 (ids are not always positive), pokemon 10196 (encounters) and 10301 (none), the
+newest pokemon of the snapshot, and items 723 and 2279 (both named roseli-berry in 2026).
 """
 
 import argparse
@@ -30,6 +30,9 @@ KEEP = {
     "pokemon": [10196, 10301, 10325],
     "pokemon-form": [385, 511, 386],
     "move-ailment": [-1, 0],
+    # Two items named roseli-berry (2026-08-08; the 2025 snapshot has 723 only): a name
+    # two documents share, for the export's name aliases.
+    "item": [723, 2279],
 }
 
 

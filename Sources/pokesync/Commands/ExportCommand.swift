@@ -5,11 +5,12 @@ import PokeSyncCore
 struct ExportCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror", "version", "format", "out", "sprites", "languages", "base-url"]
-    static let flags: Set<String> = ["replace-damaged"]
+    static let flags: Set<String> = ["replace-damaged", "names", "no-names", "gzip"]
     /// `pokesync help export`.
     static let help = """
     usage: pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST]
-                           [--out PATH] [--replace-damaged] [--base-url URL] [--mirror DIR]
+                           [--out PATH] [--replace-damaged] [--base-url URL] [--names | --no-names]
+                           [--gzip] [--mirror DIR]
 
     bundle (the default) writes into the mirror's bundles/ folder (or --out DIR): the full
     bundle pokedex-N.tar.gz of the version (default: the newest), a delta
@@ -39,8 +40,20 @@ struct ExportCommand {
     .pokesync-export, api/ and schema/): the export is built beside it and renamed into
     place, and nothing else is ever removed or replaced (any other DIR, even an empty folder
     or one of dot-files, is refused with exit 64).
-      --base-url URL     write every /api/v2/... URL as URL/api/v2/... (ditto's transform,
-                         for a static deployment); without it URLs stay relative, as upstream's
+      --base-url URL     write every /api/v2/... URL as URL/api/v2/... and the name aliases, as
+                         ditto's transform does for a static deployment; without it URLs stay
+                         relative and there are no aliases: upstream's data/, byte for byte
+      --names            the name aliases (default with --base-url): each named document again
+                         at api/v2/{kind}/{name}/index.json, each pokemon's encounters at
+                         api/v2/pokemon/{name}/encounters/index.json, so a static host answers
+                         /api/v2/pokemon/pikachu/ (each a hard link to the id's file, so no
+                         second copy on disk). A name two documents share gets the one
+                         serve answers (the later in the list), said in one line on stderr; a
+                         name that is not a plain path segment (empty, ., .., a /, a NUL, all
+                         digits, index.json) gets no alias, said likewise
+      --no-names         no name aliases, even with --base-url
+      --gzip             also each file's .gz beside it (no name or time in the header), for
+                         nginx's gzip_static or a CDN; the README has a static-hosting recipe
     """
 
     let arguments: Arguments
@@ -52,9 +65,13 @@ struct ExportCommand {
 
     func execute() throws -> ExitStatus {
         let format = arguments.options["format"] ?? "bundle"
-        if arguments.options["base-url"] != nil, format != "api-data" {
-            throw UsageError("--base-url goes with --format api-data")
+        for option in ["base-url"] where arguments.options[option] != nil && format != "api-data" {
+            throw UsageError("--\(option) goes with --format api-data")
         }
+        for flag in ["names", "no-names", "gzip"] where arguments.flags.contains(flag) && format != "api-data" {
+            throw UsageError("--\(flag) goes with --format api-data")
+        }
+        if arguments.flags.isSuperset(of: ["names", "no-names"]) { throw UsageError("--names and --no-names contradict each other") }
         guard format == "api-data" else {
             guard format == "bundle" else { throw UsageError("--format takes bundle or api-data (got \"\(format)\")") }
             return try exportBundles()
@@ -67,14 +84,18 @@ struct ExportCommand {
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
         let baseURL = try arguments.options["base-url"].map { try BaseURLOption.parse($0, option: "base-url") }
+        let names: Bool? = arguments.flags.contains("names") ? true : arguments.flags.contains("no-names") ? false : nil
+        let options = ApiDataExporter.Options(baseURL: baseURL, names: names, gzip: arguments.flags.contains("gzip"))
         let started = Date()
         let (version, summary) = try store.snapshot {
             let version = try store.resolveVersion(try arguments.integer("version", minimum: 1))
             return (version, try ApiDataExporter(store: store).export(version: version, to: URL(fileURLWithPath: out),
-                                                                      baseURL: baseURL))
+                                                                      options: options))
         }
-        print(String(format: "exported version %d (%d documents, %d files, %.1f MB) to %@ in the api-data layout in %.1f s",
-                     version, summary.documents, summary.files, Double(summary.bytes) / 1_000_000, out,
+        for note in summary.notes { standardError("pokesync: \(TerminalText.escaped(note))\n") }
+        let aliases = options.names ? ", \(summary.aliases) of them name aliases" : ""
+        print(String(format: "exported version %d (%d documents, %d files%@, %.1f MB) to %@ in the api-data layout in %.1f s",
+                     version, summary.documents, summary.files, aliases, Double(summary.bytes) / 1_000_000, out,
                      Date().timeIntervalSince(started)))
         return .success
     }

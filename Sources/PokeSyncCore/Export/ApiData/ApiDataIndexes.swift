@@ -15,7 +15,7 @@ enum ApiDataIndexes {
     /// in the source's order (id order for versions made before it was kept). Entries
     /// the source lists without a name (evolution chains, machines...) get none.
     static func list(kind: ResourceKind, documents: [VersionDocument]) -> [UInt8] {
-        let ordered = documents.sorted { ($0.position ?? $0.id, $0.id) < ($1.position ?? $1.id, $1.id) }
+        let ordered = NameLookup.inListOrder(documents)
         let results = ordered.map { document -> [UInt8] in
             var entry: [UInt8] = Array("{".utf8)
             if let name = document.name { entry += string("name") + Array(":".utf8) + string(name) + Array(",".utf8) }
