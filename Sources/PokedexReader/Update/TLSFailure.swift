@@ -22,7 +22,9 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
         case untrusted
         /// The certificate is valid, but for other names than the one asked for.
         case nameMismatch
+        /// The certificate's validity ended (or this machine's clock is ahead).
         case expired
+        /// The certificate's validity has not begun (or this machine's clock is behind).
         case notYetValid
         /// Another verification failure (revoked, unsuitable ...).
         case certificateRefused
@@ -42,6 +44,7 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
     /// The TLS library's own words, e.g. `SSL certificate problem: certificate has expired`.
     package var detail: String
 
+    /// A failure as named: `host` is `host:port`.
     package init(host: String, problem: Problem, detail: String) {
         self.host = host
         self.problem = problem
@@ -142,6 +145,7 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
         "\(summary); not retried; \(remedy)"
     }
 
+    // How this platform is told to trust a private CA, and where its CA bundle comes from.
     #if os(Linux)
     /// How this platform is told to trust a private CA.
     package static let trustRemedy = "to trust a private CA, copy it (PEM, named *.crt) into /usr/local/share/ca-certificates/ "
@@ -149,10 +153,12 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
     static let trustStoreRemedy = "install the ca-certificates package (it writes /etc/ssl/certs/ca-certificates.crt, "
         + "which FoundationNetworking reads)"
     #elseif os(macOS)
+    /// How this platform is told to trust a private CA.
     package static let trustRemedy = "to trust a private CA, add it to the System keychain as trusted "
         + "(security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain CA.crt)"
     static let trustStoreRemedy = trustRemedy
     #else
+    /// How this platform is told to trust a private CA.
     package static let trustRemedy = "to trust a private CA, install it as a profile and turn on full trust for it "
         + "(Settings > General > About > Certificate Trust Settings)"
     static let trustStoreRemedy = trustRemedy
