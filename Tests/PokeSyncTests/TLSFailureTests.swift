@@ -72,6 +72,12 @@ struct TLSFailureTests {
         let plain = TLSFailure(Self.curlError("SSL certificate problem: self-signed certificate"),
                                url: URL(string: "https://pokeapi.co/api/v2/")!)
         #expect(plain?.host == "pokeapi.co:443")
+        // A redirect's target that fails is named by the error's own failing URL.
+        let redirected = URLError(.unknown, userInfo: [
+            NSLocalizedDescriptionKey: "SSL certificate problem: self-signed certificate",
+            NSURLErrorFailingURLErrorKey: URL(string: "https://sprites.example/a.png")!,
+        ])
+        #expect(TLSFailure(redirected, url: Self.url)?.host == "sprites.example:443")
     }
 
     @Test("other transfer failures keep their retries and name libcurl's words")

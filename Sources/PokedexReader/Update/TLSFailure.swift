@@ -52,12 +52,15 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The TLS failure `error` stands for, or nil when it is another kind of failure.
+    /// - Parameter url: the URL asked for; the error's own failing URL names the host
+    ///   when it has one (a redirect's target fails with its own certificate).
     package init?(_ error: any Error, url: URL) {
         let nsError = error as NSError
         guard nsError.domain == NSURLErrorDomain else { return nil }
         let detail = (nsError.userInfo[NSLocalizedDescriptionKey] as? String) ?? nsError.localizedDescription
         guard let problem = Self.problem(code: nsError.code) ?? Self.problem(text: detail) else { return nil }
-        self.init(host: Self.hostAndPort(url), problem: problem, detail: detail)
+        let failing = (nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL).flatMap { $0.host == nil ? nil : $0 }
+        self.init(host: Self.hostAndPort(failing ?? url), problem: problem, detail: detail)
     }
 
     /// `host:port`, with the scheme's default port when the URL names none.

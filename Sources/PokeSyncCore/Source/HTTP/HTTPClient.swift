@@ -216,7 +216,8 @@ package final class HTTPClient: Sendable {
             }
             return response
         } catch let error as HTTPError {
-            if case .tls = error { outcome = .tlsFailed(error) }
+            // A redirect's target failing with its own certificate says nothing of this origin's.
+            if case .tls(_, let failure) = error, failure.host == TLSFailure.hostAndPort(url) { outcome = .tlsFailed(error) }
             counters.withLock { $0.failures += 1 }
             throw error
         }
