@@ -209,7 +209,6 @@ package final class HTTPClient: Sendable {
         counters.withLock { $0.requestsSent += 1 }
         do {
             let response = try await perform(request, url: url)
-            outcome = .responded
             counters.withLock {
                 $0.bodyBytesReceived += response.body.count
                 $0.responsesByStatus[response.status, default: 0] += 1

@@ -9,18 +9,18 @@ import Foundation
 /// stopped the run. With it, the first request to an origin is the only one sent until it
 /// ends; the others wait (their timeout clock not yet started: the task is not made).
 /// Then:
-/// - a response (any status): the handshake works, everyone goes ahead, now and later;
 /// - a TLS failure (``HTTPError/tls(url:failure:)``): the waiting and every later request to
 ///   that origin fail with it without contacting it;
-/// - any other failure (refused, reset, cancelled): nothing is known about TLS; the next
-///   request in line goes first instead.
+/// - anything else (a response of any status, a refused connection, a timeout, a
+///   cancellation): everyone goes ahead, now and later, as without the gate. A host that
+///   does not answer must not have its requests' timeouts served one after another.
 ///
 /// Plain-http origins pass through untouched.
 final class TLSGate: Sendable {
     private enum Origin {
         /// One request is out; these wait for it, by ticket.
         case probing(waiting: [Int: CheckedContinuation<Void, any Error>])
-        /// A response came back: no more waiting.
+        /// The first request ended otherwise than in a TLS failure: no more waiting.
         case open
         /// The TLS handshake failed: every request fails with this.
         case refused(HTTPError)
@@ -32,8 +32,9 @@ final class TLSGate: Sendable {
 
     /// How a request ended, for ``settle(_:as:)``.
     enum Outcome {
-        case responded
+        /// The origin's own TLS handshake failed with this.
         case tlsFailed(HTTPError)
+        /// A response, or a failure that says nothing against the origin's certificate.
         case otherwise
     }
 
@@ -68,12 +69,13 @@ final class TLSGate: Sendable {
         let (waiting, failure): ([CheckedContinuation<Void, any Error>], HTTPError?) = origins.withLock { origins in
             guard case .probing(let waiting) = origins[key] else { return ([], nil) }
             switch outcome {
-            case .responded: origins[key] = .open
-            case .tlsFailed(let error): origins[key] = .refused(error)
-            case .otherwise: origins[key] = nil  // the next one in line goes first
+            case .tlsFailed(let error):
+                origins[key] = .refused(error)
+                return (Array(waiting.values), error)
+            case .otherwise:
+                origins[key] = .open
+                return (Array(waiting.values), nil)
             }
-            if case .tlsFailed(let error) = outcome { return (Array(waiting.values), error) }
-            return (Array(waiting.values), nil)
         }
         for continuation in waiting {
             if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
