@@ -10,11 +10,12 @@ bound over the system's), the server also answers:
   --root DIR       static files under DIR (an index.json and its bundles)
   --backend URL    every GET forwarded to an http:// origin (the PokeAPI stand-in),
                    its absolute URLs rewritten to this server's https origin
+  --names SAN      the certificate's names (default IP:127.0.0.1,DNS:localhost)
 
   python3 tls_server.py --cert-dir D --port-file P --pid-file Q --stats-file S [--root DIR | --backend URL]
 
 The certificate (D/cert.pem, key D/key.pem) is made with `openssl req -x509` when D
-has none: a self-signed certificate for 127.0.0.1 and localhost, valid for two days.
+has none: a self-signed certificate for --names, valid for two days.
 The stats file is JSON, rewritten at every accepted connection and handshake:
 {"connections": N, "handshakes": N, "handshake_failures": N, "requests": N}.
 """
@@ -33,13 +34,12 @@ import sys
 import threading
 
 
-def make_certificate(folder):
+def make_certificate(folder, names):
     cert, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
     if not (os.path.exists(cert) and os.path.exists(key)):
         os.makedirs(folder, exist_ok=True)
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                        "-days", "2", "-subj", "/CN=pokesync TLS stand-in",
-                        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                        "-days", "2", "-subj", "/CN=pokesync TLS stand-in", "-addext", "subjectAltName=" + names],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return cert, key
 
@@ -140,9 +140,11 @@ def main():
     parser.add_argument("--stats-file", required=True)
     parser.add_argument("--root")
     parser.add_argument("--backend")
+    parser.add_argument("--names", default="IP:127.0.0.1,DNS:localhost",
+                        help="the certificate's subjectAltName (another name: a name-mismatch test)")
     options = parser.parse_args()
     try:
-        cert, key = make_certificate(options.cert_dir)
+        cert, key = make_certificate(options.cert_dir, options.names)
     except (OSError, subprocess.CalledProcessError) as error:
         detail = getattr(error, "stderr", b"") or b""
         sys.exit("tls_server: cannot make a certificate with openssl: %s %s" % (error, detail.decode(errors="replace")))

@@ -117,6 +117,38 @@ struct TLSTests {
         }
     }
 
+    @Test("https:// to a plain-HTTP port: exit 69, the line says the port does not answer in TLS")
+    func plainHTTPPort() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withStandInServer(root: TestPaths.sample2026) { source in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let https = "https://127.0.0.1:\(source.port)/api/v2"
+                let run = try cli.run(["full", "--source", https, "--sprites", "none"])
+                #expect(run.status == 69, "\(run.stderr)")
+                #expect(run.stderr.contains("TLS: 127.0.0.1:\(source.port) does not answer in TLS (plain HTTP on that port?)"),
+                        "\(run.stderr)")
+                let stats = try await source.stats()
+                // One from pokesync, one from this stats request.
+                #expect(stats.connections == 2 && stats.requests == 0, "\(stats)")
+            }
+        }
+    }
+
+    @Test("trusted, but for another name: exit 69, the line says so",
+          .enabled(if: TrustedProcess.isAvailable, TrustedProcess.skipMessage))
+    func nameMismatch() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withTLSStandIn(root: scratch, names: "DNS:other.example") { server in
+                let run = try TrustedProcess.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none",
+                                                  "--mirror", scratch.appendingPathComponent("Mirror").path],
+                                                 trusting: server.certificate)
+                #expect(run.status == 69, "\(run.stderr)")
+                #expect(run.stderr.contains("TLS: the certificate of \(server.hostAndPort) is for another name"), "\(run.stderr)")
+                #expect(try server.stats().connections == 1)
+            }
+        }
+    }
+
     @Test("trusted: install and full over HTTPS succeed", .enabled(if: TrustedProcess.isAvailable, TrustedProcess.skipMessage))
     func trustedPath() async throws {
         try await withTemporaryDirectory { scratch in

@@ -108,9 +108,10 @@ struct TLSStandIn: Sendable {
     var certificate: URL { server.folder.appendingPathComponent("certs/cert.pem") }
 
     /// Starts the server: static files under `root`, or a proxy to the http origin `backend`.
-    static func start(root: URL? = nil, backend: URL? = nil) async throws -> TLSStandIn {
+    /// - Parameter names: the certificate's subjectAltName, e.g. `DNS:other.example`.
+    static func start(root: URL? = nil, backend: URL? = nil, names: String? = nil) async throws -> TLSStandIn {
         TLSStandIn(server: try await ScriptServer.start("tls_server.py") { folder in
-            ["--cert-dir", folder.appendingPathComponent("certs").path]
+            ["--cert-dir", folder.appendingPathComponent("certs").path] + (names.map { ["--names", $0] } ?? [])
                 + (root.map { ["--root", $0.path] } ?? []) + (backend.map { ["--backend", $0.absoluteString] } ?? [])
         })
     }
@@ -146,9 +147,10 @@ func withProxyStandIn<Result>(isolation: isolated (any Actor)? = #isolation,
 }
 
 /// Starts a TLS stand-in, runs `body` with it, and stops it afterwards, also when `body` throws.
-func withTLSStandIn<Result>(root: URL? = nil, backend: URL? = nil, isolation: isolated (any Actor)? = #isolation,
+func withTLSStandIn<Result>(root: URL? = nil, backend: URL? = nil, names: String? = nil,
+                            isolation: isolated (any Actor)? = #isolation,
                             _ body: (TLSStandIn) async throws -> Result) async throws -> Result {
-    let server = try await TLSStandIn.start(root: root, backend: backend)
+    let server = try await TLSStandIn.start(root: root, backend: backend, names: names)
     defer { server.server.stop() }
     return try await body(server)
 }
