@@ -179,6 +179,20 @@ struct HTTPClientTests {
         }
     }
 
+    @Test("a body shorter than its Content-Length is retried and named in libcurl's words")
+    func shortBody() async throws {
+        try await withTestServer { server async throws in
+            let url = server.url("/short")
+            let error = await #expect(throws: HTTPError.self) {
+                try await Self.client(maxAttempts: 2).fetch(url, validate: Self.json)
+            }
+            #expect(error?.isRetryable == true)
+            #expect(error?.description == "GET \(url.absoluteString): truncated body (transfer closed with 989 bytes "
+                    + "remaining to read) (URLError -1) after 2 attempts")
+            #expect(try await server.requests("/short").count == 2)
+        }
+    }
+
     @Test("a silent server times out")
     func timeout() async throws {
         try await withTestServer { server async throws in

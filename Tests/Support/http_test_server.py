@@ -112,6 +112,8 @@ class Handler(BaseHTTPRequestHandler):
             self.big(int(query["size"][0]), query.get("length", ["1"])[0] == "1")
         elif path == "/truncated":
             self.close_delimited(OK_BODY[: len(OK_BODY) // 2])
+        elif path == "/short":
+            self.short()
         elif path == "/reset":
             self.reset()
         elif path == "/slow":
@@ -155,6 +157,16 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(piece)
         except OSError:
             pass  # the client refused the rest
+
+    def short(self):
+        # A Content-Length of 1000, 11 bytes of body, then a clean close: libcurl's
+        # "transfer closed with 989 bytes remaining to read" (URLError -1).
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b'{"partial":')
+        self.close_connection = True
 
     def reset(self):
         self.send_response(200)

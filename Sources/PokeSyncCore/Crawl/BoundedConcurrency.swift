@@ -44,10 +44,13 @@ private final class WorkCursor<Item: Sendable>: Sendable {
 }
 
 /// Errors that end the whole run rather than one job: the store or the local disk
-/// failing, or the user interrupting. Anything else fails just the job it hit.
+/// failing, the user interrupting, or a server whose TLS certificate this machine does not
+/// accept (every request to it would fail the same way; the run resumes once it is
+/// trusted). Anything else fails just the job it hit.
 func isFatalToRun(_ error: any Error) -> Bool {
     switch error {
     case is CancellationError, is DatabaseError, is StoreError, is LocalFileError: return true
+    case HTTPError.tls: return true
     default: return false
     }
 }

@@ -158,7 +158,7 @@ package struct Crawler: Sendable {
                 progress.addRequestBytes(index.bodyBytes, wire: index.wire)
                 if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
                 root = index.endpoints
-            } catch where !options.kinds.needsRoot && !(error is CancellationError) {
+            } catch where !options.kinds.needsRoot && !isFatalToRun(error) {
                 // A comma list is checked against the root when the source has one; without
                 // one, a name it lacks is said by that kind's list.
             }

@@ -247,8 +247,9 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             }
             if let error {
                 let timedOut = (error as? URLError)?.code == .timedOut
+                // A certificate this device does not trust: say so, and how to trust one.
                 let reason = timedOut ? "timed out: nothing received for \(Int(settings.timeout)) s"
-                    : error.localizedDescription
+                    : TLSFailure(error, url: url)?.description ?? error.localizedDescription
                 return (waiting, .failure(UpdateError.unreachable(source: url.absoluteString, reason: reason)))
             }
             let snapshot = hasher

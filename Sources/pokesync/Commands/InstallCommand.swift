@@ -22,7 +22,8 @@ struct InstallCommand {
       --timeout S             a download moving less than 1 kB/s averaged over S seconds
                               ends as a timeout (1-3600, default 30)
     Exit 65 for a tampered, truncated or wrong-base download, a lying index, a newer schema
-    or a refused downgrade; 69 source unreachable or timed out; 74 I/O; 75 another install.
+    or a refused downgrade; 69 source unreachable, timed out or its TLS certificate not
+    accepted; 74 I/O; 75 another install.
     """
 
     let arguments: Arguments

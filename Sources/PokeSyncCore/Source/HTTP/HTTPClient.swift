@@ -129,6 +129,8 @@ package final class HTTPClient: Sendable {
     private let delegate: HTTPSessionDelegate
     private let rateLimiter: RateLimiter?
     private let counters = Locked(HTTPStatistics())
+    /// The first request to an https origin goes alone (``TLSGate`` says why).
+    private let tlsGate = TLSGate()
     private let invalidated = Locked(false)
 
     /// Creates the client and its URLSession (ephemeral, no URL cache).
@@ -183,7 +185,8 @@ package final class HTTPClient: Sendable {
     /// the caller decides what they mean.
     /// - Parameter headers: extra request headers, e.g. `If-None-Match`.
     /// - Throws: ``HTTPError/transport(url:code:message:attempts:)`` when the exchange
-    ///   fails or the client was invalidated, ``HTTPError/bodyTooLarge(url:limit:)``,
+    ///   fails or the client was invalidated, ``HTTPError/tls(url:failure:)`` when the
+    ///   origin's TLS handshake fails (or failed for an earlier request), ``HTTPError/bodyTooLarge(url:limit:)``,
     ///   ``HTTPError/redirectRefused(from:to:)``, and `CancellationError` when the
     ///   awaiting task is cancelled (the request is cancelled with it).
     package func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
@@ -200,6 +203,9 @@ package final class HTTPClient: Sendable {
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
+        let first = try await tlsGate.enter(url)
+        var outcome = TLSGate.Outcome.otherwise
+        defer { if first { tlsGate.settle(url, as: outcome) } }
         counters.withLock { $0.requestsSent += 1 }
         do {
             let response = try await perform(request, url: url)
@@ -209,6 +215,8 @@ package final class HTTPClient: Sendable {
             }
             return response
         } catch let error as HTTPError {
+            // A redirect's target failing with its own certificate says nothing of this origin's.
+            if case .tls(_, let failure) = error, failure.host == TLSFailure.hostAndPort(url) { outcome = .tlsFailed(error) }
             counters.withLock { $0.failures += 1 }
             throw error
         }
@@ -217,7 +225,7 @@ package final class HTTPClient: Sendable {
     /// GETs `url`, retrying what may succeed on a second try, and returns what
     /// `validate` makes of the response.
     ///
-    /// Retried: transport failures (timeouts, resets, truncated bodies), 5xx, 429
+    /// Retried: transport failures (timeouts, resets, truncated bodies) but TLS failures, 5xx, 429
     /// (waiting at least its `Retry-After`), and `validate` throwing
     /// ``HTTPError/invalidBody(url:reason:)`` (a 200 whose body is short or does not
     /// parse). 304, 404 and other 4xx are passed to `validate` like any response.

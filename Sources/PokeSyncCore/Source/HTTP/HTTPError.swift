@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,6 +21,10 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     /// A redirect pointed somewhere the configuration does not allow; the new
     /// location was not contacted.
     case redirectRefused(from: URL, to: URL)
+    /// The TLS handshake with the server failed: its certificate is not trusted, is for
+    /// another name or out of date, or no protocol or cipher is shared. Never retried (the
+    /// same certificate comes back), and fatal to a crawl: the line says what to do.
+    case tls(url: URL, failure: TLSFailure)
     /// A response arrived but its body is unusable (short, or does not parse).
     /// Thrown by a `validate` closure to ask ``HTTPClient/fetch(_:headers:validate:)`` for a retry.
     case invalidBody(url: URL, reason: String)
@@ -34,7 +39,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
             return status == 429 || (500...599).contains(status)
         case .invalidBody:
             return true
-        case .bodyTooLarge, .redirectRefused:
+        case .bodyTooLarge, .redirectRefused, .tls:
             return false
         }
     }
@@ -43,7 +48,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     package var url: URL {
         switch self {
         case .transport(let url, _, _, _), .status(let url, _, _), .bodyTooLarge(let url, _),
-             .invalidBody(let url, _):
+             .invalidBody(let url, _), .tls(let url, _):
             return url
         case .redirectRefused(let from, _):
             return from
@@ -64,6 +69,8 @@ package enum HTTPError: PokeSyncFailure, Equatable {
             return "GET \(from.absoluteString): redirect to \(to.absoluteString) refused"
         case .invalidBody(let url, let reason):
             return "GET \(url.absoluteString): invalid body: \(reason)"
+        case .tls(let url, let failure):
+            return "GET \(url.absoluteString): \(failure)"
         }
     }
 
@@ -81,6 +88,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
 
     /// Maps a `URLError` from one attempt; cancellation is not mapped (it is a `CancellationError`).
     static func transport(_ error: URLError, url: URL) -> HTTPError {
+        if let failure = TLSFailure(error, url: url) { return .tls(url: url, failure: failure) }
         let message: String
         switch error.code {
         case .timedOut: message = "timed out"
@@ -88,10 +96,27 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         case .cannotConnectToHost: message = "cannot connect to host"
         case .cannotFindHost: message = "cannot find host"
         case .httpTooManyRedirects: message = "too many redirects"
-        case .unknown: message = "transfer failed (truncated body?)"
+        case .unknown: message = unknownTransferMessage(libcurlText(error))
         default: message = error.localizedDescription
         }
         return .transport(url: url, code: error.code.rawValue, message: message)
+    }
+
+    /// FoundationNetworking reports most of libcurl's failures as `URLError -1` with
+    /// libcurl's own words: a body cut short (`transfer closed with 12 bytes remaining to
+    /// read`, a broken gzip stream) says so; anything else is named as libcurl names it.
+    static func unknownTransferMessage(_ text: String?) -> String {
+        guard let text, !text.isEmpty else { return "transfer failed (truncated body?)" }
+        let lowered = text.lowercased()
+        let truncation = ["transfer closed with", "content unencoding", "partial file", "end of response"]
+        if truncation.contains(where: { lowered.contains($0) }) { return "truncated body (\(text))" }
+        return "transfer failed (\(text))"
+    }
+
+    /// libcurl's message as FoundationNetworking hands it over (the error's description), or
+    /// nil when the error has none of its own.
+    private static func libcurlText(_ error: URLError) -> String? {
+        (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String
     }
 
     private static let permanentTransportCodes: Set<Int> = [
