@@ -11,7 +11,7 @@ which command's output follows. Prints what does not match and exits 1, else exi
 
 Usage: check_readme_examples.py BINARY [README]
 """
-import os, re, subprocess, sys
+import os, re, shutil, signal, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -60,11 +60,16 @@ def main():
     readme_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "README.md")
     with open(readme_path, encoding="utf-8") as handle:
         block = start_example(handle.read())
+    # The test runner starts this script with signals blocked, which its children inherit:
+    # demo.sh's servers would then outlive their `kill`. They get an empty mask.
     demo = subprocess.run(["bash", os.path.join(HERE, "demo.sh"), binary], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, []))
     if demo.returncode != 0:
         print(f"demo.sh exited {demo.returncode}:\n{demo.stdout[-2000:]}\n{demo.stderr[-2000:]}")
         return 1
+    scratch = re.search(r"scratch mirror at (/\S+)/Mirror", demo.stdout)
+    if scratch and "/pokesync-demo." in scratch.group(1):
+        shutil.rmtree(scratch.group(1), ignore_errors=True)
     printed = [normalize(line) for line in demo.stdout.split("\n")]
     missing = [(command, line) for command, line in expected_lines(block) if line not in printed]
     checked = sum(1 for _ in expected_lines(block))
