@@ -53,6 +53,8 @@ final class Connection {
     private(set) var lastProgress: Double
     /// Since when the connection has had nothing to do (no reply queued, no input).
     private(set) var idleSince: Double
+    /// Since when the head now in the buffer has been arriving (infinity: none).
+    private(set) var headSince = Double.infinity
     /// Complete requests wait in the buffer because the turn's share was used up: the
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
@@ -75,6 +77,9 @@ final class Connection {
     /// Open with nothing to do: a keep-alive connection between requests, or one that has
     /// sent nothing yet. What makes room at the connection cap.
     var isIdle: Bool { phase == .open && output.isEmpty && inputCount == 0 }
+    /// Open, waiting for the rest of a head (a slow client, or one sending a byte at a
+    /// time to hold its slot): what makes room at the cap when no connection is idle.
+    var isReadingHead: Bool { phase == .open && output.isEmpty && inputCount > 0 && !wantsTurn }
     var isWriting: Bool { !output.isEmpty }
 
     /// Reads what the socket holds, answers every complete request, writes.
@@ -102,7 +107,10 @@ final class Connection {
                 return finish()
             } else {
                 if inputCount == 0 && served > 0 { deadline = now + limits.headSeconds }
-                if inputCount == 0 { idleSince = .infinity }
+                if inputCount == 0 {
+                    idleSince = .infinity
+                    headSince = now
+                }
                 inputCount += count
             }
         }
@@ -204,6 +212,7 @@ final class Connection {
         let rest = inputCount - length
         if rest > 0 { (input).copyMemory(from: input + length, byteCount: rest) }
         inputCount = rest
+        headSince = rest > 0 ? monotonicSeconds() : .infinity
         scanner.reset()
     }
 

@@ -95,17 +95,19 @@ final class Listener: @unchecked Sendable {
     func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits) {
         defer { close(descriptor) }
         while !gauge.isStopping {
-            if gauge.askForRoom() {
-                workers.forEach { $0.wake() }
-                guard gauge.waitForRoom(seconds: 0.25) else { return }
-                continue
-            }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&descriptors, 2, 1000)
             if ready < 0 && errno != EINTR { usleep(10_000) }
             if descriptors[1].revents != 0 || gauge.isStopping { return }
             guard descriptors[0].revents != 0 else { continue }
+            // A client waits and the server is full: room is made for it (one connection
+            // closed per client waiting), then it is accepted.
+            if gauge.askForRoom() {
+                workers.forEach { $0.wake() }
+                guard gauge.waitForRoom(seconds: 0.25) else { return }
+                continue
+            }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = withUnsafeMutablePointer(to: &storage) {

@@ -159,12 +159,15 @@ final class Worker: @unchecked Sendable {
         if connection.wantsTurn && readySet.insert(connection.descriptor).inserted { ready.append(connection.descriptor) }
     }
 
-    /// At the connection cap: closes this worker's longest-idle connection, if it has one
-    /// and no other worker closed one for this wait meanwhile.
+    /// At the connection cap: closes this worker's longest-idle connection, or when none is
+    /// idle the one whose head has been arriving longest (clients that trickle heads would
+    /// otherwise hold every slot until their head deadlines), unless another worker closed
+    /// one for this wait meanwhile. Connections with replies being written are left alone.
     private func makeRoom() {
-        guard let oldest = connections.values.filter(\.isIdle).min(by: { $0.idleSince < $1.idleSince }),
-              gauge.claimEviction() else { return }
-        oldest.finish()
+        let candidate = connections.values.filter(\.isIdle).min { $0.idleSince < $1.idleSince }
+            ?? connections.values.filter(\.isReadingHead).min { $0.headSince < $1.headSince }
+        guard let candidate, gauge.claimEviction() else { return }
+        candidate.finish()
         sweepClosed()
     }
 

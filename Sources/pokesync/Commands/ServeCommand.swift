@@ -31,8 +31,9 @@ struct ServeCommand {
                            header is never used.
       --sprite-base URL    serve the mirror's sprites/ tree at /sprites/ and point sprite URLs in
                            documents at URL/sprites/... (URL is usually the same as --base-url)
-      --max-connections N  open client connections (default 1024); at the cap idle keep-alive
-                           connections are closed to make room, oldest first
+      --max-connections N  open client connections (default 1024); at the cap a new client gets
+                           the slot of the longest-idle keep-alive connection (or of the
+                           slowest head), else waits
       --max-connections-per-address N
                            connections one client address may hold (default 256); more are
                            answered 503. Behind a reverse proxy every client comes from its
