@@ -82,36 +82,9 @@ final class Worker: @unchecked Sendable {
                 sweepClosed()
             }
             if let drainUntil, connections.isEmpty && inbox.withLock({ $0.isEmpty }) || now > drainUntil { break }
-
-            // New connections first, each read at once (its request is usually there): a
-            // burst of them past the turn's time waits for its readiness events instead.
-            var turnEnds = now + limits.turnSeconds
-            for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
-                let connection = Connection(descriptor: descriptor, address: address, limits: limits, now: now)
-                if stopping || !poller.add(descriptor, .read) {
-                    connection.finish()
-                    release(connection)
-                } else {
-                    connections[descriptor] = connection
-                    guard monotonicSeconds() <= turnEnds else { continue }
-                    handle(connection) { $0.readable(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
-                }
-            }
-
-            let waiting = ready
-            ready.removeAll(keepingCapacity: true)
-            readySet.removeAll(keepingCapacity: true)
-            turnEnds = monotonicSeconds() + limits.turnSeconds
-            for descriptor in waiting {
-                guard let connection = connections[descriptor] else { continue }
-                if monotonicSeconds() > turnEnds {
-                    if readySet.insert(descriptor).inserted { ready.append(descriptor) }
-                    continue
-                }
-                handle(connection) { $0.turn(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
-            }
-
-            turnEnds = monotonicSeconds() + limits.turnSeconds
+            adoptNewConnections(responder, stopping: stopping)
+            giveTurns(responder, stopping: stopping)
+            let turnEnds = monotonicSeconds() + limits.turnSeconds
             let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty })
             poller.wait(milliseconds: pending ? 0 : 250) { event in
                 if event.descriptor == wakeRead {
@@ -128,7 +101,6 @@ final class Worker: @unchecked Sendable {
                     handle(connection) { $0.readable(responder, date: &date, now: now, stopping: stopping) }
                 }
             }
-
             now = monotonicSeconds()
             if gauge.wantsRoom { makeRoom() }
             if now - lastShed >= 0.1 {
@@ -143,6 +115,41 @@ final class Worker: @unchecked Sendable {
         }
         for connection in connections.values { connection.finish() }
         sweepClosed()
+    }
+
+    /// Takes the connections the acceptor handed over, each read at once (its request is
+    /// usually there already); a burst of them past the turn's time waits for its
+    /// readiness events instead.
+    private func adoptNewConnections(_ responder: Responder, stopping: Bool) {
+        let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
+        for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
+            let connection = Connection(descriptor: descriptor, address: address, limits: limits, now: now)
+            if stopping || !poller.add(descriptor, .read) {
+                connection.finish()
+                release(connection)
+            } else {
+                connections[descriptor] = connection
+                guard monotonicSeconds() <= turnEnds else { continue }
+                handle(connection) { $0.readable(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+            }
+        }
+    }
+
+    /// Gives the connections with pipelined requests left their next share, in order, for
+    /// at most the turn's time (the rest keep their place for the next turn).
+    private func giveTurns(_ responder: Responder, stopping: Bool) {
+        let waiting = ready
+        ready.removeAll(keepingCapacity: true)
+        readySet.removeAll(keepingCapacity: true)
+        let turnEnds = monotonicSeconds() + limits.turnSeconds
+        for descriptor in waiting {
+            guard let connection = connections[descriptor] else { continue }
+            if monotonicSeconds() > turnEnds {
+                if readySet.insert(descriptor).inserted { ready.append(descriptor) }
+                continue
+            }
+            handle(connection) { $0.turn(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+        }
     }
 
     /// Runs `body` on `connection`, then updates the poller, the ready list and the count.
