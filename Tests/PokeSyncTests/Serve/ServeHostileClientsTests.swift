@@ -102,6 +102,29 @@ struct ServeHostileClientsTests {
         }
     }
 
+    /// What the kernel holds for a client that reads nothing is bounded (SO_SNDBUF): each
+    /// of the server's sockets has at most a couple of hundred kB in its send queue, not
+    /// the documents it asked for (the kernel would grow the buffer to 4 MB).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ss") || FileManager.default.isExecutableFile(atPath: "/bin/ss"),
+                   "ss (iproute2) is not installed"))
+    func theKernelHoldsABoundedPartOfUnreadReplies() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all"))
+            let large = try Self.largestDocuments(4)
+            var attackers = try Self.nonReaders(port: server.port, count: 20, requests: 8, paths: large)
+            usleep(1_000_000)
+            let listing = try runProgram("ss", ["-tnH", "state", "established", "( sport = :\(server.port) )"])
+            let queues = listing.text.split(separator: "\n").compactMap { line in
+                line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
+            }
+            #expect(queues.count == 20, "\(listing.text)")
+            #expect(queues.allSatisfy { $0 > 0 && $0 <= 200_000 }, "\(queues)")
+            attackers.removeAll()
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.stop().status == 0)
+        }
+    }
+
     /// One address holds at most its share (here lowered by flag); at the connection cap
     /// a long-idle connection makes room for a new client.
     @Test func oneAddressHoldsItsShareAndIdleConnectionsMakeRoom() throws {
