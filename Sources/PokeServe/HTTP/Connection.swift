@@ -82,6 +82,16 @@ final class Connection {
     var isReadingHead: Bool { phase == .open && output.isEmpty && inputCount > 0 && !wantsTurn }
     var isWriting: Bool { !output.isEmpty }
 
+    /// Bytes of the replies waiting that only this connection holds (a body the cache keeps
+    /// is shared, and closing the connection would free none of it).
+    func ownedBytes() -> Int {
+        var owned = 0
+        for index in output.indices where isKnownUniquelyReferenced(&output[index].buffer) {
+            owned += output[index].buffer.count
+        }
+        return owned
+    }
+
     /// Reads what the socket holds, answers every complete request, writes.
     func readable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
         if phase == .lingering {

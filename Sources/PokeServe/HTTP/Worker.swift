@@ -178,12 +178,14 @@ final class Worker: @unchecked Sendable {
         sweepClosed()
     }
 
-    /// Memory is short: closes the connections whose replies have not moved for a while,
-    /// longest stalled first, until the bodies alive are back under the bound. Their
-    /// clients asked and did not read; those that read keep the memory.
+    /// Memory is short: closes the connections whose replies have not moved for a while
+    /// and hold bodies of their own (not the cache's), longest stalled first, until the
+    /// bodies alive are back under the bound. Their clients asked and did not read; those
+    /// that read keep the memory.
     private func shed(now: Double) {
-        let stalled = connections.values.filter { $0.isWriting && now - $0.lastProgress >= limits.shedAfterSeconds }
-            .sorted { $0.lastProgress < $1.lastProgress }
+        let stalled = connections.values.filter {
+            $0.isWriting && now - $0.lastProgress >= limits.shedAfterSeconds && $0.ownedBytes() > 0
+        }.sorted { $0.lastProgress < $1.lastProgress }
         for connection in stalled {
             guard ByteBuffer.liveBytes > limits.shedBytes else { break }
             connection.finish()
