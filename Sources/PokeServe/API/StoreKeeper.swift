@@ -40,7 +40,8 @@ struct StoreFiles: Equatable {
 }
 
 /// The store `serve` reads, behind one lock for every worker, reopened when its files are
-/// replaced under it (looked at every `checkSeconds`, and at once after an error).
+/// replaced under it (looked at every `checkSeconds`, and at once after an error): a
+/// replacement that cannot be opened leaves the old file served.
 ///
 /// One connection for the process: SQLite shares a file's `-shm` mapping among the
 /// connections of a process, so a new connection opened beside an old one would read
@@ -90,16 +91,27 @@ final class StoreKeeper: @unchecked Sendable {
             checkedAt = now
             if let current = StoreFiles.current(layout),
                store == nil || files.map({ $0.isReplaced(by: current, immutable: immutable) }) ?? true {
-                // The old connection is closed before the new one opens (see the type's comment).
-                store = nil
-                generationCount += 1
-                let (fresh, freshImmutable) = try Self.open(layout)
-                store = fresh
-                immutable = freshImmutable
-                files = StoreFiles.current(layout)
+                try reopen(current)
             }
         }
         guard let store else { throw StoreError.missing(layout.display(layout.storeFile)) }
         return try body(store, generationCount)
+    }
+
+    /// Opens the store's files as they are now. The same store file with its `-wal`/`-shm`
+    /// removed: the old connection is closed first (see the type's comment). Another
+    /// file: it is opened first, and one that is no readable store (garbage, half copied)
+    /// leaves the old connection serving, tried again at the next look.
+    private func reopen(_ current: StoreFiles) throws {
+        if let files, files.device == current.device, files.inode == current.inode { store = nil }
+        do {
+            let (fresh, freshImmutable) = try Self.open(layout)
+            store = fresh
+            immutable = freshImmutable
+            files = StoreFiles.current(layout)
+            generationCount += 1
+        } catch where store != nil {
+            return
+        }
     }
 }
