@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Answers one parsed request. One per worker thread, used by that thread only, so it
-/// may keep per-thread state (a database connection).
+/// may keep per-thread state (what it last saw of the store).
 protocol Responder: AnyObject {
     func respond(to request: RequestHead) -> Reply
 }

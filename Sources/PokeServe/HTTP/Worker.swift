@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 
 /// One event-loop thread: the connections handed to it, a poller, and its own responder
-/// (and so its own database connection). Connections never move between workers, so
+/// (its own view of the served version). Connections never move between workers, so
 /// nothing of a connection is shared.
 final class Worker: @unchecked Sendable {
     // @unchecked Sendable: everything but `inbox`, `load` and the wake pipe is touched only
