@@ -36,7 +36,8 @@ bench: build
 bench-whole: build
 	python3 Tests/Support/bench_whole.py $(RELEASE_BIN)
 
-# serve against nginx alone (Tests/Support/bench_serve.py).
+# serve against nginx alone (Tests/Support/bench_serve.py: wrk, a whole-API crawl, then the
+# clients that cost others from Tests/Support/bench_attacks.py against both).
 bench-serve: build
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
 

@@ -7,7 +7,7 @@ import PackageDescription
 //
 // Targets by stage:
 //   CSQLite, CZlib      the system libraries
-//   CPoll               <sys/epoll.h> for serve's event loops (Linux)
+//   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import CPoll
+#endif
 import Foundation
 import PokeSyncCore
 
@@ -26,10 +29,16 @@ package struct ServeOptions: Sendable {
         self.spriteBase = spriteBase
     }
 
-    /// The connection cap (tests lower it).
+    /// The connection cap (`--max-connections`).
     package var connectionCap: Int {
         get { limits.connections }
         set { limits.connections = newValue }
+    }
+
+    /// Connections one client address may hold (`--max-connections-per-address`).
+    package var connectionsPerAddress: Int {
+        get { limits.connectionsPerAddress }
+        set { limits.connectionsPerAddress = newValue }
     }
 
     /// The head deadline in seconds (tests lower it).
@@ -47,20 +56,38 @@ package enum PokeServer {
     /// - Throws: `StoreError` when there is no store or it is damaged, `RequestError.noVersions`
     ///   when nothing is published yet, `ServeError.cannotListen` (69) when the address cannot be bound.
     package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
+        tuneMemoryAllocator()
         let board = VersionBoard()
-        let first = try board.refresh(store: try Store(layout: options.layout, create: false, readOnly: true))
+        let keeper = try StoreKeeper(layout: options.layout)
+        let first = try keeper.use { store, generation in try board.refresh(store: store, generation: generation) }
         let listener = try Listener(host: options.host, port: options.port)
         let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
         let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
-                        board: board, sprites: sprites, layout: options.layout,
+                        board: board, sprites: sprites, layout: options.layout, keeper: keeper,
                         bodyBytesLimit: options.cacheBytes + options.inFlightBytes)
-        let server = try HTTPServer(listener: listener, limits: options.limits, workerCount: options.workers) {
-            try APIResponder(site: site)
+        var limits = options.limits
+        // Stalled connections are closed well before new bodies are refused.
+        limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
+        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers) {
+            APIResponder(site: site)
         }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
         announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
                  + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites at \(options.spriteBase!)/sprites/"))")
         guard server.run() else { throw ServeError.system("starting a worker", EIO) }
     }
+}
+
+/// glibc's allocator, set for a server whose big allocations (bodies of up to a few MB) come
+/// and go: each above 64 kB is its own mapping, given back when freed (glibc otherwise raises
+/// that threshold to the largest block freed, and big bodies then fragment the heap, which
+/// never shrinks), at most two arenas (one per worker thread would keep its own free
+/// space), and free space at the heap's top given back past 1 MB.
+func tuneMemoryAllocator() {
+    #if os(Linux)
+    _ = mallopt(M_MMAP_THRESHOLD, 64 << 10)
+    _ = mallopt(M_ARENA_MAX, 2)
+    _ = mallopt(M_TRIM_THRESHOLD, 1 << 20)
+    #endif
 }

@@ -13,9 +13,14 @@ spread:
   1. with Accept-Encoding: gzip: serve against nginx's gzip_static (.gz files made ahead,
      level 6) and, as a reference, against nginx compressing each response (gzip on, level 1);
   2. without it: serve against nginx's plain files.
-Then serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least half
+Then a whole-API crawl from serve (`pokesync full --kinds all`, 16 connections), and
+serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least half
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
-nginx's without, peak RSS under 100 MB. serve's figures are with a warm cache
+nginx's without, peak RSS under 100 MB.
+Then the clients that cost others (bench_attacks.py: lockout, starvation, exhaustion),
+against serve and against nginx with Debian's default configuration, side by side: a
+probe's latency from 127.0.0.2, its statuses, peak RSS and the kernel's send-queue bytes.
+Targets (issue 27): the probe answered within 1 s, never a 503, serve under 150 MB. serve's figures are with a warm cache
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
@@ -25,6 +30,7 @@ import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistic
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import work_folders  # noqa: E402
 import bench_data  # noqa: E402  (one place the bench's data comes from)
+from bench_attacks import attacks, describe, rss_mb  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -124,6 +130,66 @@ def wrk(url, script, gzip_header, seconds, connections=64):
 def spread(values, unit="", digits=0):
     middle = statistics.median(values)
     return f"{middle:,.{digits}f}{unit} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
+
+
+def nginx_default_config(work, export, port):
+    """Debian's nginx.conf as shipped (worker_processes auto, 768 connections a worker,
+    sendfile, keep-alive 65 s, gzip on for text/html only), serving the export."""
+    path = os.path.join(work, "nginx-default.conf")
+    with open(path, "w") as handle:
+        handle.write(f"""
+worker_processes auto;
+daemon off;
+pid {work}/nginx-default.pid;
+error_log {work}/nginx-default.error.log;
+events {{ worker_connections 768; }}
+http {{
+    sendfile on;
+    tcp_nopush on;
+    keepalive_timeout 65;
+    types_hash_max_size 2048;
+    default_type application/json;
+    access_log off;
+    gzip on;
+    client_body_temp_path {work}/nginx-tmp;
+    proxy_temp_path {work}/nginx-tmp;
+    fastcgi_temp_path {work}/nginx-tmp;
+    uwsgi_temp_path {work}/nginx-tmp;
+    scgi_temp_path {work}/nginx-tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {export};
+        index index.json;
+    }}
+}}
+""")
+    return path
+
+
+def process_tree(pid):
+    """`pid` and its children (nginx's workers)."""
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            pids += [int(child) for child in handle.read().split()]
+    except OSError:
+        pass
+    return pids
+
+
+def largest_documents(export, count):
+    """The paths of the `count` largest documents of the export."""
+    sized = []
+    api = os.path.join(export, "api", "v2")
+    for kind in os.listdir(api):
+        folder = os.path.join(api, kind)
+        if not os.path.isdir(folder):
+            continue
+        for ident in os.listdir(folder):
+            file = os.path.join(folder, ident, "index.json")
+            if ident.lstrip("-").isdigit() and os.path.exists(file):
+                sized.append((os.path.getsize(file), f"/api/v2/{kind}/{ident}/"))
+    return [path for _, path in sorted(sized, reverse=True)[:count]]
 
 
 def peak_rss_mb(pid):
@@ -226,7 +292,44 @@ end
               f"p99 with gzip {gzip_p99:.2f} ms (target < 10: {verdict(gzip_p99 < 10)})", flush=True)
         print(f"   serve / nginx plain = {plain_ratio:.2f} (target >= 0.5: {verdict(plain_ratio >= 0.5)}); "
               f"p99 without gzip = {plain_p99_ratio:.2f}x nginx's (target <= 2: {verdict(plain_p99_ratio <= 2)})", flush=True)
-        print(f"   serve's peak RSS {rss:.0f} MB (target < 100: {verdict(rss < 100)})", flush=True)
+        print(f"   serve's peak RSS after wrk {rss:.0f} MB", flush=True)
+
+        # Ordinary service, continued: a whole-API crawl from serve.
+        started = time.monotonic()
+        subprocess.run([binary, "full", "--source", servers["serve"] + "/api/v2", "--mirror", os.path.join(work, "Crawled"),
+                        "--sprites", "none", "--kinds", "all"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rss = peak_rss_mb(serve.pid)
+        print(f"   a whole-API crawl from serve (full --kinds all): {time.monotonic() - started:.1f} s; "
+              f"serve's peak RSS over wrk and the crawl {rss:.0f} MB (target < 100: {verdict(rss < 100)})", flush=True)
+
+        # Clients that cost others, serve and nginx (Debian's default configuration) side by side.
+        for process in processes[1:]:
+            process.terminate()
+            process.wait(timeout=20)
+        del processes[1:]
+        port = free_port()
+        nginx_default = subprocess.Popen([nginx, "-c", nginx_default_config(work, export, port), "-p", work],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(nginx_default)
+        wait_for_port(port, nginx_default, "nginx (default)")
+        large = largest_documents(export, 600)
+        cached = ["/api/v2/", "/api/v2/pokemon/25/", "/api/v2/type/1/"]
+        targets = [("serve", serve_port, lambda: [serve.pid]), ("nginx", port, lambda: process_tree(nginx_default.pid))]
+        print(f"\n   clients that cost others (a probe from 127.0.0.2 every 0.1 s; 600 largest documents)", flush=True)
+        reports = {}
+        for server, server_port, pids in targets:
+            fresh = [f"/api/v2/item/{ident}/" for ident in range(200 if server == "serve" else 1, 2000)]
+            reports[server] = attacks(server_port, pids(), large, cached, fresh)
+        for index, result in enumerate(reports["serve"]):
+            print(f"     {result['name']}", flush=True)
+            for server in ["serve", "nginx"]:
+                print(f"       {server:<6} {describe(reports[server][index])}", flush=True)
+        worst = max(result["max"] for result in reports["serve"])
+        refused = sum(count for result in reports["serve"] for status, count in result["statuses"].items() if status != 200)
+        peak = max(result["rss"] for result in reports["serve"])
+        print(f"   serve: slowest probe {worst * 1000:.0f} ms (target < 1000: {verdict(worst < 1)}), "
+              f"{refused} probes not 200 (target 0: {verdict(refused == 0)}), "
+              f"peak RSS {peak:.0f} MB (target < 150: {verdict(peak < 150)})", flush=True)
     finally:
         for process in processes:
             process.terminate()

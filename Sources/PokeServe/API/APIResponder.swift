@@ -10,25 +10,31 @@ struct Site: Sendable {
     let board: VersionBoard
     let sprites: SpriteFiles?
     let layout: MirrorLayout
+    /// The store, shared by the workers, reopened when replaced under the server.
+    let keeper: StoreKeeper
     /// Past this many bytes of bodies alive (cached and being written), a request that
-    /// would make a new body is answered 503 (Retry-After: 1) instead: clients that pin
-    /// bodies (by never reading them) cannot make memory grow without bound.
+    /// would make a new body bigger than `smallBody` is answered 503 (Retry-After: 1)
+    /// instead. The workers shed stalled connections well before (`HTTPLimits.shedBytes`),
+    /// so this is reached only when memory is short indeed.
     let bodyBytesLimit: Int
+    /// A new body at most this big is made whatever the bodies alive: a small document or
+    /// page is never refused.
+    let smallBody = 64 << 10
     /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
     let maxAge = 300
 }
 
 /// Routes one request as the PokeAPI server (Django REST framework) does and answers it
-/// from one version. One per worker, with its own read-only store connection.
+/// from one version. One per worker; the store is the site's (``StoreKeeper``).
 final class APIResponder: Responder {
     private let site: Site
-    private let store: Store
+    /// The store's `PRAGMA data_version` and generation when this worker last looked.
     private var dataVersion: Int?
+    private var generation: Int?
     private var lastAsked = -Double.infinity
 
-    init(site: Site) throws {
+    init(site: Site) {
         self.site = site
-        store = try Store(layout: site.layout, create: false, readOnly: true)
     }
 
     /// A version's documents went away under the request (pruned after a newer one was
@@ -42,14 +48,16 @@ final class APIResponder: Responder {
         Reply.detail(503, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
-    private func checkRoom() throws {
-        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
+    /// Whether a new body of `size` bytes may be made now.
+    private func checkRoom(_ size: Int) throws {
+        guard size <= site.smallBody || ByteBuffer.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
     }
 
     func respond(to request: RequestHead) -> Reply {
+        if request.method == "OPTIONS" { return Self.options(request) }
         guard request.isGetOrHead else {
             return Reply.detail(405, "Method \"\(request.method)\" not allowed.",
-                                headers: [("Allow", "GET, HEAD"), ("Access-Control-Allow-Origin", "*")])
+                                headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")])
         }
         guard let path = percentDecoded(request.path) else {
             return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
@@ -66,6 +74,10 @@ final class APIResponder: Responder {
                 continue
             } catch is MemoryFull {
                 return busy()
+            } catch where attempt == 0 {
+                // The store may have been replaced under the request: its files are looked
+                // at now (and it is reopened) before the answer is tried again.
+                continue
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
                 return Reply.detail(500, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
@@ -77,24 +89,29 @@ final class APIResponder: Responder {
 
     /// The served version, looked for again when another connection committed to the
     /// store. A running `sync` commits job by job: those commits cost one query of the
-    /// latest version number here; only a new version takes the board's loading lock.
+    /// latest version number here; only a new version (or a reopened store) takes the
+    /// board's loading lock. `force` also looks at the store's files now.
     private func currentVersion(force: Bool) throws -> ServedVersion {
         // Asked at most once a millisecond per worker (each ask takes SQLite's WAL read
         // lock, an fcntl): a request that arrives a millisecond after a commit sees it.
         let clock = monotonicSeconds()
         if !force, clock - lastAsked < 0.001, let version = site.board.version { return version }
         lastAsked = clock
-        let now = try store.dataVersion()
-        if !force, now == dataVersion, let version = site.board.version { return version }
-        // Taken as seen only once the version it may bring is in hand: a refresh that
-        // throws (a busy or unreadable store) is tried again by the next request.
-        if !force, let version = site.board.version, try store.latestVersionNumber() == version.number {
+        return try site.keeper.use(recheck: force) { store, generation in
+            let now = try store.dataVersion()
+            let same = !force && generation == self.generation
+            if same, now == dataVersion, let version = site.board.version { return version }
+            // Taken as seen only once the version it may bring is in hand: a refresh that
+            // throws (a busy or unreadable store) is tried again by the next request.
+            if same, let version = site.board.version, try store.latestVersionNumber() == version.number {
+                dataVersion = now
+                return version
+            }
+            let version = try site.board.refresh(store: store, generation: generation)
             dataVersion = now
+            self.generation = generation
             return version
         }
-        let version = try site.board.refresh(store: store)
-        dataVersion = now
-        return version
     }
 
     // MARK: Routing
@@ -121,7 +138,9 @@ final class APIResponder: Responder {
             // DRF's lookup: one path segment without a dot.
             guard let listed = version.kinds[kind], !key.contains(".") else { return notFound(version) }
             guard slashed else { return redirect(request) }
-            let index = Int(key).flatMap { listed.byID[$0] } ?? listed.byName[key.lowercased()]
+            // PokeAPI's lookup: an id is an optional minus and digits (`+1` is a name), a
+            // name is compared ASCII case-insensitively (a Kelvin sign is no `k`).
+            let index = ServedVersion.isID(key) ? Int(key).flatMap { listed.byID[$0] } : listed.byName[asciiLowercased(key)]
             guard let index else { return notFound(version) }
             return try document(listed.entries[index].hash, request, version)
         case 3 where segments[segments.startIndex] == "pokemon" && segments.last == "encounters":
@@ -152,12 +171,14 @@ final class APIResponder: Responder {
     private func document(_ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.document(hash)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        try checkRoom()
-        let canonical: [UInt8]? = try store.snapshot {
-            guard try store.retains(version: version.number) else { return nil }
-            return try store.documentBody(hash)
+        let canonical: [UInt8]? = try site.keeper.use { store, _ in
+            try store.snapshot {
+                guard try store.retains(version: version.number) else { return nil }
+                return try store.documentBody(hash)
+            }
         }
         guard let canonical else { throw VersionGone() }
+        try checkRoom(canonical.count)
         let body = RenderedBody(plain: site.form.render(canonical), etag: "\"\(hash.hex)\"")
         site.cache.put(key, body)
         return reply(body, request, version)
@@ -166,9 +187,10 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.root(version: version.tag)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        try checkRoom()
         let members = version.endpoints.map { "\(jsonString($0)):\(jsonString(site.form.url("/api/v2/\($0)/")))" }
-        let body = Self.tagged("{" + members.joined(separator: ",") + "}")
+        let text = "{" + members.joined(separator: ",") + "}"
+        try checkRoom(text.utf8.count)
+        let body = Self.tagged(text)
         site.cache.put(key, body)
         return reply(body, request, version)
     }
@@ -178,7 +200,6 @@ final class APIResponder: Responder {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        try checkRoom()
         let listURL = site.form.url("/api/v2/\(kind.name)/")
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
@@ -190,6 +211,7 @@ final class APIResponder: Responder {
             text += jsonString(listURL + "\(entry.id)/") + "}"
         }
         text += "]}"
+        try checkRoom(text.utf8.count)
         let body = Self.tagged(text)
         site.cache.put(key, body)
         return reply(body, request, version)
@@ -201,20 +223,52 @@ final class APIResponder: Responder {
         return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"")
     }
 
-    /// 200 with the body (gzip'd when accepted), or 304 when the client has it.
+    /// 200 with the body (gzip'd when accepted), or 304 when the client has it: in the
+    /// representation it would get, or in the plain one (a cache holding the plain body
+    /// may keep using it; RFC 9111, 4.3.4), with the tag of the one it holds.
     private func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
-        var headers = [("Content-Type", "application/json"), ("ETag", body.etag),
+        let gzip = Self.acceptsGzip(request.acceptEncoding) ? body.gzip : nil
+        let selected = gzip == nil ? body.etag : body.gzipETag ?? body.etag
+        var headers = [("Content-Type", "application/json"), ("ETag", selected),
                        ("Cache-Control", "public, max-age=\(site.maxAge)"), ("Vary", "Accept-Encoding"),
                        ("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)]
-        if let tags = request.ifNoneMatch, Self.matches(tags, body.etag) {
-            headers.removeFirst()
-            return Reply(status: 304, headers: headers, sendsBody: false)
+        if let tags = request.ifNoneMatch {
+            // The gzip one only for a client that takes gzip.
+            let held = [selected, body.etag].first { Self.matches(tags, $0) }
+            if let held {
+                headers.removeFirst()
+                headers[0].1 = held
+                return Reply(status: 304, headers: headers, sendsBody: false)
+            }
         }
-        if let gzip = body.gzip, Self.acceptsGzip(request.acceptEncoding) {
+        if let compressed = gzip {
             headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: 200, headers: headers, body: gzip, sendsBody: !request.isHead)
+            return Reply(status: 200, headers: headers, body: compressed, sendsBody: !request.isHead)
         }
         return Reply(status: 200, headers: headers, body: body.plain, sendsBody: !request.isHead)
+    }
+
+    /// `OPTIONS`: a CORS preflight (with `Origin` and `Access-Control-Request-Method`)
+    /// allows the methods served and the headers asked for, for a day; any other is told
+    /// the methods (DESIGN, `pokesync serve`).
+    static func options(_ request: RequestHead) -> Reply {
+        guard request.origin != nil, request.corsMethod != nil else {
+            return Reply(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")],
+                         sendsBody: false)
+        }
+        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")]
+        // Every field name asked for (tokens only, so nothing else is echoed): the API is
+        // public and read-only, so no header a browser app sends needs refusing.
+        var names: [String] = []
+        for item in (request.corsHeaders ?? "").split(separator: ",") {
+            let name = item.trimmingSpaces.lowercased()
+            guard !name.isEmpty, name.utf8.count <= 64, name.utf8.allSatisfy(RequestHeadScanner.isTokenByte),
+                  !names.contains(name), names.count < 32 else { continue }
+            names.append(name)
+        }
+        if !names.isEmpty { headers.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
+        headers.append(("Access-Control-Max-Age", "86400"))
+        return Reply(status: 204, headers: headers, sendsBody: false)
     }
 
     private func sprite(_ sprites: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {

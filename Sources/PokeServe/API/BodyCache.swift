@@ -2,12 +2,15 @@ import Foundation
 import PokeArchive
 import PokeSyncCore
 
-/// A body as served: the bytes, gzip'd once (when that is smaller), and its entity tag.
+/// A body as served: the bytes, gzip'd once (when that is smaller), and its entity tags.
 final class RenderedBody: Sendable {
     let plain: ByteBuffer
     let gzip: ByteBuffer?
     /// Quoted, as in the `ETag` header.
     let etag: String
+    /// The gzip representation's: the plain one's with `-gzip` inside the quotes (strong
+    /// validators of two content codings must differ, RFC 9110 8.8.1); nil without gzip.
+    let gzipETag: String?
 
     init(plain: [UInt8], etag: String) {
         self.plain = ByteBuffer(plain)
@@ -15,8 +18,10 @@ final class RenderedBody: Sendable {
         if plain.count >= 256, let compressed = try? Zlib.compress(plain, format: .gzip, level: 6),
            compressed.count < plain.count {
             gzip = ByteBuffer(compressed)
+            gzipETag = String(etag.dropLast()) + "-gzip\""
         } else {
             gzip = nil
+            gzipETag = nil
         }
     }
 
@@ -32,9 +37,12 @@ enum BodyKey: Hashable, Sendable {
     case root(version: String)
 }
 
-/// Least-recently-used bodies, bounded by bytes (plain and gzip'd together). Shared by
-/// the workers behind one lock; a body in use by a connection stays alive after eviction
-/// until its write ends.
+/// Least-recently-used bodies, bounded by bytes (plain and gzip'd together), that admit
+/// a new body over others only when it is asked for more often (a frequency sketch, as
+/// TinyLFU): while there is room every body is kept; once full, a body asked for once
+/// (a crawl, or a client asking for many distinct documents and reading nothing) never
+/// pushes out the bodies others keep asking for. Shared by the workers behind one lock; a
+/// body in use by a connection stays alive after eviction until its write ends.
 final class BodyCache: Sendable {
     private final class Node {
         let key: BodyKey
@@ -51,6 +59,7 @@ final class BodyCache: Sendable {
         var bytes = 0
         var hits = 0
         var misses = 0
+        var frequency = FrequencySketch()
     }
 
     let capacity: Int
@@ -58,8 +67,10 @@ final class BodyCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
+    /// The body of `key`, counting the request (hit or miss) in the frequency sketch.
     func get(_ key: BodyKey) -> RenderedBody? {
         state.withLock { state in
+            state.frequency.record(key.hashValue)
             guard let node = state.nodes[key] else { state.misses += 1; return nil }
             state.hits += 1
             Self.unlink(node, &state)
@@ -68,24 +79,35 @@ final class BodyCache: Sendable {
         }
     }
 
-    /// Keeps `body`, dropping the least recently used ones past the capacity. A body
-    /// bigger than a quarter of the capacity is served but not kept.
+    /// Keeps `body` when there is room, or when it is asked for more often than each of the
+    /// least recently used bodies it would push out; otherwise it is served and dropped.
+    /// A body bigger than a quarter of the capacity is served but not kept.
     func put(_ key: BodyKey, _ body: RenderedBody) {
         guard body.cost <= capacity / 4 else { return }
         state.withLock { state in
             if let old = state.nodes[key] {
                 Self.unlink(old, &state)
+                state.nodes[key] = nil
                 state.bytes -= old.body.cost
+            }
+            // Who would go: the oldest, until the body fits. Each must be asked for less.
+            let wanted = state.frequency.estimate(key.hashValue)
+            var freed = capacity - state.bytes
+            var victim = state.oldest
+            while freed < body.cost, let candidate = victim {
+                guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return }
+                freed += candidate.body.cost
+                victim = candidate.newer
+            }
+            while capacity - state.bytes < body.cost, let oldest = state.oldest {
+                Self.unlink(oldest, &state)
+                state.nodes[oldest.key] = nil
+                state.bytes -= oldest.body.cost
             }
             let node = Node(key: key, body: body)
             state.nodes[key] = node
             Self.pushNewest(node, &state)
             state.bytes += body.cost
-            while state.bytes > capacity, let oldest = state.oldest {
-                Self.unlink(oldest, &state)
-                state.nodes[oldest.key] = nil
-                state.bytes -= oldest.body.cost
-            }
         }
     }
 
@@ -103,5 +125,41 @@ final class BodyCache: Sendable {
         state.newest?.newer = node
         state.newest = node
         if state.oldest == nil { state.oldest = node }
+    }
+}
+
+/// How often keys were asked for lately, approximately (a count-min sketch of 4-bit
+/// counters in four rows, all halved every `window` records so that old popularity
+/// fades): 128 kB whatever the number of keys.
+struct FrequencySketch {
+    private static let width = 1 << 15
+    private var counters = [UInt8](repeating: 0, count: 4 * width)
+    private var records = 0
+    private let window = 10 * width
+
+    /// The counter of `hash` in `row`: a different mix of the hash per row.
+    private static func slot(_ hash: Int, row: Int) -> Int {
+        var value = UInt64(bitPattern: Int64(hash)) &+ UInt64(row) &* 0x9E37_79B9_7F4A_7C15
+        value = (value ^ (value >> 31)) &* 0xBF58_476D_1CE4_E5B9
+        value ^= value >> 29
+        return row * width + Int(truncatingIfNeeded: value) & (width - 1)
+    }
+
+    mutating func record(_ hash: Int) {
+        for row in 0 ..< 4 {
+            let slot = Self.slot(hash, row: row)
+            if counters[slot] < 15 { counters[slot] += 1 }
+        }
+        records += 1
+        if records >= window {
+            records = 0
+            for index in counters.indices { counters[index] >>= 1 }
+        }
+    }
+
+    func estimate(_ hash: Int) -> UInt8 {
+        var least = UInt8.max
+        for row in 0 ..< 4 { least = min(least, counters[Self.slot(hash, row: row)]) }
+        return least
     }
 }

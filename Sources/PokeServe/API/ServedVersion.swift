@@ -20,7 +20,7 @@ final class ServedVersion: Sendable {
         var name: String
         /// The list, in the source's order.
         var entries: [Entry]
-        /// Index into `entries` by id, and by lowercased name.
+        /// Index into `entries` by id, and by name with its ASCII letters lowercased.
         var byID: [Int: Int]
         var byName: [String: Int]
     }
@@ -57,6 +57,12 @@ final class ServedVersion: Sendable {
         tag = String(digest.finalize().hex.prefix(40))
     }
 
+    /// PokeAPI's id pattern (`-?[0-9]+`): anything else in an id's place is a name.
+    static func isID(_ key: Substring) -> Bool {
+        let digits = key.utf8.first == UInt8(ascii: "-") ? key.utf8.dropFirst() : key.utf8[...]
+        return !digits.isEmpty && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
     /// Reads version `version` from `store` (inside the caller's snapshot): each kind's
     /// list in the source's order (the position the store kept; id order for versions
     /// made before it was kept), the root as `export --format api-data` writes it (every
@@ -86,11 +92,17 @@ final class ServedVersion: Sendable {
             var byID: [Int: Int] = [:], byName: [String: Int] = [:]
             for (index, entry) in ordered.enumerated() {
                 byID[entry.id] = index
-                if let name = entry.name { byName[name.lowercased()] = index }
+                if let name = entry.name { byName[asciiLowercased(name)] = index }
             }
             kinds[name] = Kind(name: name, entries: ordered, byID: byID, byName: byName)
         }
         let endpoints = (Array(kinds.keys) + (meta == nil ? [] : ["meta"])).sorted()
         return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta)
     }
+}
+
+/// `text` with A-Z made a-z and nothing else changed: names are compared as PokeAPI's
+/// server does (`Pikachu` is pikachu; a Kelvin sign or a dotless I is not a letter of a name).
+func asciiLowercased(_ text: some StringProtocol) -> String {
+    String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
 }

@@ -5,21 +5,26 @@ import PokeSyncCore
 /// (``Store``'s `PRAGMA data_version`, a few microseconds a request) asks the board to
 /// look for a newer published version; one worker loads it, the others wait for it.
 final class VersionBoard: Sendable {
-    private let current = Locked<ServedVersion?>(nil)
+    /// The version served, and the store generation (``StoreKeeper``) it was loaded from.
+    private let current = Locked<(version: ServedVersion, generation: Int)?>(nil)
     private let loading = Locked(())
 
-    var version: ServedVersion? { current.withLock { $0 } }
+    var version: ServedVersion? { current.withLock { $0?.version } }
 
-    /// The latest published version as `store` sees it, loaded when it is not the one
-    /// served; `force` looks even when the served one seems current.
+    /// The latest published version as `store` (of `generation`) sees it, loaded when it is
+    /// not the one served, or was loaded from another store file (a restore may hold
+    /// another version under the same number).
     /// - Throws: `RequestError.noVersions` when none is published; store errors.
-    func refresh(store: Store) throws -> ServedVersion {
+    func refresh(store: Store, generation: Int) throws -> ServedVersion {
         try loading.withLock { _ in
             try store.snapshot {
                 guard let latest = try store.latestVersion() else { throw RequestError.noVersions }
-                if let served = version, served.number == latest.number { return served }
+                if let served = current.withLock({ $0 }), served.version.number == latest.number,
+                   served.generation == generation {
+                    return served.version
+                }
                 let loaded = try ServedVersion.load(store: store, version: latest.number)
-                current.withLock { $0 = loaded }
+                current.withLock { $0 = (loaded, generation) }
                 return loaded
             }
         }

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Answers one parsed request. One per worker thread, used by that thread only, so it
-/// may keep per-thread state (a database connection).
+/// may keep per-thread state (what it last saw of the store).
 protocol Responder: AnyObject {
     func respond(to request: RequestHead) -> Reply
 }
@@ -13,9 +13,11 @@ protocol Responder: AnyObject {
 /// One client connection, owned by one worker thread: a bounded input buffer, the
 /// scanner of the head being read, and the queue of replies being written.
 ///
-/// Requests are answered in order as their heads complete; while replies wait for the
-/// socket, no more input is read (so a client that never reads holds at most
-/// `pipelinedResponses` replies, and no more input than the head limit).
+/// Requests are answered in order as their heads complete. A connection's unread replies
+/// are its own cost: once `queuedReplyBytes` wait for the socket, no further request is
+/// answered (nor more input read) until the client reads; and each turn of its worker
+/// answers at most `requestsPerTurn` of its requests, the rest waiting in its input
+/// buffer (bounded by the head limit) for its next turn.
 final class Connection {
     enum Phase {
         /// Waiting for (or reading) a request head, or writing replies.
@@ -27,12 +29,16 @@ final class Connection {
     }
 
     let descriptor: Int32
+    let address: ClientAddress
     private let limits: HTTPLimits
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
     private var scanner = RequestHeadScanner()
     private var output: [(buffer: ByteBuffer, offset: Int)] = []
-    private var repliesQueued = 0
+    /// Bytes of `output` not written yet.
+    private(set) var unwrittenBytes = 0
+    /// Requests answered in the current turn.
+    private var answeredThisTurn = 0
     private var closeAfterOutput = false
     private var peerClosed = false
     private var served = 0
@@ -42,12 +48,25 @@ final class Connection {
     /// When the connection is dropped unless something happens: the head deadline, the
     /// idle keep-alive limit, the stalled-write limit, or the end of lingering.
     private(set) var deadline: Double
+    /// When a write last made progress (or replies were queued): how long a stalled
+    /// connection has pinned its replies.
+    private(set) var lastProgress: Double
+    /// Since when the connection has had nothing to do (no reply queued, no input).
+    private(set) var idleSince: Double
+    /// Since when the head now in the buffer has been arriving (infinity: none).
+    private(set) var headSince = Double.infinity
+    /// Complete requests wait in the buffer because the turn's share was used up: the
+    /// worker gives the connection another turn (no readiness event will come for them).
+    private(set) var wantsTurn = false
 
-    init(descriptor: Int32, limits: HTTPLimits, now: Double) {
+    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, now: Double) {
         self.descriptor = descriptor
+        self.address = address
         self.limits = limits
         input = UnsafeMutableRawPointer.allocate(byteCount: limits.head, alignment: 16)
         deadline = now + limits.headSeconds
+        lastProgress = now
+        idleSince = now
     }
 
     deinit {
@@ -55,8 +74,23 @@ final class Connection {
         if phase != .closed { close(descriptor) }
     }
 
-    var isIdle: Bool { output.isEmpty && inputCount == 0 }
+    /// Open with nothing to do: a keep-alive connection between requests, or one that has
+    /// sent nothing yet. What makes room at the connection cap.
+    var isIdle: Bool { phase == .open && output.isEmpty && inputCount == 0 }
+    /// Open, waiting for the rest of a head (a slow client, or one sending a byte at a
+    /// time to hold its slot): what makes room at the cap when no connection is idle.
+    var isReadingHead: Bool { phase == .open && output.isEmpty && inputCount > 0 && !wantsTurn }
     var isWriting: Bool { !output.isEmpty }
+
+    /// Bytes of the replies waiting that only this connection holds (a body the cache keeps
+    /// is shared, and closing the connection would free none of it).
+    func ownedBytes() -> Int {
+        var owned = 0
+        for index in output.indices where isKnownUniquelyReferenced(&output[index].buffer) {
+            owned += output[index].buffer.count
+        }
+        return owned
+    }
 
     /// Reads what the socket holds, answers every complete request, writes.
     func readable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
@@ -71,6 +105,8 @@ final class Connection {
             }
         }
         guard phase == .open, output.isEmpty else { return }
+        answeredThisTurn = 0
+        wantsTurn = false
         let space = limits.head - inputCount
         if space > 0 && !peerClosed {
             let count = read(descriptor, input + inputCount, space)
@@ -81,6 +117,10 @@ final class Connection {
                 return finish()
             } else {
                 if inputCount == 0 && served > 0 { deadline = now + limits.headSeconds }
+                if inputCount == 0 {
+                    idleSince = .infinity
+                    headSince = now
+                }
                 inputCount += count
             }
         }
@@ -92,16 +132,31 @@ final class Connection {
 
     func writable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
         guard phase == .open else { return }
+        answeredThisTurn = 0
+        wantsTurn = false
         writeOutput(now: now)
         // Replies drained: answer requests that were waiting in the buffer.
         answerAndWrite(responder, date: &date, now: now, stopping: stopping)
     }
 
-    /// Answers and writes until the buffer holds no complete request or the socket is full.
-    /// Requests beyond the queue's bound wait in the buffer; once the queue is written out
-    /// they must be answered now: no readiness event will come for bytes already read.
+    /// A turn given by the worker to a connection that had requests left in its buffer.
+    func turn(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+        guard phase == .open, wantsTurn else { return }
+        answeredThisTurn = 0
+        wantsTurn = false
+        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
+    }
+
+    /// Answers and writes until the buffer holds no complete request, the socket is full or
+    /// the turn's share is used. Requests left in the buffer once the replies are written
+    /// out must be answered later without a readiness event (none comes for bytes already
+    /// read): `wantsTurn` asks the worker for that.
     private func answerAndWrite(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
         while phase == .open && output.isEmpty && inputCount > 0 && !closeAfterOutput {
+            if answeredThisTurn >= limits.requestsPerTurn {
+                wantsTurn = true
+                return
+            }
             let before = served
             answer(responder, date: &date, now: now, stopping: stopping)
             writeOutput(now: now)
@@ -109,9 +164,10 @@ final class Connection {
         }
     }
 
-    /// Answers the complete requests in the buffer, in order, up to the queue's bound.
+    /// Answers the complete requests in the buffer, in order, while the turn's share and
+    /// the bytes waiting for the socket allow.
     private func answer(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
-        while !closeAfterOutput && repliesQueued < limits.pipelinedResponses {
+        while !closeAfterOutput && answeredThisTurn < limits.requestsPerTurn && unwrittenBytes < limits.queuedReplyBytes {
             let scan = scanner.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits)
             switch scan {
             case .incomplete:
@@ -135,9 +191,12 @@ final class Connection {
             case .complete(let head, let length):
                 consume(length)
                 served += 1
+                answeredThisTurn += 1
                 var reply = responder.respond(to: head)
                 if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
-                let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !stopping && !peerClosed
+                // Stopping: requests the client sent before are still answered, the last one closes.
+                let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
+                    && !(stopping && !hasCompleteRequest)
                     && served < limits.requestsPerConnection
                 queue(reply, keepAlive: keepAlive, date: &date)
                 if !keepAlive { closeAfterOutput = true }
@@ -147,15 +206,23 @@ final class Connection {
     }
 
     private func queue(_ reply: Reply, keepAlive: Bool, date: inout HTTPDate) {
-        output.append((reply.head(keepAlive: keepAlive, date: date.now()), 0))
-        if reply.sendsBody && reply.body.count > 0 { output.append((reply.body, 0)) }
-        repliesQueued += 1
+        // A stall is measured from when replies start waiting.
+        if output.isEmpty { lastProgress = monotonicSeconds() }
+        let head = reply.head(keepAlive: keepAlive, date: date.now())
+        output.append((head, 0))
+        unwrittenBytes += head.count
+        if reply.sendsBody && reply.body.count > 0 {
+            output.append((reply.body, 0))
+            unwrittenBytes += reply.body.count
+        }
+        idleSince = .infinity
     }
 
     private func consume(_ length: Int) {
         let rest = inputCount - length
         if rest > 0 { (input).copyMemory(from: input + length, byteCount: rest) }
         inputCount = rest
+        headSince = rest > 0 ? monotonicSeconds() : .infinity
         scanner.reset()
     }
 
@@ -181,6 +248,8 @@ final class Connection {
                 return finish()
             }
             deadline = now + limits.stalledWriteSeconds
+            if written > 0 { lastProgress = now }
+            unwrittenBytes -= written
             var remaining = written
             while remaining > 0, let first = output.first {
                 let left = first.buffer.count - first.offset
@@ -194,8 +263,9 @@ final class Connection {
             }
         }
         if output.isEmpty {
-            repliesQueued = 0
+            unwrittenBytes = 0
             if closeAfterOutput || peerClosed && inputCount == 0 { return linger(now: now) }
+            if inputCount == 0 { idleSince = now }
             deadline = inputCount > 0 ? now + limits.headSeconds : now + limits.idleSeconds
             interest = .read
         } else {
@@ -212,13 +282,23 @@ final class Connection {
         interest = .read
         deadline = now + 2
         output.removeAll()
+        unwrittenBytes = 0
     }
 
     /// On SIGTERM: an idle connection or one in the middle of a head closes now; one
-    /// writing replies closes once they are written.
+    /// writing replies, or with requests waiting in its buffer, closes once they are
+    /// answered and written.
     func stop(now: Double) {
         guard phase == .open else { return }
-        if output.isEmpty { finish() } else { closeAfterOutput = true }
+        let pending = hasCompleteRequest
+        if output.isEmpty && !pending { finish() } else if !pending { closeAfterOutput = true }
+    }
+
+    /// Whether the buffer holds another whole request (only asked when stopping).
+    private var hasCompleteRequest: Bool {
+        var probe = RequestHeadScanner()
+        if case .complete = probe.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits) { return true }
+        return false
     }
 
     /// Closes the socket now.
@@ -226,6 +306,7 @@ final class Connection {
         guard phase != .closed else { return }
         phase = .closed
         output.removeAll()
+        unwrittenBytes = 0
         close(descriptor)
     }
 }

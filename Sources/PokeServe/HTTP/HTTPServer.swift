@@ -19,7 +19,7 @@ final class HTTPServer {
         self.limits = limits
         Self.raiseDescriptorLimit(to: limits.connections + 256)
         self.listener = listener
-        gauge = ConnectionGauge(cap: limits.connections)
+        gauge = ConnectionGauge(cap: limits.connections, perAddress: limits.connectionsPerAddress)
         var workers: [Worker] = []
         for _ in 0 ..< max(1, workerCount) {
             workers.append(try Worker(limits: limits, gauge: gauge, makeResponder: makeResponder))
@@ -46,7 +46,10 @@ final class HTTPServer {
             thread.start()
         }
         group.enter()
-        let acceptor = Thread { [listener, workers, gauge] in listener.run(workers: workers, gauge: gauge); group.leave() }
+        let acceptor = Thread { [listener, workers, gauge, limits] in
+            listener.run(workers: workers, gauge: gauge, limits: limits)
+            group.leave()
+        }
         acceptor.name = "pokesync-serve-accept"
         acceptor.start()
         group.wait()

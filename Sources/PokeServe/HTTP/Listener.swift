@@ -1,8 +1,8 @@
 import Foundation
 
 /// The listening socket and the thread that accepts on it, handing each connection to
-/// the least loaded worker. At the connection cap it stops accepting: new clients wait
-/// in the kernel's backlog until a connection closes.
+/// the least loaded worker. At the connection cap an idle connection makes room; when none
+/// is idle new clients wait in the kernel's backlog until a connection closes.
 final class Listener: @unchecked Sendable {
     // @unchecked Sendable: `descriptor` is set once in init; the wake pipe is a pair of
     // descriptors any thread may write to; `run` is called on one thread only.
@@ -89,17 +89,30 @@ final class Listener: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    /// Accepts until `gauge` says stop, then closes the listening socket.
-    func run(workers: [Worker], gauge: ConnectionGauge) {
+    /// Accepts until `gauge` says stop, then closes the listening socket. At the connection
+    /// cap it asks the workers for room (an idle connection is closed) and waits for it;
+    /// an address past its share is answered 503 and closed at once.
+    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits) {
         defer { close(descriptor) }
-        while gauge.waitForRoom() {
+        while !gauge.isStopping {
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&descriptors, 2, 1000)
             if ready < 0 && errno != EINTR { usleep(10_000) }
             if descriptors[1].revents != 0 || gauge.isStopping { return }
             guard descriptors[0].revents != 0 else { continue }
-            let client = accept(descriptor, nil, nil)
+            // A client waits and the server is full: room is made for it (one connection
+            // closed per client waiting), then it is accepted.
+            if gauge.askForRoom() {
+                workers.forEach { $0.wake() }
+                guard gauge.waitForRoom(seconds: 0.25) else { return }
+                continue
+            }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(descriptor, $0, &length) }
+            }
             guard client >= 0 else {
                 // Out of descriptors: leave the client in the backlog for a moment.
                 if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { usleep(50_000) }
@@ -109,12 +122,57 @@ final class Listener: @unchecked Sendable {
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             var yes: Int32 = 1
             _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            // The kernel's share of what a client leaves unread (it would grow to tcp_wmem's 4 MB).
+            var sendBuffer = Int32(clamping: limits.socketSendBuffer)
+            _ = setsockopt(client, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
             #if canImport(Darwin)
             _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            gauge.take()
+            let address = Self.clientAddress(storage)
+            guard gauge.take(address) else {
+                Self.refuse(client, perAddress: gauge.perAddress)
+                continue
+            }
             let target = workers.min { $0.load.withLock { $0 } < $1.load.withLock { $0 } }!
-            target.adopt(client)
+            target.adopt(client, address: address)
+        }
+    }
+
+    /// A 503 for a client whose address holds its share of connections, written into the
+    /// new socket's empty send buffer (it fits), then closed.
+    private static func refuse(_ client: Int32, perAddress: Int) {
+        let body = "{\"detail\":\"Too many connections from this address (at most \(perAddress)).\"}"
+        let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+            + "Access-Control-Allow-Origin: *\r\nContent-Length: \(body.utf8.count)\r\nServer: pokesync\r\n"
+            + "Connection: close\r\n\r\n" + body
+        _ = Array(text.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+        shutdown(client, Int32(SHUT_WR))
+        close(client)
+    }
+
+    /// The address a connection comes from, as the gauge counts it.
+    static func clientAddress(_ storage: sockaddr_storage) -> ClientAddress {
+        let family = Int32(storage.ss_family)
+        return withUnsafeBytes(of: storage) { raw -> ClientAddress in
+            switch family {
+            case AF_INET:
+                let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
+                var low: UInt64 = 0
+                for index in 0 ..< 4 { low = low << 8 | UInt64(raw[offset + index]) }
+                return ClientAddress(high: 0, low: low)
+            case AF_INET6:
+                let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+                var high: UInt64 = 0, low: UInt64 = 0
+                for index in 0 ..< 8 {
+                    high = high << 8 | UInt64(raw[offset + index])
+                    low = low << 8 | UInt64(raw[offset + 8 + index])
+                }
+                // ::ffff:a.b.c.d is the IPv4 client a.b.c.d.
+                if high == 0 && low >> 32 == 0xFFFF { return ClientAddress(high: 0, low: low & 0xFFFF_FFFF) }
+                return ClientAddress(high: high, low: low)
+            default:
+                return ClientAddress(high: .max, low: .max)
+            }
         }
     }
 }

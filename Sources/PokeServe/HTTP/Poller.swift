@@ -21,7 +21,7 @@ struct PollEvent {
 /// worker thread, used by that thread only.
 final class Poller {
     private let epoll: Int32
-    private var events = [epoll_event](repeating: epoll_event(), count: 256)
+    private var events = [epoll_event](repeating: epoll_event(), count: 64)
 
     init() throws(ServeError) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))

@@ -44,7 +44,7 @@ struct Reply {
     func head(keepAlive: Bool, date: String) -> ByteBuffer {
         var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if status != 304 { text += "Content-Length: \(body.count)\r\n" }
+        if status != 304 && status != 204 { text += "Content-Length: \(body.count)\r\n" }
         text += "Date: \(date)\r\nServer: pokesync\r\n"
         text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
         return ByteBuffer(Array(text.utf8))
@@ -53,6 +53,7 @@ struct Reply {
     static func reason(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
+        case 204: return "No Content"
         case 301: return "Moved Permanently"
         case 304: return "Not Modified"
         case 400: return "Bad Request"

@@ -17,6 +17,10 @@ struct RequestHead: Sendable, Equatable {
     /// The request announces a body (`Content-Length` above 0): it is not read, so the
     /// connection is closed after the response.
     var hasBody: Bool
+    /// `Origin`, `Access-Control-Request-Method` and `-Headers`: what a CORS preflight sends.
+    var origin: String? = nil
+    var corsMethod: String? = nil
+    var corsHeaders: String? = nil
 
     var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
     var isHead: Bool { method == "HEAD" }
@@ -74,7 +78,8 @@ struct RequestHeadScanner {
                 return .rejected(status: 400, reason: "a NUL byte in the head")
             }
             position += 1
-            if requestLine == nil && position - lineStart > limits.requestLine {
+            // The line's own CRLF is not counted: a line of exactly the limit is taken.
+            if requestLine == nil && byte != 0x0D && position - lineStart > limits.requestLine {
                 return .rejected(status: 414, reason: "the request line is longer than \(limits.requestLine) bytes")
             }
             if position >= limits.head {
@@ -158,6 +163,12 @@ struct RequestHeadScanner {
                 }
             case "if-none-match":
                 head.ifNoneMatch = (head.ifNoneMatch.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+            case "origin":
+                head.origin = String(decoding: value, as: UTF8.self)
+            case "access-control-request-method":
+                head.corsMethod = String(decoding: value, as: UTF8.self)
+            case "access-control-request-headers":
+                head.corsHeaders = (head.corsHeaders.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
             case "accept-encoding":
                 head.acceptEncoding = (head.acceptEncoding.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
             case "content-length":

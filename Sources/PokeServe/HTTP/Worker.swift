@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 
 /// One event-loop thread: the connections handed to it, a poller, and its own responder
-/// (and so its own database connection). Connections never move between workers, so
+/// (its own view of the served version). Connections never move between workers, so
 /// nothing of a connection is shared.
 final class Worker: @unchecked Sendable {
     // @unchecked Sendable: everything but `inbox`, `load` and the wake pipe is touched only
@@ -11,13 +11,16 @@ final class Worker: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Accepted sockets waiting to be adopted by this worker's thread.
-    private let inbox = Locked<[Int32]>([])
+    private let inbox = Locked<[(Int32, ClientAddress)]>([])
     /// Open connections of this worker, read by the acceptor to balance.
     let load = Locked(0)
     private let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
     private var connections: [Int32: Connection] = [:]
+    /// Connections with pipelined requests left over from their last turn, in order.
+    private var ready: [Int32] = []
+    private var readySet = Set<Int32>()
     private var date = HTTPDate()
 
     init(limits: HTTPLimits, gauge: ConnectionGauge, makeResponder: @escaping () throws -> Responder) throws(ServeError) {
@@ -42,9 +45,9 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Hands an accepted socket to this worker (from the acceptor's thread).
-    func adopt(_ descriptor: Int32) {
+    func adopt(_ descriptor: Int32, address: ClientAddress) {
         load.withLock { $0 += 1 }
-        inbox.withLock { $0.append(descriptor) }
+        inbox.withLock { $0.append((descriptor, address)) }
         wake()
     }
 
@@ -55,6 +58,12 @@ final class Worker: @unchecked Sendable {
 
     /// The loop; returns once `gauge.stopping` is set and every connection is done (or
     /// the drain time is up).
+    ///
+    /// Each turn: new connections are adopted (and what they sent read at once), then the
+    /// connections with pipelined requests left get their next share, then the sockets
+    /// that are ready, each part for at most `turnSeconds` (a ready socket skipped is
+    /// reported again: epoll is level-triggered). So a new client waits at most about a
+    /// turn, whatever the others ask for.
     func run() {
         let responder: Responder
         do { responder = try makeResponder() } catch {
@@ -62,7 +71,7 @@ final class Worker: @unchecked Sendable {
             gauge.fail()
             return
         }
-        var lastSweep = monotonicSeconds()
+        var lastSweep = monotonicSeconds(), lastShed = lastSweep
         var drainUntil: Double?
         while true {
             let stopping = gauge.isStopping
@@ -73,7 +82,11 @@ final class Worker: @unchecked Sendable {
                 sweepClosed()
             }
             if let drainUntil, connections.isEmpty && inbox.withLock({ $0.isEmpty }) || now > drainUntil { break }
-            poller.wait(milliseconds: 250) { event in
+            adoptNewConnections(responder, stopping: stopping)
+            giveTurns(responder, stopping: stopping)
+            let turnEnds = monotonicSeconds() + limits.turnSeconds
+            let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty })
+            poller.wait(milliseconds: pending ? 0 : 250) { event in
                 if event.descriptor == wakeRead {
                     var scratch = [UInt8](repeating: 0, count: 64)
                     while read(wakeRead, &scratch, scratch.count) > 0 {}
@@ -81,24 +94,19 @@ final class Worker: @unchecked Sendable {
                 }
                 guard let connection = connections[event.descriptor] else { return }
                 now = monotonicSeconds()
-                let before = connection.interest
+                guard now <= turnEnds else { return }
                 if event.writable && connection.isWriting {
-                    connection.writable(responder, date: &date, now: now, stopping: stopping)
+                    handle(connection) { $0.writable(responder, date: &date, now: now, stopping: stopping) }
                 } else if event.readable {
-                    connection.readable(responder, date: &date, now: now, stopping: stopping)
-                }
-                settle(connection, interestBefore: before)
-            }
-            for descriptor in inbox.withLock({ box -> [Int32] in defer { box.removeAll() }; return box }) {
-                let connection = Connection(descriptor: descriptor, limits: limits, now: monotonicSeconds())
-                if stopping || !poller.add(descriptor, .read) {
-                    connection.finish()
-                    release()
-                } else {
-                    connections[descriptor] = connection
+                    handle(connection) { $0.readable(responder, date: &date, now: now, stopping: stopping) }
                 }
             }
             now = monotonicSeconds()
+            if gauge.wantsRoom { makeRoom() }
+            if now - lastShed >= 0.1 {
+                lastShed = now
+                if ByteBuffer.liveBytes > limits.shedBytes { shed(now: now) }
+            }
             if now - lastSweep >= 0.25 {
                 lastSweep = now
                 for connection in connections.values where now > connection.deadline { connection.finish() }
@@ -109,26 +117,92 @@ final class Worker: @unchecked Sendable {
         sweepClosed()
     }
 
-    private func settle(_ connection: Connection, interestBefore: PollInterest) {
+    /// Takes the connections the acceptor handed over, each read at once (its request is
+    /// usually there already); a burst of them past the turn's time waits for its
+    /// readiness events instead.
+    private func adoptNewConnections(_ responder: Responder, stopping: Bool) {
+        let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
+        for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
+            let connection = Connection(descriptor: descriptor, address: address, limits: limits, now: now)
+            if stopping || !poller.add(descriptor, .read) {
+                connection.finish()
+                release(connection)
+            } else {
+                connections[descriptor] = connection
+                guard monotonicSeconds() <= turnEnds else { continue }
+                handle(connection) { $0.readable(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+            }
+        }
+    }
+
+    /// Gives the connections with pipelined requests left their next share, in order, for
+    /// at most the turn's time (the rest keep their place for the next turn).
+    private func giveTurns(_ responder: Responder, stopping: Bool) {
+        let waiting = ready
+        ready.removeAll(keepingCapacity: true)
+        readySet.removeAll(keepingCapacity: true)
+        let turnEnds = monotonicSeconds() + limits.turnSeconds
+        for descriptor in waiting {
+            guard let connection = connections[descriptor] else { continue }
+            if monotonicSeconds() > turnEnds {
+                if readySet.insert(descriptor).inserted { ready.append(descriptor) }
+                continue
+            }
+            handle(connection) { $0.turn(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+        }
+    }
+
+    /// Runs `body` on `connection`, then updates the poller, the ready list and the count.
+    private func handle(_ connection: Connection, _ body: (Connection) -> Void) {
+        let before = connection.interest
+        body(connection)
         if connection.phase == .closed {
             poller.remove(connection.descriptor)
             connections[connection.descriptor] = nil
-            release()
-        } else if connection.interest != interestBefore {
-            poller.change(connection.descriptor, connection.interest)
+            release(connection)
+            return
         }
+        if connection.interest != before { poller.change(connection.descriptor, connection.interest) }
+        if connection.wantsTurn && readySet.insert(connection.descriptor).inserted { ready.append(connection.descriptor) }
+    }
+
+    /// At the connection cap: closes this worker's longest-idle connection, or when none is
+    /// idle the one whose head has been arriving longest (clients that trickle heads would
+    /// otherwise hold every slot until their head deadlines), unless another worker closed
+    /// one for this wait meanwhile. Connections with replies being written are left alone.
+    private func makeRoom() {
+        let candidate = connections.values.filter(\.isIdle).min { $0.idleSince < $1.idleSince }
+            ?? connections.values.filter(\.isReadingHead).min { $0.headSince < $1.headSince }
+        guard let candidate, gauge.claimEviction() else { return }
+        candidate.finish()
+        sweepClosed()
+    }
+
+    /// Memory is short: closes the connections whose replies have not moved for a while
+    /// and hold bodies of their own (not the cache's), longest stalled first, until the
+    /// bodies alive are back under the bound. Their clients asked and did not read; those
+    /// that read keep the memory.
+    private func shed(now: Double) {
+        let stalled = connections.values.filter {
+            $0.isWriting && now - $0.lastProgress >= limits.shedAfterSeconds && $0.ownedBytes() > 0
+        }.sorted { $0.lastProgress < $1.lastProgress }
+        for connection in stalled {
+            guard ByteBuffer.liveBytes > limits.shedBytes else { break }
+            connection.finish()
+        }
+        sweepClosed()
     }
 
     private func sweepClosed() {
         for (descriptor, connection) in connections where connection.phase == .closed {
             poller.remove(descriptor)
             connections[descriptor] = nil
-            release()
+            release(connection)
         }
     }
 
-    private func release() {
+    private func release(_ connection: Connection) {
         load.withLock { $0 -= 1 }
-        gauge.release()
+        gauge.release(connection.address)
     }
 }

@@ -23,13 +23,15 @@ package final class Store: Sendable {
     /// - Throws: `StoreError.missing` when there is no store and `create` is false;
     ///   `StoreError.corrupt` (exit 65) when the file is not a pokesync store;
     ///   `DatabaseError` for I/O failures (exit 74).
-    package init(layout: MirrorLayout, create: Bool, readOnly: Bool = false) throws {
+    /// - Parameter immutable: with `readOnly`, opens the file as one that never changes
+    ///   (SQLite's `immutable=1`: no `-wal` or `-shm` needed, so a read-only folder works).
+    package init(layout: MirrorLayout, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
         self.layout = layout
         let path = layout.storeFile.path
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && !create { throw StoreError.missing(layout.display(layout.storeFile)) }
         if !exists { try Self.createStore(layout) }
-        let database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
+        let database = try Database(path: path, mode: readOnly ? (immutable ? .immutable : .readOnly) : .readWrite)
         do {
             try Self.checkSchema(database, display: layout.display(layout.storeFile))
             if !readOnly {

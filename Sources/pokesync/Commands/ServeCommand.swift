@@ -5,17 +5,20 @@ import PokeSyncCore
 /// `pokesync serve`: the mirror's latest version as a read-only PokeAPI.
 struct ServeCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror", "listen", "base-url", "sprite-base"]
+    static let options: Set<String> = ["mirror", "listen", "base-url", "sprite-base", "max-connections",
+                                       "max-connections-per-address"]
     static let flags: Set<String> = []
     /// `pokesync help serve`.
     static let help = """
     usage: pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]
+                          [--max-connections N] [--max-connections-per-address N]
 
     Serves the latest published version of the mirror, read-only, as the PokeAPI server answers:
     GET or HEAD /api/v2/ (the root), /api/v2/{kind}/?limit=L&offset=O (a page of the list, next and
     previous as absolute URLs), /api/v2/{kind}/{id or name}/, /api/v2/pokemon/{id}/encounters and
     /api/v2/meta/ where the mirror holds them. A path without its trailing slash is a 301 to the
-    slashed one; an unknown one a 404 with a JSON body; methods other than GET and HEAD a 405.
+    slashed one; an unknown one a 404 with a JSON body; OPTIONS a 204 (a CORS preflight is
+    allowed); other methods a 405.
     A version that `sync` publishes is served from the next request on, without a restart; it
     takes no lock, so the nightly sync and prune run while it serves. SIGTERM or Ctrl-C finishes
     the responses in flight and exits 0.
@@ -28,23 +31,36 @@ struct ServeCommand {
                            header is never used.
       --sprite-base URL    serve the mirror's sprites/ tree at /sprites/ and point sprite URLs in
                            documents at URL/sprites/... (URL is usually the same as --base-url)
+      --max-connections N  open client connections (default 1024); at the cap a new client gets
+                           the slot of the longest-idle keep-alive connection (or of the
+                           slowest head), else waits
+      --max-connections-per-address N
+                           connections one client address may hold (default 256); more are
+                           answered 503. Behind a reverse proxy every client comes from its
+                           address: set it to --max-connections and limit clients in the proxy.
 
-    Headers: ETag (the document's hash; If-None-Match gives 304), Content-Encoding: gzip when
+    Headers: ETag (the document's hash, "-gzip" added for the gzip'd body; If-None-Match gives 304), Content-Encoding: gzip when
     accepted, Cache-Control, Vary, Access-Control-Allow-Origin: *, X-PokeAPI-Hash (names the served
     version: a sync from this server takes the no-change shortcut while it serves the same one).
     Limits: request line 8 kB (414), head 16 kB or 100 fields (431), a head must arrive within
-    10 s, 1024 open connections (more wait), 48 MB of rendered bodies cached; past 80 MB of bodies
-    alive (cached or being written) a request needing a new body is answered 503 with Retry-After.
+    10 s; a connection has at most 64 kB of replies waiting (plus one body) before its next
+    pipelined request is answered, 8 requests a turn, 128 kB in the kernel's send buffer;
+    48 MB of rendered bodies cached, kept for what is asked for often. When bodies alive
+    pass 64 MB, connections whose replies have not moved for a second are closed; past 80 MB
+    a request needing a new body over 64 kB is answered 503 with Retry-After.
 
     Exit codes: 0 stopped by SIGTERM or SIGINT, 64 usage, no mirror store or no version published
-    yet, 65 corrupt store, 69 cannot listen on the address (in use, not this host's).
+    yet, 65 corrupt store, 69 cannot listen on the address (in use, not this host's), 74 the store
+    cannot be read (an I/O error). A read-only mirror folder (no -wal or -shm, none can be made)
+    is served as an unchanging file; a store replaced under it is reopened within a second.
     """
 
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]")
+        try arguments.expectPositionals(0...0, usage: "pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]"
+                                        + " [--max-connections N] [--max-connections-per-address N]")
     }
 
     func execute() throws -> ExitStatus {
@@ -52,7 +68,11 @@ struct ServeCommand {
         let base = try arguments.options["base-url"].map { try BaseURLOption.parse($0, option: "base-url") }
         let sprites = try arguments.options["sprite-base"].map { try BaseURLOption.parse($0, option: "sprite-base") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
-        let options = ServeOptions(layout: layout, host: host, port: port, baseURL: base, spriteBase: sprites)
+        var options = ServeOptions(layout: layout, host: host, port: port, baseURL: base, spriteBase: sprites)
+        if let cap = try arguments.integer("max-connections", in: 1 ... 100_000) { options.connectionCap = cap }
+        if let share = try arguments.integer("max-connections-per-address", in: 1 ... 100_000) {
+            options.connectionsPerAddress = share
+        }
         if base == nil && (host == "0.0.0.0" || host == "::") {
             standardError("pokesync: warning: listening on every address, links name \(host); pass --base-url with the address clients use\n")
         }

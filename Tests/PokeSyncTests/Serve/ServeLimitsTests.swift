@@ -31,6 +31,11 @@ struct ServeLimitsTests {
                 #expect(response?.headers["connection"] == "close", "\(name)")
                 #expect(connection.closes(within: 5), "\(name)")
             }
+            // A request line of exactly 8,192 bytes is within "at most 8 kB".
+            let exact = "/api/v2/pokemon/?x=" + String(repeating: "a", count: 8192 - 32)  // GET, the target, HTTP/1.1
+            let line = try server.get(exact)
+            #expect(line.status == 200, "\(line.status)")
+            #expect(try server.get(exact + "a").status == 414)
             // Still serving.
             #expect(try server.get("/api/v2/").status == 200)
             #expect(server.stop().status == 0)
@@ -151,29 +156,52 @@ struct ServeLimitsTests {
         return setrlimit(resource, &limit) == 0
     }
 
-    @Test(.enabled(if: raiseDescriptorLimit(to: 4096), "the hard limit on open files is below 4096 (ulimit -Hn)"))
-    func beyondTheConnectionCapNewClientsWait() throws {
+    /// At the cap (lowered by flag) a new client is answered once the longest-idle
+    /// connection is closed, or when none is idle the one trickling its head longest; when
+    /// every connection has replies being written (clients that do not read), it waits in
+    /// the backlog until one closes.
+    @Test func atTheConnectionCapIdleAndSlowConnectionsMakeRoomAndWritingOnesMakeNewClientsWait() throws {
         try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
-            // 1024 idle keep-alive connections that each made one request.
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--max-connections", "32"])
             var idle: [RawConnection] = []
-            for _ in 0 ..< 1024 {
+            for _ in 0 ..< 32 {
                 let connection = try RawConnection(port: server.port)
                 try connection.send("GET /api/v2/stat/1/ HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(try connection.readResponse()?.status == 200)
                 idle.append(connection)
             }
-            // The next one connects (the kernel's backlog) but is not answered while the cap is reached...
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect([idle[0], idle[1]].filter { $0.closes(within: 1) }.count == 1)
+            idle.removeAll()
+            usleep(200_000)
+            // 32 connections each part way through a head: the slowest makes room.
+            var slow: [RawConnection] = []
+            for _ in 0 ..< 32 {
+                let connection = try RawConnection(port: server.port)
+                try connection.send("GET /api/v2/ HTTP/1.1\r\n")
+                slow.append(connection)
+            }
+            usleep(300_000)
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect([slow[0], slow[1]].filter { $0.closes(within: 1) }.count == 1)
+            slow.removeAll()
+            usleep(200_000)
+            // 32 connections whose large replies wait for clients that do not read.
+            var writing: [RawConnection] = []
+            for _ in 0 ..< 32 {
+                let connection = try RawConnection(port: server.port, receiveBuffer: 2048)
+                try connection.send("GET /api/v2/pokemon/133/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                writing.append(connection)
+            }
+            usleep(300_000)
             let waiting = try RawConnection(port: server.port)
             try waiting.send("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n\r\n")
             waiting.setTimeout(1)
             #expect(try waiting.readResponse() == nil)
-            // ...and is once connections close.
-            idle.removeLast(10)
+            writing.removeLast(4)
             waiting.setTimeout(5)
             #expect(try waiting.readResponse()?.status == 200)
-            idle.removeAll()
-            #expect(try server.get("/api/v2/").status == 200)
+            writing.removeAll()
             #expect(server.stop().status == 0)
         }
     }

@@ -100,10 +100,10 @@ struct ServeRoutingTests {
                 #expect(response.headers["content-type"] == "application/json")
                 #expect(response.text == #"{"detail":"Not found."}"#)
             }
-            for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"] {
+            for method in ["POST", "PUT", "DELETE", "PATCH", "TRACE", "CONNECT"] {
                 let response = try server.get("/api/v2/pokemon/25/", method: method)
                 #expect(response.status == 405, "\(method)")
-                #expect(response.headers["allow"] == "GET, HEAD")
+                #expect(response.headers["allow"] == "GET, HEAD, OPTIONS")
             }
             server.stop()
         }
@@ -142,6 +142,53 @@ struct ServeRoutingTests {
             let redirect = try server.get("/api/v2/pokemon")
             #expect(redirect.headers["location"] == "https://pokeapi.example.org/mirror/api/v2/pokemon/")
             server.stop()
+        }
+    }
+
+    /// Where serve answered otherwise than PokeAPI's Django server: `+1` is a name, names
+    /// compare ASCII case-insensitively, a CORS preflight is answered, and the gzip body
+    /// has its own entity tag.
+    @Test func answersAsPokeAPIsServerDoes() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+            // Ids are an optional minus and digits; anything else is a name.
+            for path in ["/api/v2/pokemon/+1/", "/api/v2/pokemon/%2B25/", "/api/v2/pokemon/pi%E2%84%AAachu/",
+                         "/api/v2/pokemon/25%20/", "/api/v2/pokemon/0x19/", "/api/v2/pokemon/%EF%BC%92%EF%BC%95/"] {
+                #expect(try server.get(path).status == 404, "\(path)")
+            }
+            #expect(try server.json("/api/v2/pokemon/025/")["name"] as? String == "pikachu")
+            #expect(try server.json("/api/v2/pokemon/PiKaChU/")["name"] as? String == "pikachu")
+
+            // A CORS preflight asking for If-None-Match, as a browser app with its own cache sends it.
+            let preflight = try server.get("/api/v2/pokemon/25/", headers: [
+                "Origin: https://app.example", "Access-Control-Request-Method: GET",
+                "Access-Control-Request-Headers: if-none-match, X-Trace,bad header"], method: "OPTIONS")
+            #expect(preflight.status == 204 && preflight.body.isEmpty && preflight.headers["content-length"] == nil)
+            #expect(preflight.headers["access-control-allow-origin"] == "*")
+            #expect(preflight.headers["access-control-allow-methods"] == "GET, HEAD, OPTIONS")
+            #expect(preflight.headers["access-control-allow-headers"] == "if-none-match, x-trace")
+            #expect(preflight.headers["access-control-max-age"] == "86400")
+            let options = try server.get("/api/v2/", method: "OPTIONS")
+            #expect(options.status == 204 && options.headers["allow"] == "GET, HEAD, OPTIONS")
+            #expect(options.headers["access-control-allow-methods"] == nil)
+
+            // Two representations, two strong validators; each 304s for its own.
+            let plain = try server.get("/api/v2/pokemon/25/")
+            let gzip = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip"])
+            let plainTag = try #require(plain.headers["etag"]), gzipTag = try #require(gzip.headers["etag"])
+            #expect(gzip.headers["content-encoding"] == "gzip")
+            #expect(gzipTag == String(plainTag.dropLast()) + "-gzip\"")
+            let gzipAgain = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip", "If-None-Match: \(gzipTag)"])
+            #expect(gzipAgain.status == 304 && gzipAgain.headers["etag"] == gzipTag)
+            let plainAgain = try server.get("/api/v2/pokemon/25/", headers: ["If-None-Match: \(plainTag)"])
+            #expect(plainAgain.status == 304 && plainAgain.headers["etag"] == plainTag)
+            // The gzip tag does not validate the plain body for a client that takes no gzip.
+            #expect(try server.get("/api/v2/pokemon/25/", headers: ["If-None-Match: \(gzipTag)"]).status == 200)
+            // A cache holding the plain body may keep it while it now takes gzip.
+            let held = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip", "If-None-Match: \(plainTag)"])
+            #expect(held.status == 304 && held.headers["etag"] == plainTag)
+            #expect(try server.get("/api/v2/pokemon/25/", headers: ["If-None-Match: \"other-gzip\""]).status == 200)
+            #expect(server.stop().status == 0)
         }
     }
 

@@ -52,8 +52,8 @@ final class ServeProcess {
         try Self.get(port: port, path, headers: headers, method: method)
     }
 
-    static func get(port: Int, _ path: String, headers: [String] = [], method: String = "GET") throws -> RawResponse {
-        let connection = try RawConnection(port: port)
+    static func get(port: Int, _ path: String, headers: [String] = [], method: String = "GET", from source: String? = nil) throws -> RawResponse {
+        let connection = try RawConnection(port: port, from: source)
         try connection.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
         return try #require(try connection.readResponse(head: method == "HEAD"))
     }
@@ -96,7 +96,10 @@ final class RawConnection {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback address: 127.0.0.2)
+    /// when given, with a receive buffer of `receiveBuffer` bytes when given (set before
+    /// connecting, so the window the server sees is that small).
+    init(port: Int, timeout: Int = 10, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
         // Close-on-exec from the start: a child another test spawns meanwhile (a serve under
         // `ulimit -n 64`) must not inherit this test's sockets.
         #if canImport(Glibc)
@@ -105,6 +108,21 @@ final class RawConnection {
         descriptor = socket(AF_INET, SOCK_STREAM, 0)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         #endif
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(descriptor)
+                throw ServeTestError("bind \(source): \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

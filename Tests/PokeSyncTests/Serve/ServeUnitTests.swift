@@ -36,6 +36,12 @@ struct ServeUnitTests {
             return nil
         }
         #expect(status("GET /" + String(repeating: "a", count: 9000)) == 414)
+        // A request line of exactly 8 kB (its CRLF not counted) is taken; one byte more is not.
+        let exact = "GET /" + String(repeating: "a", count: 8192 - 14) + " HTTP/1.1"
+        #expect(exact.utf8.count == 8192)
+        #expect(status(exact + "\r\nHost: x\r\n\r\n") == nil)
+        #expect(status(exact + "\nHost: x\n\n") == nil)
+        #expect(status("GET /a" + String(repeating: "a", count: 8192 - 14) + " HTTP/1.1\r\n\r\n") == 414)
         #expect(status("GET / HTTP/1.1\r\nA: " + String(repeating: "a", count: 17000)) == 431)
         #expect(status("GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 101)) == 431)
         #expect(status("GET / HTTP/3.0\r\n\r\n") == 505)
@@ -92,16 +98,50 @@ struct ServeUnitTests {
     @Test func theCacheIsBoundedByBytes() {
         let cache = BodyCache(capacity: 4000)
         for index in 0 ..< 20 {
+            _ = cache.get(.root(version: "\(index)"))
             cache.put(.root(version: "\(index)"), RenderedBody(plain: Array(repeating: UInt8(index), count: 500), etag: "\"\(index)\""))
         }
         #expect(cache.bytes <= 4000)
-        #expect(cache.get(.root(version: "19")) != nil)
-        #expect(cache.get(.root(version: "0")) == nil)
+        // While there is room every body is kept; once full, one asked for as often as
+        // those it would push out is served and not kept.
+        #expect(cache.get(.root(version: "0")) != nil)
+        #expect(cache.get(.root(version: "19")) == nil)
+    }
+
+    /// Bodies asked for often stay while a client asks for many distinct ones, once each
+    /// (or twice): the cache admits a new body only over bodies asked for less often.
+    @Test func aFloodOfDistinctBodiesDoesNotPushOutPopularOnes() {
+        let cache = BodyCache(capacity: 40_000)
+        let body = { (index: Int) in RenderedBody(plain: Array(repeating: UInt8(index % 251), count: 900), etag: "\"\(index)\"") }
+        for round in 0 ..< 3 {
+            for index in 0 ..< 10 where cache.get(.root(version: "popular \(index)")) == nil {
+                cache.put(.root(version: "popular \(index)"), body(index))
+                #expect(round == 0)
+            }
+        }
+        for index in 0 ..< 2_000 {
+            for _ in 0 ..< 2 where cache.get(.root(version: "flood \(index)")) == nil {
+                cache.put(.root(version: "flood \(index)"), body(index))
+            }
+        }
+        #expect(cache.bytes <= 40_000)
+        for index in 0 ..< 10 { #expect(cache.get(.root(version: "popular \(index)")) != nil, "popular \(index)") }
+        // A body that becomes popular gets in.
+        for _ in 0 ..< 6 { _ = cache.get(.root(version: "rising")) }
+        cache.put(.root(version: "rising"), body(7))
+        #expect(cache.get(.root(version: "rising")) != nil)
+    }
+
+    /// The gzip representation has its own entity tag.
+    @Test func gzipAndPlainBodiesHaveTwoEntityTags() {
+        let body = RenderedBody(plain: Array(repeating: UInt8(ascii: "a"), count: 1000), etag: "\"abc\"")
+        #expect(body.gzip != nil && body.gzipETag == "\"abc-gzip\"")
+        #expect(RenderedBody(plain: Array("{}".utf8), etag: "\"x\"").gzipETag == nil)
     }
 }
 
-/// Past the bound on bodies alive, a request that needs a new body is a 503; cached
-/// bodies are still served (in-process, against a real mirror).
+/// Past the bound on bodies alive, a request that needs a new large body is a 503; cached
+/// bodies and small new ones are still served (in-process, against a real mirror).
 @Suite("serve: the body bound")
 struct ServeBodyBoundTests {
     static func get(_ path: String, query: String? = nil) -> RequestHead {
@@ -113,15 +153,17 @@ struct ServeBodyBoundTests {
         try withTemporaryDirectory { folder in
             let layout = MirrorLayout(root: try ServeMirror.make(folder))
             let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
-            let roomy = try APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
-                                                    bodyBytesLimit: .max))
-            let full = try APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
-                                                   bodyBytesLimit: 0))
+            let keeper = try StoreKeeper(layout: layout)
+            let roomy = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+                                                keeper: keeper, bodyBytesLimit: .max))
+            let full = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+                                               keeper: keeper, bodyBytesLimit: 0))
             #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
             #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
             let refused = full.respond(to: Self.get("/api/v2/pokemon/133/"))
             #expect(refused.status == 503 && refused.headers.contains { $0 == ("Retry-After", "1") })
-            #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == 503)
+            // A small new body (a short page) is made whatever the bodies alive.
+            #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == 200)
             #expect(full.respond(to: Self.get("/api/v2/nope/")).status == 404)
         }
     }

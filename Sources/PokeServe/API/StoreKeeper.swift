@@ -1,0 +1,117 @@
+import Foundation
+import PokeSQLite
+import PokeSyncCore
+
+/// The store's files as a connection found them: the store file's device and inode (and
+/// size and time, for a file opened immutable), and the inodes of its `-wal` and `-shm`.
+struct StoreFiles: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int
+    var wal: UInt64?
+    var shm: UInt64?
+
+    /// What is at the store's paths now; nil when the store file is not there.
+    static func current(_ layout: MirrorLayout) -> StoreFiles? {
+        let path = layout.storeFile.path
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        func inode(_ suffix: String) -> UInt64? {
+            var other = stat()
+            return stat(path + suffix, &other) == 0 ? UInt64(other.st_ino) : nil
+        }
+        return StoreFiles(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                          modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec),
+                          wal: inode("-wal"), shm: inode("-shm"))
+    }
+
+    /// True when `now` shows a store no longer the one opened as `self`: another file at
+    /// the path (a restore, an rsync), or the `-wal`/`-shm` it reads through removed or
+    /// replaced (a connection still holding the old ones would never see a new commit,
+    /// and would read pages checkpointed under it as damaged).
+    func isReplaced(by now: StoreFiles, immutable: Bool) -> Bool {
+        if now.device != device || now.inode != inode { return true }
+        if immutable { return now.size != size || now.modified != modified }
+        if let wal, now.wal != wal { return true }
+        if let shm, now.shm != shm { return true }
+        return false
+    }
+}
+
+/// The store `serve` reads, behind one lock for every worker, reopened when its files are
+/// replaced under it (looked at every `checkSeconds`, and at once after an error): a
+/// replacement that cannot be opened leaves the old file served.
+///
+/// One connection for the process: SQLite shares a file's `-shm` mapping among the
+/// connections of a process, so a new connection opened beside an old one would read
+/// through the removed `-shm` too; only closing every old one first gets a fresh one.
+/// Workers serialize on it only for what the cache does not hold (the rendering and
+/// compressing happen outside the lock).
+final class StoreKeeper: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written only inside `lock`.
+    private let lock = NSLock()
+    let layout: MirrorLayout
+    private var store: Store?
+    private var files: StoreFiles?
+    private var immutable: Bool
+    private var checkedAt: Double
+    private var generationCount = 0
+    static let checkSeconds = 0.25
+
+    /// Opens the store read-only; in a folder where SQLite cannot make the `-shm` it needs
+    /// (a read-only mirror), as an immutable file.
+    /// - Throws: `StoreError` (missing, corrupt), `DatabaseError`.
+    init(layout: MirrorLayout) throws {
+        self.layout = layout
+        (store, immutable) = try Self.open(layout)
+        files = StoreFiles.current(layout)
+        checkedAt = monotonicSeconds()
+    }
+
+    private static func open(_ layout: MirrorLayout) throws -> (Store, Bool) {
+        do {
+            return (try Store(layout: layout, create: false, readOnly: true), false)
+        } catch let error as DatabaseError where error.primaryCode == 8 || error.primaryCode == 14 {
+            // SQLITE_READONLY or SQLITE_CANTOPEN: no -shm and none can be made here.
+            return (try Store(layout: layout, create: false, readOnly: true, immutable: true), true)
+        }
+    }
+
+    /// Runs `body` with the store (and its generation: it grows at each reopen), alone.
+    /// Reopens first when the files were replaced; `recheck` looks now rather than at
+    /// most every `checkSeconds`.
+    /// - Throws: what `body` throws; the reopen's error when the new store cannot be opened
+    ///   (tried again by the next call).
+    func use<T>(recheck: Bool = false, _ body: (Store, Int) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = monotonicSeconds()
+        if recheck || store == nil || now - checkedAt >= Self.checkSeconds {
+            checkedAt = now
+            if let current = StoreFiles.current(layout),
+               store == nil || files.map({ $0.isReplaced(by: current, immutable: immutable) }) ?? true {
+                try reopen(current)
+            }
+        }
+        guard let store else { throw StoreError.missing(layout.display(layout.storeFile)) }
+        return try body(store, generationCount)
+    }
+
+    /// Opens the store's files as they are now. The same store file with its `-wal`/`-shm`
+    /// removed: the old connection is closed first (see the type's comment). Another
+    /// file: it is opened first, and one that is no readable store (garbage, half copied)
+    /// leaves the old connection serving, tried again at the next look.
+    private func reopen(_ current: StoreFiles) throws {
+        if let files, files.device == current.device, files.inode == current.inode { store = nil }
+        do {
+            let (fresh, freshImmutable) = try Self.open(layout)
+            store = fresh
+            immutable = freshImmutable
+            files = StoreFiles.current(layout)
+            generationCount += 1
+        } catch where store != nil {
+            return
+        }
+    }
+}
