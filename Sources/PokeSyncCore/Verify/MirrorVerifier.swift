@@ -24,7 +24,9 @@ package enum MirrorVerifier {
         let store = try Store(layout: layout, create: false, readOnly: true)
         var result = try store.snapshot { try verify(store, layout: layout) }
         // The tree has its own snapshots: it changes after the store does (see TreeVerifier).
-        try TreeVerifier(store: store, layout: layout).verify(into: &result)
+        for tree in LinkedTree.allCases {
+            try TreeVerifier(store: store, layout: layout, tree: tree).verify(into: &result)
+        }
         return result
     }
 
@@ -63,18 +65,18 @@ package enum MirrorVerifier {
             let path = sprite.path
             result.spriteObjects += 1
             guard let hash = sprite.hash, let size = sprite.size else {
-                result.problems.append("sprite \(path): no object recorded in the store")
+                result.problems.append("\(path): no object recorded in the store")
                 continue
             }
             let file = objects.url(for: hash)
             guard let data = FileManager.default.contents(atPath: file.path) else {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) is missing")
+                result.problems.append("\(path): its object \(layout.display(file)) is missing")
                 continue
             }
             if data.count != size {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) has \(data.count) bytes, not \(size)")
+                result.problems.append("\(path): its object \(layout.display(file)) has \(data.count) bytes, not \(size)")
             } else if SHA256.hash(data) != hash {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) does not match its SHA-256")
+                result.problems.append("\(path): its object \(layout.display(file)) does not match its SHA-256")
             }
         }
     }
