@@ -1,4 +1,5 @@
 import Foundation
+import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
@@ -177,6 +178,45 @@ struct LinkedFilesTests {
                 let again = try await server.stats().byPath.filter { $0.key.hasPrefix("/PokeAPI/") && $0.value > 1 }
                 #expect(again.count <= 4, "fetched again: \(again)")
                 #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            }
+        }
+    }
+
+    /// A mirror made before linked files (only pokemon documents' sprite links stored, no
+    /// cries, no cry set recorded) is migrated on its next run: a `sync --sprites all
+    /// --cries all` whose documents are all unchanged (304s) still gets every
+    /// item, type and form sprite and every cry, and a sync naming no cries keeps them.
+    @Test func aStoreMadeBeforeLinkedFilesGetsThemOnItsNextSync() async throws {
+        try await withTemporaryDirectory { scratch in
+            try await withStandInServer(root: Self.whole) { server in
+                let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+                let full = try cli.run(Self.arguments("full", server, sprites: "default", cries: "none"))
+                #expect(full.status == 0, "\(full.stderr)")
+                // As an older build left it: links of pokemon documents only, no cry lists,
+                // no record of the rule, no cry set recorded for the version.
+                do {
+                    let database = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
+                    try database.execute("""
+                        UPDATE documents SET cry_refs = NULL;
+                        UPDATE documents SET sprite_refs = NULL WHERE hash NOT IN
+                            (SELECT hash FROM version_documents WHERE kind = 'pokemon');
+                        DELETE FROM meta WHERE key = 'links_of_every_kind';
+                        DELETE FROM version_cry_sets;
+                        """)
+                }
+                let expected = try Self.links(Self.whole)
+                let sync = try cli.run(Self.arguments("sync", server))
+                #expect(sync.status == 0, "\(sync.stderr)")
+                // Every document came back 304: the links are the migrated ones.
+                #expect(sync.stdout.contains("documents: 0 fetched"), "\(sync.stdout)")
+                #expect(Set(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")).keys) == expected.sprites)
+                #expect(Set(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")).keys) == expected.cries)
+                // The nightly sync names no --cries: the latest version's set is kept.
+                let nightly = try cli.run(["sync", "--source", server.baseURL.absoluteString,
+                                           "--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", "all",
+                                           "--cry-source", server.cryBaseURL.absoluteString])
+                #expect(nightly.status == 0 && nightly.stdout.contains("no changes since version 2"), "\(nightly.stdout)")
+                #expect(Set(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")).keys) == expected.cries)
             }
         }
     }
