@@ -194,7 +194,7 @@ package struct SpritePolicy: Sendable {
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty { return "empty path segment" }
             if segment.utf8.count > 255 { return "path segment longer than 255 bytes" }
-            if segment == "." || segment == ".." { return "path escapes the sprite tree (\(segment))" }
+            if segment == "." || segment == ".." { return "path escapes the tree (\(segment))" }
             if segment.hasPrefix(".") { return "hidden path segment" }
         }
         return nil
