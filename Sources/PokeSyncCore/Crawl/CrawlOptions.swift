@@ -63,4 +63,6 @@ package struct CrawlSummary: Sendable {
     /// The published version's diff against the one before (nil for a first version or no change).
     package var diff: VersionDiff?
     package var diffFile: URL?
+    /// The cries the published version holds (its sprites are in its record).
+    package var cries = 0
 }

@@ -63,12 +63,14 @@ package struct Crawler: Sendable {
         let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
         let counters = progress.snapshot()
+        var cries = 0
+        if case .published(let version) = outcome { cries = try store.fileCount(.cries, version: version.number) }
         return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
-                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
+                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.

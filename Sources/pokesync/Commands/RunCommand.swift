@@ -120,7 +120,8 @@ struct RunCommand {
         var lines: [String] = []
         switch summary.outcome {
         case .published(let version):
-            lines.append("published version \(version.number): \(version.documents) documents, \(version.sprites) sprites")
+            lines.append("published version \(version.number): \(version.documents) documents, \(version.sprites) sprites"
+                         + (summary.cries > 0 ? ", \(summary.cries) cries" : ""))
         case .unchanged(let base):
             lines.append("no changes since version \(base)")
         }
