@@ -68,7 +68,7 @@ package enum MirrorVerifier {
                 result.problems.append("\(path): no object recorded in the store")
                 continue
             }
-            let file = objects.url(for: hash)
+            let file = URL(fileURLWithPath: objects.path(for: hash))
             guard let data = FileManager.default.contents(atPath: file.path) else {
                 result.problems.append("\(path): its object \(layout.display(file)) is missing")
                 continue

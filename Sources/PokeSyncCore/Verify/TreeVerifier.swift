@@ -79,18 +79,18 @@ struct TreeVerifier {
         let folder = tree.folderName
         var problems: [String] = []
         var seen = Set<String>()
-        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey])
-        while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
-            let relative = String(url.path.dropFirst(root.path.count + 1))
+        for file in TreeWalk.files(under: root.path) {
+            let relative = file.relative
             seen.insert(relative)
             guard let hashes = allowed[relative] else {
                 problems.append("\(folder)/\(relative): not a \(tree.noun) of version \(named)")
                 continue
             }
             // A hard link to the (verified) object is the same bytes; anything else is hashed.
-            if hashes.contains(where: { SpriteTree.sameFile(url.path, objects.url(for: $0).path) }) { continue }
-            let actual = FileManager.default.contents(atPath: url.path).map { SHA256.hash($0) }
+            if hashes.contains(where: { TreeWalk.identity(objects.path(for: $0)).map { $0 == (file.device, file.inode) } ?? false }) {
+                continue
+            }
+            let actual = FileManager.default.contents(atPath: root.path + "/" + relative).map { SHA256.hash($0) }
             if actual.map({ !hashes.contains($0) }) ?? true {
                 problems.append("\(folder)/\(relative): differs from version \(named)'s \(tree.noun)")
             }
