@@ -79,7 +79,10 @@ struct TreeVerifier {
         let folder = tree.folderName
         var problems: [String] = []
         var seen = Set<String>()
-        for file in TreeWalk.files(under: root.path) {
+        let files = TreeWalk.files(under: root.path)
+        // The objects' inodes, read once (a tree file that is a hard link to its object is it).
+        let identities = files.isEmpty ? [:] : TreeWalk.identities(under: objects.root.path)
+        for file in files {
             let relative = file.relative
             seen.insert(relative)
             guard let hashes = allowed[relative] else {
@@ -87,7 +90,9 @@ struct TreeVerifier {
                 continue
             }
             // A hard link to the (verified) object is the same bytes; anything else is hashed.
-            if hashes.contains(where: { TreeWalk.identity(objects.path(for: $0)).map { $0 == (file.device, file.inode) } ?? false }) {
+            if hashes.contains(where: { hash in
+                identities[String(hash.hex.prefix(2)) + "/" + hash.hex].map { $0 == (file.device, file.inode) } ?? false
+            }) {
                 continue
             }
             let actual = FileManager.default.contents(atPath: root.path + "/" + relative).map { SHA256.hash($0) }
