@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 RELEASE_BIN = .build/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-serve install clean
+.PHONY: build debug test demo bench bench-whole bench-media bench-serve install clean
 
 build:
 	$(SWIFT) build -c release
@@ -22,19 +22,25 @@ demo: build
 # Needs PokeAPI's data: a PokeAPI/api-data checkout named by POKESYNC_API_DATA (every part
 # reads it), else ../shared/fixtures (Tests/Support/bench_data.py says how); see Tests/Support/bench.py
 # (the crawl), Tests/Support/bench_bundles.py (export, deltas, installs, the reader),
-# Tests/Support/bench_serve.py (serve against nginx, with wrk: apt-get install nginx-light wrk) and
-# Tests/Support/bench_whole.py (the whole API: --kinds all and the byte-identical api-data export).
+# Tests/Support/bench_serve.py (serve against nginx, with wrk: apt-get install nginx-light wrk),
+# Tests/Support/bench_whole.py (the whole API: --kinds all and the byte-identical api-data export) and
+# Tests/Support/bench_media.py (the whole API with every sprite and cry it links).
 # BENCH_ARGS go to the crawl part, e.g. --quick (no sprite runs) or --repeat 1.
 bench: build
 	python3 Tests/Support/bench.py $(RELEASE_BIN) $(BENCH_ARGS)
 	python3 Tests/Support/bench_bundles.py $(RELEASE_BIN) .build/release/pokedex-bench
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
 	python3 Tests/Support/bench_whole.py $(RELEASE_BIN)
+	python3 Tests/Support/bench_media.py $(RELEASE_BIN)
 
 # The whole API alone (--kinds all of pokeapi-all-2026-08-08, its export compared with the
 # fixture byte for byte, what each kind costs): the last part of `make bench`.
 bench-whole: build
 	python3 Tests/Support/bench_whole.py $(RELEASE_BIN)
+
+# The whole API with every sprite and cry it links (Tests/Support/bench_media.py).
+bench-media: build
+	python3 Tests/Support/bench_media.py $(RELEASE_BIN)
 
 # serve against nginx alone (Tests/Support/bench_serve.py: wrk, a whole-API crawl, then the
 # clients that cost others from Tests/Support/bench_attacks.py against both).

@@ -11,7 +11,8 @@ package struct ServeOptions: Sendable {
     package var port: Int
     /// Absolute URLs in bodies and links start with this (no trailing slash); nil: `http://` + the bound address.
     package var baseURL: String?
-    /// With a value, the sprite tree is served at `/sprites/` and sprite URLs point at `URL/sprites/`.
+    /// With a value, the sprite and cry trees are served at `/sprites/` and `/cries/`, and the
+    /// links to files the served version holds point at `URL/sprites/` and `URL/cries/`.
     package var spriteBase: String?
     /// The rendered-body cache's bound, plain and gzip'd bytes together.
     package var cacheBytes = 48 << 20
@@ -63,8 +64,9 @@ package enum PokeServer {
         let listener = try Listener(host: options.host, port: options.port)
         let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
+        let cries = options.spriteBase.map { _ in SpriteFiles(root: LinkedTree.cries.folder(options.layout)) }
         let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
-                        board: board, sprites: sprites, layout: options.layout, keeper: keeper,
+                        board: board, sprites: sprites, cries: cries, layout: options.layout, keeper: keeper,
                         bodyBytesLimit: options.cacheBytes + options.inFlightBytes)
         var limits = options.limits
         // Stalled connections are closed well before new bodies are refused.
@@ -74,7 +76,7 @@ package enum PokeServer {
         }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
         announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
-                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites at \(options.spriteBase!)/sprites/"))")
+                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/"))")
         guard server.run() else { throw ServeError.system("starting a worker", EIO) }
     }
 }

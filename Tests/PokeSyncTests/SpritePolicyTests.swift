@@ -126,4 +126,45 @@ struct SpritePolicyTests {
         #expect(ImageCheck.problem(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/>".utf8), fileExtension: "svg") == .incomplete)
         #expect(ImageCheck.problem(Array("{\"json\":1}".utf8), fileExtension: "svg") != nil)
     }
+
+    /// A cry is an Ogg stream: the capture pattern first, a page with the end-of-stream
+    /// flag near its end; HTML is refused, a stream cut before its last page is incomplete.
+    @Test func criesMustBeWholeOggStreams() {
+        func page(_ type: UInt8, _ payload: Int) -> [UInt8] {
+            Array("OggS".utf8) + [0, type] + Array(repeating: 1, count: 20) + [1, UInt8(payload)] + Array(repeating: 7, count: payload)
+        }
+        let stream = page(0x02, 30) + page(0x00, 200) + page(0x04, 40)
+        #expect(ImageCheck.problem(stream, fileExtension: "ogg") == nil)
+        #expect(ImageCheck.problem(Array(stream.prefix(260)), fileExtension: "ogg") == .incomplete)
+        #expect(ImageCheck.problem(Array("<!DOCTYPE html><html>rate limited</html>".utf8), fileExtension: "ogg")
+                == .wrongType("not an Ogg stream (no OggS capture pattern)"))
+        #expect(ImageCheck.problem(stream, fileExtension: "png") != nil)
+    }
+
+    /// The cries repository's layout: its own prefix and tree, `--cry-source` mapping the
+    /// repository's root, and nothing of the sprites repository or other types of file.
+    @Test func cryLinksMapToTheCriesTree() throws {
+        let cries = LinkedTree.cries.upstreamPrefix + "cries/"
+        let policy = SpritePolicy(sourceURL: URL(string: "https://pokeapi.co/api/v2"), tree: .cries)
+        let resolved = try policy.resolve(cries + "pokemon/latest/25.ogg").get()
+        #expect(resolved.path == "pokemon/latest/25.ogg" && resolved.tree == .cries)
+        #expect(resolved.location == .http(URL(string: cries + "pokemon/latest/25.ogg")!))
+        let mapped = SpritePolicy(sourceURL: nil, source: .http(URL(string: "http://127.0.0.1:9/PokeAPI/cries/main/")!), tree: .cries)
+        #expect(try mapped.resolve(cries + "pokemon/legacy/25.ogg").get().location
+                == .http(URL(string: "http://127.0.0.1:9/PokeAPI/cries/main/cries/pokemon/legacy/25.ogg")!))
+        let clone = SpritePolicy(sourceURL: nil, source: .folder(URL(fileURLWithPath: "/srv/cries")), tree: .cries)
+        #expect(try clone.resolve(cries + "pokemon/latest/1.ogg").get().location
+                == .file(URL(fileURLWithPath: "/srv/cries/cries/pokemon/latest/1.ogg")))
+        for (url, reason) in [(upstream + "pokemon/25.png", "not below the cries folder"),
+                              (cries + "pokemon/latest/25.png", "not an .ogg sound"),
+                              (cries + "pokemon/../../x.ogg", "escapes"),
+                              ("https://evil.example/PokeAPI/cries/main/cries/pokemon/latest/1.ogg", "not on the allow-list")] {
+            switch policy.resolve(url) {
+            case .success: Issue.record("accepted \(url)")
+            case .failure(let refusal): #expect(refusal.reason.contains(reason), "\(url): \(refusal.reason)")
+            }
+        }
+        // The sprites policy takes no cry.
+        #expect((try? SpritePolicy(sourceURL: nil).resolve(cries + "pokemon/latest/25.ogg").get()) == nil)
+    }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A local stand-in for pokeapi.co (REST v2) and the sprites host, serving an api-data folder.
+"""A local stand-in for pokeapi.co (REST v2) and the sprites and cries host, serving an api-data folder.
 
     python3 Tests/Support/pokeapi_server.py --root DIR [--host 127.0.0.1] [--port 0]
         [--port-file FILE] [--pid-file FILE] [--latency-ms N]
@@ -12,6 +12,9 @@
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
 Sprites:   GET /PokeAPI/sprites/master/sprites/<path>.png|.gif|.svg (generated images).
+Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audio/ogg); the
+           --sprite-salt, --sprite-salt-glob and --sprite-missing globs apply to their paths
+           below cries/ as to sprites' below sprites/.
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.

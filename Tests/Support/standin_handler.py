@@ -18,6 +18,7 @@ import standin_data
 import standin_sprites
 
 SPRITE_PREFIX = "/PokeAPI/sprites/master/sprites/"
+CRY_PREFIX = "/PokeAPI/cries/main/cries/"
 JSON_TYPE = "application/json; charset=utf-8"
 NOT_FOUND = b'{"detail":"Not found."}'
 FAULT_BODIES = {
@@ -52,10 +53,13 @@ class StandInServer(http.server.ThreadingHTTPServer):
             return
         super().handle_error(request, client_address)
 
-    def sprite_cache(self, sprite_path):
-        """(Body, content type) of a generated sprite, made once per path; None for other types."""
+    def sprite_cache(self, sprite_path, tree="sprites"):
+        """(Body, content type) of a generated sprite or cry, made once per path; None for
+        other types (a cry only as .ogg, a sprite only as an image)."""
+        if (tree == "cries") != sprite_path.lower().endswith(".ogg"):
+            return None
         with self._sprites_lock:
-            cached = self._sprites.get(sprite_path)
+            cached = self._sprites.get((tree, sprite_path))
         if cached is not None:
             return cached
         rendered = standin_sprites.render(sprite_path, self.sprite_salt, self.sprite_salt_glob)
@@ -63,7 +67,7 @@ class StandInServer(http.server.ThreadingHTTPServer):
             return None
         entry = (standin_data.Body(rendered[0]), rendered[1])
         with self._sprites_lock:
-            self._sprites[sprite_path] = entry
+            self._sprites[(tree, sprite_path)] = entry
         return entry
 
 
@@ -144,7 +148,8 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             self._record(301, 0)
             self._send(301, [("Location", location), ("Content-Type", JSON_TYPE)], b"")
             return
-        is_sprite = path.startswith(SPRITE_PREFIX)
+        is_cry = path.startswith(CRY_PREFIX)
+        is_sprite = path.startswith(SPRITE_PREFIX) or is_cry
         if is_api or is_sprite:
             fault = server.faults.draw()
             if fault is not None:
@@ -152,6 +157,8 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
                 return
         if is_api:
             self._serve_api(path, query)
+        elif is_cry:
+            self._serve_sprite(path[len(CRY_PREFIX):], "cries")
         elif is_sprite:
             self._serve_sprite(path[len(SPRITE_PREFIX):])
         else:
@@ -171,13 +178,13 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             return
         self._respond_body(body, JSON_TYPE, compressible=True)
 
-    def _serve_sprite(self, sprite_path):
+    def _serve_sprite(self, sprite_path, tree="sprites"):
         server = self.server
         segments = sprite_path.split("/")
         rendered = None
         if ".." not in segments and "" not in segments and \
                 not standin_sprites.matches(sprite_path, server.sprite_missing):
-            rendered = server.sprite_cache(sprite_path)
+            rendered = server.sprite_cache(sprite_path, tree)
         if rendered is None:
             self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
             return
@@ -289,7 +296,9 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         if is_api:
             body = self.server.data.resolve(path, query)
         else:
-            rendered = self.server.sprite_cache(path[len(SPRITE_PREFIX):])
+            is_cry = path.startswith(CRY_PREFIX)
+            rendered = self.server.sprite_cache(path[len(CRY_PREFIX if is_cry else SPRITE_PREFIX):],
+                                                "cries" if is_cry else "sprites")
             body = rendered[0] if rendered else None
         if body is None:
             return NOT_FOUND

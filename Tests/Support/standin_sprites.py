@@ -1,7 +1,7 @@
-"""Small, valid, deterministic sprite images for the stand-in server.
+"""Small, valid, deterministic sprite images and cries for the stand-in server.
 
-The bytes depend only on the seed (the sprite path, plus a salt when one
-applies), so the same path always gives the same image and a salt changes it.
+The bytes depend only on the seed (the file's path, plus a salt when one
+applies), so the same path always gives the same file and a salt changes it.
 """
 
 import fnmatch
@@ -10,7 +10,7 @@ import struct
 import zlib
 
 SIDE = 16
-CONTENT_TYPES = {".png": "image/png", ".gif": "image/gif", ".svg": "image/svg+xml"}
+CONTENT_TYPES = {".png": "image/png", ".gif": "image/gif", ".svg": "image/svg+xml", ".ogg": "audio/ogg"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -80,18 +80,49 @@ def svg(seed):
             f'fill="#{colour}"/></svg>\n').encode("utf-8")
 
 
+def _ogg_crc(data):
+    """The Ogg page checksum: CRC-32, polynomial 0x04C11DB7, not reflected, initial 0."""
+    crc = 0
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7) if crc & 0x80000000 else (crc << 1)
+            crc &= 0xFFFFFFFF
+    return crc
+
+
+def _ogg_page(header_type, granule, serial, sequence, payload):
+    """One Ogg page (RFC 3533) holding `payload` (< 255 * 255 bytes) as one packet."""
+    lacing = [255] * (len(payload) // 255) + [len(payload) % 255]
+    head = (b"OggS" + bytes([0, header_type]) + struct.pack("<qII", granule, serial, sequence)
+            + b"\x00\x00\x00\x00" + bytes([len(lacing)]) + bytes(lacing))
+    crc = _ogg_crc(head + payload)
+    return head[:22] + struct.pack("<I", crc) + head[26:] + payload
+
+
+def ogg(seed):
+    """A small Ogg stream: a first page (BOS) and a last page (EOS), checksums correct.
+
+    The packets are seed-derived bytes, not a playable Vorbis stream: what pokesync checks
+    is the container (the capture pattern, a whole stream ending in an EOS page)."""
+    material = _stream(seed, 400)
+    serial = struct.unpack("<I", material[:4])[0]
+    return (_ogg_page(0x02, 0, serial, 0, b"\x01stand-in" + material[4:40])
+            + _ogg_page(0x04, 48000, serial, 1, material[40:]))
+
+
 def matches(path, globs):
     """True when the sprite path (below sprites/) matches one of the comma-separated globs."""
     return any(fnmatch.fnmatchcase(path, glob.strip()) for glob in globs.split(",") if glob.strip())
 
 
 def render(path, salt, salt_glob):
-    """(bytes, content type) for a sprite path below sprites/, or None for other extensions."""
+    """(bytes, content type) for a path below sprites/ or cries/, or None for other extensions."""
     extension = path[path.rfind("."):].lower() if "." in path else ""
     if extension not in CONTENT_TYPES:
         return None
     seed = path
     if salt and matches(path, salt_glob):
         seed = f"{salt}\x00{path}"
-    maker = {".png": png, ".gif": gif, ".svg": svg}[extension]
+    maker = {".png": png, ".gif": gif, ".svg": svg, ".ogg": ogg}[extension]
     return maker(seed), CONTENT_TYPES[extension]

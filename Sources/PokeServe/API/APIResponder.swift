@@ -9,6 +9,8 @@ struct Site: Sendable {
     let cache: BodyCache
     let board: VersionBoard
     let sprites: SpriteFiles?
+    /// The cries tree, served at `/cries/` beside the sprites (`--sprite-base`).
+    let cries: SpriteFiles?
     let layout: MirrorLayout
     /// The store, shared by the workers, reopened when replaced under the server.
     let keeper: StoreKeeper
@@ -65,6 +67,10 @@ final class APIResponder: Responder {
         if let sprites = site.sprites, path.hasPrefix("/sprites/") {
             guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
             return sprite(sprites, String(path.dropFirst("/sprites/".count)), request)
+        }
+        if let cries = site.cries, path.hasPrefix("/cries/") {
+            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
+            return sprite(cries, String(path.dropFirst("/cries/".count)), request)
         }
         for attempt in 0 ..< 2 {
             do {
@@ -169,7 +175,10 @@ final class APIResponder: Responder {
     // MARK: Bodies
 
     private func document(_ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        let key = BodyKey.document(hash)
+        // With --sprite-base a body depends on the files its version holds too: its cache
+        // key and ETag are of both, so a version holding other files never gets it.
+        let served = site.form.rewritesLinks ? SHA256.hash(hash.bytes + version.links.tag) : hash
+        let key = BodyKey.document(served)
         if let body = site.cache.get(key) { return reply(body, request, version) }
         let canonical: [UInt8]? = try site.keeper.use { store, _ in
             try store.snapshot {
@@ -179,7 +188,7 @@ final class APIResponder: Responder {
         }
         guard let canonical else { throw VersionGone() }
         try checkRoom(canonical.count)
-        let body = RenderedBody(plain: site.form.render(canonical), etag: "\"\(hash.hex)\"")
+        let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"")
         site.cache.put(key, body)
         return reply(body, request, version)
     }
@@ -275,10 +284,14 @@ final class APIResponder: Responder {
         guard let bytes = sprites.read(path) else {
             return Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
         }
-        return Reply(status: 200, headers: [("Content-Type", SpriteFiles.contentType(path)),
-                                            ("Cache-Control", "public, max-age=86400"),
-                                            ("Access-Control-Allow-Origin", "*")],
-                     body: ByteBuffer(bytes), sendsBody: !request.isHead)
+        let etag = "\"\(SHA256.hash(bytes).hex)\""
+        var headers = [("Content-Type", SpriteFiles.contentType(path)), ("ETag", etag),
+                       ("Cache-Control", "public, max-age=86400"), ("Access-Control-Allow-Origin", "*")]
+        if let tags = request.ifNoneMatch, Self.matches(tags, etag) {
+            headers.removeFirst()
+            return Reply(status: 304, headers: headers, sendsBody: false)
+        }
+        return Reply(status: 200, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
     }
 
     // MARK: Headers

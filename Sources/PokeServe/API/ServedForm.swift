@@ -2,33 +2,41 @@ import PokeSyncCore
 
 /// How a stored document becomes the served one: its canonical bytes with every string
 /// value that starts with `/api/v2/` prefixed by the base URL, and with `--sprite-base`,
-/// upstream's sprite prefix replaced by this server's `/sprites/`. Keys are never
-/// rewritten, nor a URL in the middle of a string.
+/// upstream's sprite and cry prefixes replaced by this server's `/sprites/` and `/cries/`
+/// for the files the served version holds (any other keeps upstream's URL). Keys are
+/// never rewritten, nor a URL in the middle of a string.
 struct ServedForm: Sendable {
-    /// The sprite URL prefix documents carry (DESIGN, Sources).
-    static let upstreamSprites = Array("https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/".utf8)
+    /// The sprite and cry URL prefixes documents carry (DESIGN, Sources).
+    static let upstreamSprites = Array((LinkedTree.sprites.upstreamPrefix + "sprites/").utf8)
+    static let upstreamCries = Array((LinkedTree.cries.upstreamPrefix + "cries/").utf8)
     static let apiPath = Array("/api/v2/".utf8)
 
     /// `http://host:port` or `https://host/prefix`: no trailing slash.
     let base: String
-    /// `URL/sprites/`, when sprites are served.
+    /// `URL/sprites/`, when linked files are served.
     let spritePrefix: String?
 
     private let baseBytes: [UInt8]
     private let spriteBytes: [UInt8]?
+    private let cryBytes: [UInt8]?
 
     init(base: String, spriteBase: String?) {
         self.base = base
         self.spritePrefix = spriteBase.map { $0 + "/sprites/" }
         baseBytes = Array(base.utf8)
         spriteBytes = spritePrefix.map { Array($0.utf8) }
+        cryBytes = spriteBase.map { Array(($0 + "/cries/").utf8) }
     }
+
+    /// Whether links are rewritten at all (`--sprite-base`): then a body depends on the
+    /// files its version holds.
+    var rewritesLinks: Bool { spriteBytes != nil }
 
     /// The absolute URL of an API path (`/api/v2/pokemon/25/`).
     func url(_ path: String) -> String { base + path }
 
-    /// The served bytes of canonical JSON `canonical`.
-    func render(_ canonical: [UInt8]) -> [UInt8] {
+    /// The served bytes of canonical JSON `canonical`, whose version holds `held`.
+    func render(_ canonical: [UInt8], held: HeldLinks = .none) -> [UInt8] {
         canonical.withUnsafeBufferPointer { input in
             let count = input.count
             var output: [UInt8] = []
@@ -49,10 +57,16 @@ struct ServedForm: Sendable {
                         output.append(contentsOf: input[copied ..< start])
                         output.append(contentsOf: baseBytes)
                         copied = start
-                    } else if let spriteBytes, Self.starts(input, at: start, end: end, with: Self.upstreamSprites) {
+                    } else if let spriteBytes, Self.starts(input, at: start, end: end, with: Self.upstreamSprites),
+                              held.sprites.contains(Self.text(input, start + Self.upstreamSprites.count, end)) {
                         output.append(contentsOf: input[copied ..< start])
                         output.append(contentsOf: spriteBytes)
                         copied = start + Self.upstreamSprites.count
+                    } else if let cryBytes, Self.starts(input, at: start, end: end, with: Self.upstreamCries),
+                              held.cries.contains(Self.text(input, start + Self.upstreamCries.count, end)) {
+                        output.append(contentsOf: input[copied ..< start])
+                        output.append(contentsOf: cryBytes)
+                        copied = start + Self.upstreamCries.count
                     }
                 }
                 index = end + 1
@@ -60,6 +74,12 @@ struct ServedForm: Sendable {
             if copied < count { output.append(contentsOf: input[copied ..< count]) }
             return output
         }
+    }
+
+    /// The string contents from `start` to `end` as written (a path with an escape in it
+    /// matches no held file, and keeps upstream's URL).
+    private static func text(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: input[start ..< max(start, end)]), as: UTF8.self)
     }
 
     private static func starts(_ input: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, with prefix: [UInt8]) -> Bool {

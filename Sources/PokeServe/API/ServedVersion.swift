@@ -36,9 +36,13 @@ final class ServedVersion: Sendable {
     let encounters: [Int: SHA256Digest]
     /// `/api/v2/meta/`.
     let meta: SHA256Digest?
+    /// The sprites and cries it holds: the links `--sprite-base` points at this server.
+    let links: HeldLinks
 
-    init(number: Int, endpoints: [String], kinds: [String: Kind], encounters: [Int: SHA256Digest], meta: SHA256Digest?) {
+    init(number: Int, endpoints: [String], kinds: [String: Kind], encounters: [Int: SHA256Digest], meta: SHA256Digest?,
+         links: HeldLinks = .none) {
         self.number = number
+        self.links = links
         self.endpoints = endpoints
         self.kinds = kinds
         self.encounters = encounters
@@ -97,7 +101,8 @@ final class ServedVersion: Sendable {
             kinds[name] = Kind(name: name, entries: ordered, byID: byID, byName: byName)
         }
         let endpoints = (Array(kinds.keys) + (meta == nil ? [] : ["meta"])).sorted()
-        return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta)
+        return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta,
+                             links: try HeldLinks.load(store: store, version: version))
     }
 }
 

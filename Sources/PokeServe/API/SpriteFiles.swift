@@ -1,6 +1,6 @@
 import Foundation
 
-/// The mirror's sprite tree as served under `/sprites/`: a path is a list of plain names
+/// A tree of the mirror's linked files as served under `/sprites/` or `/cries/`: a path is a list of plain names
 /// (letters, digits, `-`, `_`, `.`, never starting with a dot), opened one folder at a
 /// time without following links, and only a regular file is read. Nothing else of the
 /// file system is reachable.
@@ -57,6 +57,7 @@ struct SpriteFiles: Sendable {
         case "svg": return "image/svg+xml"
         case "jpg", "jpeg": return "image/jpeg"
         case "webp": return "image/webp"
+        case "ogg": return "audio/ogg"
         default: return "application/octet-stream"
         }
     }

@@ -8,14 +8,17 @@ package struct CrawlOptions: Sendable {
     /// `sync` only: check every document and sprite even when the deploy is unchanged.
     package var revalidate: Bool
     package var sprites: SpriteSet
+    /// Which cries of each pokemon the run mirrors (`--cries`).
+    package var cries: CrySet
     /// Which kinds the run mirrors (`--kinds`).
     package var kinds: KindSelection
     /// Publish even when a kind's list lost more than 5% of the latest version's entries.
     package var allowShrink: Bool
 
     package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
-                kinds: KindSelection = .default, allowShrink: Bool = false) {
+                kinds: KindSelection = .default, allowShrink: Bool = false, cries: CrySet = .none) {
         self.kinds = kinds
+        self.cries = cries
         self.mode = mode
         self.concurrency = max(1, concurrency)
         self.revalidate = revalidate
@@ -60,4 +63,6 @@ package struct CrawlSummary: Sendable {
     /// The published version's diff against the one before (nil for a first version or no change).
     package var diff: VersionDiff?
     package var diffFile: URL?
+    /// The cries the published version holds (its sprites are in its record).
+    package var cries = 0
 }

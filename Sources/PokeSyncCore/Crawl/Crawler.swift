@@ -31,7 +31,8 @@ package struct Crawler: Sendable {
     var plan: RunPlan {
         RunPlan(mode: options.mode, source: source.description, spriteSource: planner.spriteSourceDescription,
                 spriteSet: options.sprites.description, revalidate: options.revalidate,
-                kinds: options.kinds.description)
+                kinds: options.kinds.description, cries: options.cries.description,
+                crySource: planner.crySourceDescription)
     }
 
     /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
@@ -52,7 +53,7 @@ package struct Crawler: Sendable {
         let notice = validatorNotice(run: try store.currentRun() ?? current)
         if let notice { log(notice) }
         try store.setSourceNotice(notice)
-        if options.sprites != .none, let sprites {
+        if options.sprites != .none || options.cries != .none, let sprites {
             try await fetchSprites(with: sprites, run: current)
         }
         progress.begin(phase: .publishing)
@@ -62,12 +63,14 @@ package struct Crawler: Sendable {
         let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
         let counters = progress.snapshot()
+        var cries = 0
+        if case .published(let version) = outcome { cries = try store.fileCount(.cries, version: version.number) }
         return CrawlSummary(outcome: outcome,
                             documentsFetched: counters.documentsFetched, documentsUnchanged: counters.documentsUnchanged,
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
-                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil)
+                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.
@@ -184,8 +187,10 @@ package struct Crawler: Sendable {
     func deployUnchanged(_ run: RunRecord) throws -> Bool {
         guard options.mode == .sync, !options.revalidate, let base = run.baseVersion, let deploy = run.deployHash,
               let baseRecord = try store.version(base) else { return false }
+        let baseCries = try store.versionCrySet(base)
         return baseRecord.deployHash == deploy && baseRecord.spriteSet == plan.spriteSet
             && baseRecord.spriteSource == plan.spriteSource && baseRecord.source == plan.source
+            && (baseCries?.selection.description ?? "none") == plan.cries && baseCries?.source == plan.crySource
     }
 
     /// One line when the source sent no ETag, Last-Modified nor deploy hash for any document

@@ -53,12 +53,18 @@ struct DocumentPhase {
     private func storeContent(_ job: DocumentJob, document: CanonicalDocument, validators: Validators,
                               baseHash: SHA256Digest?) throws {
         let hash = SHA256.hash(document.bytes)
-        let references = job.kind.mirrorsSprites ? document.collected.map { SpriteReference(key: $0.path, url: $0.value) } : []
+        // Every document's links are kept, whatever this run selects: a later run with more
+        // (`--sprites all`, `--cries`) reads them back for a document that has not changed.
+        let links = try StoredDocument.links(of: document)
         let content = StoredDocument(
             size: document.bytes.count,
             compressedBody: try Zlib.compress(document.bytes, level: StoredDocument.compressionLevel),
-            compressedSpriteRefs: references.isEmpty ? nil : try Zlib.compress(SpriteReference.encode(references)))
-        let queued = crawler.planner.plan(references, document: job.key)
+            compressedSpriteRefs: links.sprites, compressedCryRefs: links.cries)
+        let sprites = crawler.planner.plan(document.collected.map { SpriteReference(key: $0.path, url: $0.value) },
+                                           tree: .sprites, kind: job.kind, document: job.key)
+        let cries = crawler.planner.plan(document.collectedAlso.map { SpriteReference(key: $0.path, url: $0.value) },
+                                         tree: .cries, kind: job.kind, document: job.key)
+        let queued = (jobs: sprites.jobs + cries.jobs, reports: sprites.reports + cries.reports)
         try store.storeDocument(run: run.id, job: job, content: content, hash: hash, validators: validators,
                                 state: .done, sprites: queued.jobs, reports: queued.reports)
         if hash == baseHash {
@@ -68,10 +74,15 @@ struct DocumentPhase {
         }
     }
 
-    /// The known content stands (a 304, or an unchanged deploy); its sprites are queued again.
+    /// The known content stands (a 304, or an unchanged deploy); its linked files are queued again.
     private func settleUnchanged(_ job: DocumentJob, hash: SHA256Digest) throws {
-        let references = crawler.options.sprites == .none || !job.kind.mirrorsSprites ? [] : try store.spriteReferences(documentHash: hash)
-        let queued = crawler.planner.plan(references, document: job.key)
+        var queued: (jobs: [SpriteJob], reports: [SpriteReport]) = ([], [])
+        for tree in LinkedTree.allCases where crawler.planner.wants(tree, of: job.kind) {
+            let planned = crawler.planner.plan(try store.linkReferences(documentHash: hash, tree: tree),
+                                               tree: tree, kind: job.kind, document: job.key)
+            queued.jobs += planned.jobs
+            queued.reports += planned.reports
+        }
         try store.storeDocument(run: run.id, job: job, content: nil, hash: hash, validators: nil,
                                 state: .unchanged, sprites: queued.jobs, reports: queued.reports)
         crawler.progress.documentSettled(job.kind, fetched: false)

@@ -41,12 +41,12 @@ struct SpritePhase {
             case .refused(let reason):
                 try settle(job, .refused, hash: nil, size: nil, validators: nil,
                            report: SpriteReport(url: job.url, document: job.document, outcome: .refused, reason: reason))
-                crawler.log("refused sprite \(job.url) named by \(job.document): \(reason)")
+                crawler.log("refused \(job.tree.noun) \(job.url) named by \(job.document): \(reason)")
             }
         } catch where !isFatalToRun(error) {
-            try store.failJob(run: run.id, job: "sprite", key: job.url, error: "\(error)")
+            try store.failJob(run: run.id, job: job.tree.job, key: job.url, error: "\(error)")
             crawler.progress.spriteSettled(state: .failed)
-            crawler.log("failed: sprite \(job.path) named by \(job.document): \(error)")
+            crawler.log("failed: \(job.tree.noun) \(job.path) named by \(job.document): \(error)")
         }
     }
 

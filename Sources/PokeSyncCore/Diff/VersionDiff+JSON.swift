@@ -29,17 +29,27 @@ extension VersionDiff {
             }
         }
 
+        /// A linked file that differs: `{"tree": "cries", "path": "pokemon/latest/25.ogg", "change": "changed"}`.
+        struct File: Encodable {
+            var tree: String
+            var path: String
+            var change: String
+        }
+
         var from: Int
         var to: Int
-        /// Each kind's API name, and `sprites`, to its counts.
+        /// Each kind's API name, `sprites` and `cries`, to its counts.
         var summary: [String: Counts]
         var changes: [Change]
+        var files: [File]
 
         init(_ diff: VersionDiff) {
             from = diff.from
             to = diff.to
             summary = Dictionary(uniqueKeysWithValues: diff.summary.map { ($0.key.apiName, Counts($0.value)) })
             summary["sprites"] = Counts(diff.sprites)
+            summary["cries"] = Counts(diff.cries)
+            files = diff.files.map { File(tree: $0.tree.folderName, path: $0.path, change: $0.change.rawValue) }
             changes = diff.changes.map {
                 Change(kind: $0.kind.apiName, id: $0.id, name: $0.name, change: $0.change.rawValue,
                        paths: $0.change == .changed ? $0.paths : nil)

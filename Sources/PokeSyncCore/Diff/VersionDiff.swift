@@ -24,13 +24,23 @@ package struct VersionDiff: Sendable, Equatable {
         package var paths: [String]
     }
 
+    /// A linked file added, removed or changed, named by its tree and its path there.
+    package struct FileChange: Sendable, Equatable {
+        package var tree: LinkedTree
+        package var path: String
+        package var change: ChangeKind
+    }
+
     package var from: Int
     package var to: Int
     package var summary: [ResourceKind: Counts]
     package var sprites: Counts
+    package var cries = Counts()
     package var changes: [Change]
+    /// Every linked file that differs, sprites then cries, each in path order.
+    package var files: [FileChange] = []
 
-    package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 }
+    package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 && cries.total == 0 }
 }
 
 extension VersionDiff {
@@ -66,14 +76,38 @@ extension VersionDiff {
         }
         changes.sort { ($0.kind, $0.id) < ($1.kind, $1.id) }
 
-        let oldSprites = Dictionary(try store.versionSprites(from).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
-        let newSprites = Dictionary(try store.versionSprites(to).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
-        var sprites = Counts()
-        for (path, hash) in newSprites {
-            if let before = oldSprites[path] { if before != hash { sprites.changed += 1 } } else { sprites.added += 1 }
+        var diff = VersionDiff(from: from, to: to, summary: summary, sprites: Counts(), changes: changes)
+        for tree in LinkedTree.allCases {
+            let (counts, files) = try fileChanges(store: store, tree: tree, from: from, to: to)
+            if tree == .sprites { diff.sprites = counts } else { diff.cries = counts }
+            diff.files += files
         }
-        sprites.removed = oldSprites.keys.filter { newSprites[$0] == nil }.count
-        return VersionDiff(from: from, to: to, summary: summary, sprites: sprites, changes: changes)
+        return diff
+    }
+
+    /// The files of `tree` that differ between two versions, counted and named.
+    static func fileChanges(store: Store, tree: LinkedTree, from: Int, to: Int) throws -> (Counts, [FileChange]) {
+        let old = Dictionary(try store.versionFiles(tree, from).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(try store.versionFiles(tree, to).map { ($0.path, $0.hash) }, uniquingKeysWith: { a, _ in a })
+        var counts = Counts()
+        var files: [FileChange] = []
+        for (path, hash) in new {
+            if let before = old[path] {
+                if before != hash {
+                    counts.changed += 1
+                    files.append(FileChange(tree: tree, path: path, change: .changed))
+                }
+            } else {
+                counts.added += 1
+                files.append(FileChange(tree: tree, path: path, change: .added))
+            }
+        }
+        for path in old.keys where new[path] == nil {
+            counts.removed += 1
+            files.append(FileChange(tree: tree, path: path, change: .removed))
+        }
+        files.sort { $0.path < $1.path }
+        return (counts, files)
     }
 
     /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
@@ -102,8 +136,18 @@ extension VersionDiff {
                 if ofKind.count > limit { lines.append("    ... and \(ofKind.count - limit) more \(change.rawValue) (--json lists all)") }
             }
         }
-        lines.append("\("sprites".padding(toLength: 16, withPad: " ", startingAt: 0)) "
-                     + "\(sprites.added) added, \(sprites.removed) removed, \(sprites.changed) changed")
+        for tree in LinkedTree.allCases {
+            let counts = tree == .sprites ? sprites : cries
+            // A mirror without cries says nothing of them.
+            if tree == .cries && counts.total == 0 { continue }
+            lines.append("\(tree.folderName.padding(toLength: 16, withPad: " ", startingAt: 0)) "
+                         + "\(counts.added) added, \(counts.removed) removed, \(counts.changed) changed")
+            for change in [ChangeKind.added, .removed, .changed] {
+                let ofTree = files.filter { $0.tree == tree && $0.change == change }
+                for file in ofTree.prefix(limit) { lines.append("  \(symbol(change)) \(tree.folderName)/\(file.path)") }
+                if ofTree.count > limit { lines.append("    ... and \(ofTree.count - limit) more \(change.rawValue) (--json lists all)") }
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

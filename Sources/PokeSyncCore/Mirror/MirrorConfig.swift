@@ -12,6 +12,11 @@ package struct MirrorConfig: Sendable, Equatable {
     /// `--kinds`: `default`, `all` or a comma list of endpoint names; nil: what the
     /// mirror's latest version was made with (`default` for a new mirror).
     package var kinds: String?
+    /// `--cries`: `none`, `latest`, `legacy` or `all`; nil: what the mirror's latest
+    /// version was made with (`none` for a new mirror).
+    package var cries: String?
+    /// `--cry-source`: where cry bytes come from (a URL or a clone of PokeAPI/cries).
+    package var crySource: String?
     package var concurrency: Int = 8
     /// Requests per second at most; nil for no cap.
     package var rate: Double?
@@ -85,6 +90,13 @@ package struct MirrorConfig: Sendable, Equatable {
                 throw ConfigError("\(name): \"sprites\": \(error)")
             }
             config.sprites = sprites
+        }
+        config.crySource = try reader.string("cry_source")
+        if let cries = try reader.string("cries") {
+            do { _ = try CrySet(parsing: cries) } catch let error as RequestError {
+                throw ConfigError("\(name): \"cries\": \(error)")
+            }
+            config.cries = cries
         }
         if let kinds = try reader.string("kinds") {
             do { _ = try KindSelection(parsing: kinds) } catch let error as RequestError {

@@ -28,10 +28,13 @@ package enum MirrorRun {
                       log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
         let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
                                   source: try settings.spriteSource.map(SourceFactory.spriteSource))
-        let client = HTTPClient(configuration: clientConfiguration(settings, policy: policy))
+        let cryPolicy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
+                                     source: try settings.crySource.map(SourceFactory.spriteSource), tree: .cries)
+        let client = HTTPClient(configuration: clientConfiguration(settings, policies: [policy, cryPolicy]))
         defer { client.invalidate() }
         let source = try SourceFactory.documentSource(settings.source, client: client)
-        let fetcher = SpriteFetcher(policy: policy, client: client, layout: layout)
+        let fetcher = SpriteFetcher(policy: policy, cryPolicy: cryPolicy, client: client, layout: layout)
+        let cries = try self.cries(settings, store: store)
         do {
             if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
                 log("wrote the diff of versions \(diff.from) and \(diff.to) that the last run left unwritten: \(file.path)")
@@ -46,10 +49,11 @@ package enum MirrorRun {
         let printer = progressDisplay?(progress)
         defer { printer?.stop() }
         let crawler = Crawler(
-            store: store, source: source, sprites: fetcher, planner: SpritePlanner(set: settings.sprites, policy: policy),
+            store: store, source: source, sprites: fetcher,
+            planner: SpritePlanner(set: settings.sprites, policy: policy, cries: cries, cryPolicy: cryPolicy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
                                   revalidate: settings.revalidate, sprites: settings.sprites,
-                                  kinds: try kinds(settings, store: store), allowShrink: settings.allowShrink),
+                                  kinds: try kinds(settings, store: store), allowShrink: settings.allowShrink, cries: cries),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)
@@ -68,9 +72,11 @@ package enum MirrorRun {
         case .unchanged(let version):
             // A damaged object the run fetched again is a new file; the tree's hard link
             // still names the old one until it is placed again (files already right are skipped).
-            let unplaced = try SpriteTree(layout: layout).materialize(version: version, store: store)
-            if !unplaced.isEmpty {
-                log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
+            for tree in SpriteTree.all(layout: layout) {
+                let unplaced = try tree.materialize(version: version, store: store)
+                if !unplaced.isEmpty {
+                    log("warning: \(unplaced.count) \(tree.tree.noun) file(s) could not be placed in the \(tree.tree.folderName) tree, e.g. \(unplaced[0]); trying again next run")
+                }
             }
         }
         return summary
@@ -85,12 +91,14 @@ package enum MirrorRun {
     /// - Throws: `FollowUpFailure` saying which step failed.
     static func finishPublishing(store: Store, layout: MirrorLayout,
                                  log: @Sendable (String) -> Void) throws -> (VersionDiff, URL)? {
-        let unplaced: [String]
-        do { unplaced = try SpriteTree(layout: layout).repairIfNeeded(store: store) } catch {
-            throw FollowUpFailure(step: "bringing the sprite tree up to date", underlying: error)
-        }
-        if !unplaced.isEmpty {
-            log("warning: \(unplaced.count) sprite(s) could not be placed in the sprite tree, e.g. \(unplaced[0]); trying again next run")
+        for tree in SpriteTree.all(layout: layout) {
+            let unplaced: [String]
+            do { unplaced = try tree.repairIfNeeded(store: store) } catch {
+                throw FollowUpFailure(step: "bringing the \(tree.tree.noun) tree up to date", underlying: error)
+            }
+            if !unplaced.isEmpty {
+                log("warning: \(unplaced.count) \(tree.tree.noun) file(s) could not be placed in the \(tree.tree.folderName) tree, e.g. \(unplaced[0]); trying again next run")
+            }
         }
         do {
             // The diff stage knows what it wrote: a latest version whose diff against the
@@ -116,7 +124,14 @@ package enum MirrorRun {
         return try store.versionKinds(latest.number)?.selection ?? .default
     }
 
-    static func clientConfiguration(_ settings: RunSettings, policy: SpritePolicy) -> HTTPClientConfiguration {
+    /// `--cries` as given, else what the latest version was made with, as for `--kinds`.
+    static func cries(_ settings: RunSettings, store: Store) throws -> CrySet {
+        if let cries = settings.cries { return cries }
+        guard let latest = try store.latestVersion() else { return .none }
+        return try store.versionCrySet(latest.number)?.selection ?? .none
+    }
+
+    static func clientConfiguration(_ settings: RunSettings, policies: [SpritePolicy]) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.userAgent = settings.userAgent
         configuration.maxConnectionsPerHost = settings.concurrency
@@ -125,7 +140,7 @@ package enum MirrorRun {
         configuration.retry = settings.retry
         // Redirects are followed only to origins we would fetch from anyway (the client
         // itself always follows a redirect to the same origin, such as PokeAPI's 301).
-        configuration.allowRedirect = { url in policy.allows(url) }
+        configuration.allowRedirect = { url in policies.contains { $0.allows(url) } }
         return configuration
     }
 }

@@ -9,6 +9,9 @@ package struct MirrorStatus: Sendable {
     package var latest: VersionRecord?
     /// Documents of each kind in `latest`.
     package var kinds: [ResourceKind: Int] = [:]
+    /// Cries in `latest`, and the `--cries` set it was made with.
+    package var cries = 0
+    package var crySet: CrySet = .none
     /// Every sprite the latest version refused or found missing upstream.
     package var reports: [SpriteReport] = []
     package var refused: Int { reports.filter { $0.outcome == .refused }.count }
@@ -32,6 +35,8 @@ package struct MirrorStatus: Sendable {
         if let latest = status.latest {
             status.kinds = try store.documentCounts(version: latest.number)
             status.reports = try store.spriteReports(version: latest.number)
+            status.cries = try store.fileCount(.cries, version: latest.number)
+            status.crySet = try store.versionCrySet(latest.number)?.selection ?? .none
         }
         if let run = try store.currentRun() {
             status.run = run

@@ -8,6 +8,9 @@ package struct RunSettings: Sendable {
     package var sprites: SpriteSet
     /// `--kinds`, when given (command line or mirror.json); nil keeps the latest version's.
     package var kinds: KindSelection?
+    /// `--cries`, when given (command line or mirror.json); nil keeps the latest version's.
+    package var cries: CrySet?
+    package var crySource: String?
     package var concurrency: Int
     package var rate: Double?
     package var allowHosts: [String]
@@ -24,6 +27,8 @@ package struct RunSettings: Sendable {
         spriteSource = config.spriteSource
         sprites = try SpriteSet(parsing: config.sprites)
         kinds = try config.kinds.map(KindSelection.init(parsing:))
+        cries = try config.cries.map(CrySet.init(parsing:))
+        crySource = config.crySource
         concurrency = config.concurrency
         rate = config.rate
         allowHosts = config.allowHosts

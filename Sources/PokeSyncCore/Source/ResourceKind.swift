@@ -84,10 +84,6 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
         }
     }
 
-    /// Whether the sprites a document of this kind names are mirrored: a pokemon's are;
-    /// a type's icons are not (DESIGN, `--sprites`), nor anything another kind names.
-    package var mirrorsSprites: Bool { self == .pokemon }
-
     /// Whether `name` can be an endpoint's name: lowercase letters, digits and dashes,
     /// as every PokeAPI endpoint is. A name is also a folder of an api-data tree and a
     /// path segment of a request, so nothing else is taken from a source's root.

@@ -13,17 +13,24 @@ package enum SpriteFetchOutcome: Sendable {
     case refused(String)
 }
 
-/// Fetches sprite bytes over HTTP or from a local clone of PokeAPI/sprites, checks
-/// they are a whole image of the type the path says, and stores them by hash.
+/// Fetches linked files over HTTP or from a local clone of PokeAPI/sprites or
+/// PokeAPI/cries, checks they are a whole file of the type the path says (an image, an
+/// Ogg stream), and stores them by hash.
 package struct SpriteFetcher: Sendable {
     package let policy: SpritePolicy
+    /// The policy of the cries tree (`--cry-source`).
+    package let cryPolicy: SpritePolicy
     package let client: HTTPClient?
     package let objects: SpriteObjects
     package let tree: SpriteTree
     package let maxBytes: Int
 
-    package init(policy: SpritePolicy, client: HTTPClient?, layout: MirrorLayout, maxBytes: Int = 8 << 20) {
+    package init(policy: SpritePolicy, cryPolicy: SpritePolicy? = nil, client: HTTPClient?, layout: MirrorLayout,
+                 maxBytes: Int = 8 << 20) {
         self.policy = policy
+        var cries = cryPolicy ?? policy
+        cries.tree = .cries
+        self.cryPolicy = cries
         self.client = client
         self.objects = SpriteObjects(layout: layout)
         self.tree = SpriteTree(layout: layout)
@@ -34,7 +41,7 @@ package struct SpriteFetcher: Sendable {
     ///   refuses, `CancellationError`.
     package func fetch(_ job: SpriteJob, validators: Validators?) async throws -> SpriteFetchOutcome {
         let resolved: SpritePolicy.Resolved
-        switch policy.resolve(job.url) {
+        switch (job.tree == .cries ? cryPolicy : policy).resolve(job.url) {
         case .success(let value): resolved = value
         case .failure(let refusal): return .refused(refusal.reason)
         }
@@ -47,7 +54,7 @@ package struct SpriteFetcher: Sendable {
     private func download(_ url: URL, resolved: SpritePolicy.Resolved, validators: Validators?) async throws -> SpriteFetchOutcome {
         guard let client else { throw SourceError(resource: url.absoluteString, reason: "no HTTP client for sprites") }
         var headers = validators?.requestHeaders ?? [:]
-        headers["Accept"] = "image/png, image/gif, image/svg+xml, */*"
+        headers["Accept"] = resolved.fileExtension == "ogg" ? "audio/ogg, */*" : "image/png, image/gif, image/svg+xml, */*"
         let fileExtension = resolved.fileExtension
         let response: HTTPResponse
         let bytes: [UInt8]
@@ -56,7 +63,7 @@ package struct SpriteFetcher: Sendable {
             (response, bytes) = try await client.fetch(url, headers: headers) { response in
                 let bytes = response.status == 200 ? [UInt8](response.body) : []
                 if response.status == 200, ImageCheck.problem(bytes, fileExtension: fileExtension) == .incomplete {
-                    throw HTTPError.invalidBody(url: response.url, reason: "image cut short")
+                    throw HTTPError.invalidBody(url: response.url, reason: "\(ImageCheck.noun(fileExtension)) cut short")
                 }
                 return (response, bytes)
             }
@@ -80,12 +87,12 @@ package struct SpriteFetcher: Sendable {
     }
 
     private func readFile(_ file: URL, resolved: SpritePolicy.Resolved, validators: Validators?) throws -> SpriteFetchOutcome {
-        guard let stamp = FolderSource.fileStamp(file.path) else { return .missing("not in the sprite folder") }
+        guard let stamp = FolderSource.fileStamp(file.path) else { return .missing("not in the \(resolved.tree.folderName) folder") }
         if let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         guard size <= maxBytes else { return .refused("larger than \(maxBytes) bytes") }
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw SourceError(resource: file.path, reason: "cannot read the sprite")
+            throw SourceError(resource: file.path, reason: "cannot read the \(resolved.tree.noun)")
         }
         return try keep([UInt8](data), fileExtension: resolved.fileExtension,
                         validators: Validators(etag: stamp, lastModified: nil), wire: .local)
@@ -95,7 +102,7 @@ package struct SpriteFetcher: Sendable {
         if let problem = ImageCheck.problem(bytes, fileExtension: fileExtension) {
             switch problem {
             case .wrongType(let reason): return .refused(reason)
-            case .incomplete: return .refused("image cut short")
+            case .incomplete: return .refused("\(ImageCheck.noun(fileExtension)) cut short")
             }
         }
         let hash = try objects.store(bytes)

@@ -1,24 +1,52 @@
-/// Turns the sprite URLs a document names into sprite jobs (for the selected set)
+/// Turns the links a document names into jobs for the linked files the run selects,
 /// and refusal reports (for URLs the policy will not fetch).
+///
+/// `--sprites default`, `artwork` and path lists select among a pokemon's sprites;
+/// `all` is every sprite any document links (pokemon-form, item and type too).
+/// `--cries` selects among a pokemon's `cries` (`latest`, `legacy`).
 package struct SpritePlanner: Sendable {
     package let set: SpriteSet
     package let policy: SpritePolicy
+    package let cries: CrySet
+    package let cryPolicy: SpritePolicy
 
-    package init(set: SpriteSet, policy: SpritePolicy) {
+    package init(set: SpriteSet, policy: SpritePolicy, cries: CrySet = .none, cryPolicy: SpritePolicy? = nil) {
         self.set = set
         self.policy = policy
+        self.cries = cries
+        var cryPolicy = cryPolicy ?? policy
+        cryPolicy.tree = .cries
+        self.cryPolicy = cryPolicy
     }
 
     var spriteSourceDescription: String? { policy.source?.description }
+    var crySourceDescription: String? { cries == .none ? nil : cryPolicy.source?.description }
 
-    func plan(_ references: [SpriteReference], document: String) -> (jobs: [SpriteJob], reports: [SpriteReport]) {
+    /// Whether a document of `kind` may link files of `tree` that this run selects.
+    func wants(_ tree: LinkedTree, of kind: ResourceKind) -> Bool {
+        switch tree {
+        case .sprites: return kind == .pokemon ? set != .none : set == .all
+        case .cries: return cries != .none
+        }
+    }
+
+    func selects(_ key: String, tree: LinkedTree, kind: ResourceKind) -> Bool {
+        switch tree {
+        case .sprites: return kind == .pokemon ? set.selects(key) : set == .all
+        case .cries: return cries.selects(key)
+        }
+    }
+
+    func plan(_ references: [SpriteReference], tree: LinkedTree = .sprites, kind: ResourceKind = .pokemon,
+              document: String) -> (jobs: [SpriteJob], reports: [SpriteReport]) {
         var jobs: [SpriteJob] = []
         var reports: [SpriteReport] = []
         var seen = Set<String>()
-        for reference in references where set.selects(reference.key) && seen.insert(reference.url).inserted {
+        let policy = tree == .cries ? cryPolicy : self.policy
+        for reference in references where selects(reference.key, tree: tree, kind: kind) && seen.insert(reference.url).inserted {
             switch policy.resolve(reference.url) {
             case .success(let resolved):
-                jobs.append(SpriteJob(url: reference.url, path: resolved.path, document: document))
+                jobs.append(SpriteJob(url: reference.url, path: resolved.path, document: document, tree: tree))
             case .failure(let refusal):
                 reports.append(SpriteReport(url: reference.url, document: document, outcome: .refused, reason: refusal.reason))
             }
@@ -59,9 +87,34 @@ enum ImageCheck {
                 return .wrongType("not an SVG document")
             }
             return String(decoding: body.suffix(1024), as: UTF8.self).contains("</svg>") ? nil : .incomplete
+        case "ogg":
+            // An Ogg stream starts with a page's capture pattern; it is whole when a page
+            // near its end says "end of stream" (header type flag 0x04, RFC 3533).
+            guard body.starts(with: oggCapture) else { return .wrongType("not an Ogg stream (no OggS capture pattern)") }
+            return endsOggStream(body) ? nil : .incomplete
         default:
             return .wrongType("not a .png, .gif or .svg image")
         }
+    }
+
+    static let oggCapture: [UInt8] = Array("OggS".utf8)
+
+    /// What a file of that extension is, for messages.
+    static func noun(_ fileExtension: String) -> String { fileExtension.lowercased() == "ogg" ? "Ogg stream" : "image" }
+
+    /// Whether a page header (capture pattern, version 0) with the end-of-stream flag is in
+    /// the last 64 kB (a page is at most 65,307 bytes, so the last one starts there).
+    static func endsOggStream(_ body: [UInt8]) -> Bool {
+        let start = max(0, body.count - 65_536)
+        var index = body.count - 27
+        while index >= start {
+            if body[index] == 0x4F, body[index + 1] == 0x67, body[index + 2] == 0x67, body[index + 3] == 0x53,
+               body[index + 4] == 0, body[index + 5] & 0x04 != 0 {
+                return true
+            }
+            index -= 1
+        }
+        return false
     }
 
     private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {

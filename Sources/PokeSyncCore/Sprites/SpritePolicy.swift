@@ -28,11 +28,14 @@ package struct SpritePolicy: Sendable {
     /// host does not open its other ports (`http://127.0.0.1:6379/...`) or plain http.
     package var allowedOrigins: Set<Origin>
     package var source: SpriteSource?
+    /// The tree this policy places files in: sprites, or cries (`--cry-source` maps theirs).
+    package var tree: LinkedTree
 
     /// - Parameters:
     ///   - sourceURL: the document source's base URL; its origin is allowed.
     ///   - extraHosts: `--allow-host` values, `HOST` (https on 443, http on 80) or `HOST:PORT`.
-    package init(sourceURL: URL?, extraHosts: [String] = [], source: SpriteSource? = nil) {
+    ///   - tree: the tree whose links this policy resolves.
+    package init(sourceURL: URL?, extraHosts: [String] = [], source: SpriteSource? = nil, tree: LinkedTree = .sprites) {
         var origins: Set<Origin> = [Origin(scheme: "https", host: "raw.githubusercontent.com", port: 443)]
         if let sourceURL, let origin = Origin(sourceURL) { origins.insert(origin) }
         if case .http(let base)? = source, let origin = Origin(base) { origins.insert(origin) }
@@ -49,6 +52,7 @@ package struct SpritePolicy: Sendable {
         }
         self.allowedOrigins = origins
         self.source = source
+        self.tree = tree
     }
 
     /// Scheme, lower-cased host and port (the scheme's default when absent).
@@ -80,6 +84,8 @@ package struct SpritePolicy: Sendable {
         /// Its place below `sprites/`, e.g. `pokemon/25.png`.
         package var path: String
         package var location: Location
+        /// The tree it goes in.
+        package var tree: LinkedTree = .sprites
         package var fileExtension: String { String(path.split(separator: ".").last ?? "") }
     }
 
@@ -100,9 +106,9 @@ package struct SpritePolicy: Sendable {
             return .failure(SpriteRefusal("no host"))
         }
         guard components.query == nil, components.fragment == nil, components.user == nil else {
-            return .failure(SpriteRefusal("query, fragment or credentials in a sprite URL"))
+            return .failure(SpriteRefusal("query, fragment or credentials in a \(tree.noun) URL"))
         }
-        let isUpstream = text.hasPrefix(Self.upstreamPrefix)
+        let isUpstream = text.hasPrefix(tree.upstreamPrefix)
         // Mapped upstream URLs are fetched from the sprite source, never from their own host.
         if !(isUpstream && source != nil), !allows(url) {
             let port = components.port.map { ":\($0)" } ?? ""
@@ -117,25 +123,25 @@ package struct SpritePolicy: Sendable {
         // allowed host, or below an http --sprite-source base), so that two hosts with
         // other layouts cannot put unrelated files at the same place.
         guard let prefix = layoutPrefixes(for: url).first(where: { decoded.hasPrefix($0) }) else {
-            return .failure(SpriteRefusal("not below the sprites folder of the PokeAPI/sprites layout (\(Self.repositoryLayout)...)"))
+            return .failure(SpriteRefusal("not below the \(tree.folderName) folder of the PokeAPI/\(tree.folderName) layout (\(tree.repositoryLayout)...)"))
         }
         let treePath = decoded.dropFirst(prefix.count)
         if let reason = Self.unsafeReason(treePath) { return .failure(SpriteRefusal(reason)) }
         let path = String(treePath)
         guard let ext = path.split(separator: ".").last.map({ $0.lowercased() }), path.contains("."),
-              Self.imageExtensions.contains(ext) else {
-            return .failure(SpriteRefusal("not a .png, .gif or .svg image"))
+              tree.extensions.contains(ext) else {
+            return .failure(SpriteRefusal("not \(tree.extensionsDescription)"))
         }
         let location: Location
         switch (isUpstream, source) {
         case (true, .http(let base)?):
-            location = .http(Self.join(base, "sprites/" + path))
+            location = .http(Self.join(base, tree.folderName + "/" + path))
         case (true, .folder(let root)?):
-            location = .file(root.appendingPathComponent("sprites").appendingPathComponent(path))
+            location = .file(root.appendingPathComponent(tree.folderName).appendingPathComponent(path))
         default:
             location = .http(url)
         }
-        return .success(Resolved(path: path, location: location))
+        return .success(Resolved(path: path, location: location, tree: tree))
     }
 
     /// The sprites folder of PokeAPI/sprites, as a URL path.
@@ -144,10 +150,10 @@ package struct SpritePolicy: Sendable {
     /// Where the sprites folder may start in the decoded path of `url`: the repository's
     /// layout, and for a URL on an http `--sprite-source`'s origin, that base's `sprites/`.
     func layoutPrefixes(for url: URL) -> [String] {
-        var prefixes = [Self.repositoryLayout]
+        var prefixes = [tree.repositoryLayout]
         if case .http(let base)? = source, Origin(base) == Origin(url) {
             let path = base.path.hasSuffix("/") ? base.path : base.path + "/"
-            prefixes.append(path + "sprites/")
+            prefixes.append(path + tree.folderName + "/")
         }
         return prefixes
     }
@@ -188,7 +194,7 @@ package struct SpritePolicy: Sendable {
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty { return "empty path segment" }
             if segment.utf8.count > 255 { return "path segment longer than 255 bytes" }
-            if segment == "." || segment == ".." { return "path escapes the sprite tree (\(segment))" }
+            if segment == "." || segment == ".." { return "path escapes the tree (\(segment))" }
             if segment.hasPrefix(".") { return "hidden path segment" }
         }
         return nil

@@ -1,17 +1,24 @@
 import Foundation
 
-/// The latest version's sprites at `sprites/<path>`, as hard links to the objects
-/// (no bytes stored twice). Each file appears whole: it is linked under a scratch
-/// name, then renamed into place.
+/// The latest version's sprites at `sprites/<path>` (or cries at `cries/<path>`), as
+/// hard links to the objects (no bytes stored twice). Each file appears whole: it is
+/// linked under a scratch name, then renamed into place.
 package struct SpriteTree: Sendable {
     package let root: URL
+    package let tree: LinkedTree
     let objects: SpriteObjects
     let scratch: URL
 
-    package init(layout: MirrorLayout) {
-        root = layout.spritesFolder
+    package init(layout: MirrorLayout, tree: LinkedTree = .sprites) {
+        root = tree.folder(layout)
+        self.tree = tree
         objects = SpriteObjects(layout: layout)
         scratch = layout.scratchFolder
+    }
+
+    /// Every tree of the mirror, sprites first.
+    package static func all(layout: MirrorLayout) -> [SpriteTree] {
+        LinkedTree.allCases.map { SpriteTree(layout: layout, tree: $0) }
     }
 
     /// Makes the tree hold exactly the sprites of `version`, then records that in the
@@ -21,10 +28,15 @@ package struct SpriteTree: Sendable {
     /// - Throws: `LocalFileError` (74) when the tree's own folders cannot be made.
     @discardableResult
     package func materialize(version: Int, store: Store) throws -> [String] {
-        let wanted = try store.versionSprites(version)
+        let wanted = try store.versionFiles(tree, version)
+        // A tree the mirror never held (no cries asked for) is not made as an empty folder.
+        if wanted.isEmpty, !FileManager.default.fileExists(atPath: root.path) {
+            try store.recordTree(tree, version: version)
+            return []
+        }
         // Recorded before the tree is touched: until the version is recorded below, the
         // tree is part way between the two, and `verify` accepts the files of either.
-        try store.setMeta("sprite_tree_target", String(version))
+        try store.setMeta(tree.targetKey, String(version))
         try FileSystem.createDirectory(root)
         try FileSystem.createDirectory(scratch)
         // Old entries go first: a path that was a file may be a folder now, or the reverse.
@@ -46,14 +58,14 @@ package struct SpriteTree: Sendable {
             }
         }
         FileSystem.flush(root)
-        if unplaced.isEmpty { try store.recordSpriteTree(version: version) }
+        if unplaced.isEmpty { try store.recordTree(tree, version: version) }
         return unplaced
     }
 
     /// Re-materializes the tree when a crash (or a failure) left it behind the latest version.
     package func repairIfNeeded(store: Store) throws -> [String] {
         guard let latest = try store.latestVersion(),
-              try store.meta("sprite_tree_version") != String(latest.number) else { return [] }
+              try store.meta(tree.recordedKey) != String(latest.number) else { return [] }
         return try materialize(version: latest.number, store: store)
     }
 

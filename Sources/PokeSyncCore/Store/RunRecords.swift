@@ -15,10 +15,15 @@ package struct RunPlan: Sendable, Equatable {
     package var revalidate: Bool
     /// `--kinds` as asked (`default`, `all`, `item,machine`).
     package var kinds: String
+    /// `--cries` (`none`, `latest`, `legacy`, `all`) and `--cry-source` as resolved.
+    package var cries: String
+    package var crySource: String?
 
     package init(mode: RunMode, source: String, spriteSource: String?, spriteSet: String, revalidate: Bool,
-                 kinds: String = "default") {
+                 kinds: String = "default", cries: String = "none", crySource: String? = nil) {
         self.kinds = kinds
+        self.cries = cries
+        self.crySource = crySource
         self.mode = mode
         self.source = source
         self.spriteSource = spriteSource
@@ -127,12 +132,14 @@ package struct DocumentJob: Sendable, Hashable {
 /// A sprite still to fetch: deduplicated by URL across documents.
 package struct SpriteJob: Sendable, Hashable {
     package var url: String
-    /// Its place in the sprite tree, e.g. `pokemon/25.png`.
+    /// Its place in its tree, e.g. `pokemon/25.png` (below `sprites/`).
     package var path: String
     /// The first document that named it ("pokemon/25"), for reports.
     package var document: String
     package var validators: Validators?
     package var knownHash: SHA256Digest?
+    /// The tree it goes in: a sprite, or a cry.
+    package var tree: LinkedTree = .sprites
 }
 
 /// A sprite URL that was skipped, with the document that named it.

@@ -8,15 +8,17 @@ extension Store {
     package func currentRun() throws -> RunRecord? {
         try read { database in
             let kinds = try Self.hasColumn(database, table: "runs", column: "kinds") ? "kinds, resolved_kinds" : "NULL, NULL"
+            let cries = try Self.hasColumn(database, table: "runs", column: "cries") ? "cries, cry_source" : "NULL, NULL"
             return try database.row("""
                 SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version,
-                       \(kinds)
+                       \(kinds), \(cries)
                 FROM runs ORDER BY id DESC LIMIT 1
                 """) { row in
                 RunRecord(id: row.int(0),
                           plan: RunPlan(mode: RunMode(rawValue: row.text(1)) ?? .full, source: row.text(2),
                                         spriteSource: row.optionalText(3), spriteSet: row.text(4),
-                                        revalidate: row.int(5) != 0, kinds: row.optionalText(9) ?? "default"),
+                                        revalidate: row.int(5) != 0, kinds: row.optionalText(9) ?? "default",
+                                        cries: row.optionalText(11) ?? "none", crySource: row.optionalText(12)),
                           startedAt: row.text(6), deployHash: row.optionalText(7), baseVersion: row.optionalInt(8),
                           resolvedKinds: row.optionalText(10).map(Self.kindList))
             }
@@ -29,10 +31,12 @@ extension Store {
         return try write { database in
             let base = try database.integer("SELECT MAX(number) FROM versions")
             try database.run("""
-                INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version, kinds)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version, kinds,
+                                 cries, cry_source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(plan.mode.rawValue), .text(plan.source), SQLValue(plan.spriteSource), .text(plan.spriteSet),
-                      SQLValue(plan.revalidate), .text(startedAt), SQLValue(base), .text(plan.kinds)])
+                      SQLValue(plan.revalidate), .text(startedAt), SQLValue(base), .text(plan.kinds),
+                      .text(plan.cries), SQLValue(plan.crySource)])
             return RunRecord(id: Int(database.lastInsertRowID), plan: plan, startedAt: startedAt,
                              deployHash: nil, baseVersion: base)
         }
@@ -120,12 +124,13 @@ extension Store {
         try write { database in
             if let content {
                 try database.run("""
-                    INSERT INTO documents(hash, size, body, sprite_refs) VALUES (?1, ?2, ?3, ?4)
-                    ON CONFLICT(hash) DO UPDATE SET size = ?2, body = ?3, sprite_refs = ?4
-                    WHERE size IS NOT ?2 OR body IS NOT ?3 OR sprite_refs IS NOT ?4
+                    INSERT INTO documents(hash, size, body, sprite_refs, cry_refs) VALUES (?1, ?2, ?3, ?4, ?5)
+                    ON CONFLICT(hash) DO UPDATE SET size = ?2, body = ?3, sprite_refs = ?4, cry_refs = ?5
+                    WHERE size IS NOT ?2 OR body IS NOT ?3 OR sprite_refs IS NOT ?4 OR cry_refs IS NOT ?5
                     """,
                                  [.blob(hash.bytes), SQLValue(content.size), .blob(content.compressedBody),
-                                  content.compressedSpriteRefs.map { .blob($0) } ?? .null])
+                                  content.compressedSpriteRefs.map { .blob($0) } ?? .null,
+                                  content.compressedCryRefs.map { .blob($0) } ?? .null])
             }
             if let validators, !validators.isEmpty {
                 try database.run("INSERT OR REPLACE INTO validators(key, etag, last_modified, hash) VALUES (?, ?, ?, ?)",
@@ -139,10 +144,11 @@ extension Store {
 
     static func queueSprites(_ database: Database, run: Int, sprites: [SpriteJob], reports: [SpriteReport]) throws {
         let insert = try database.statement("""
-            INSERT OR IGNORE INTO frontier(run, job, key, url, path, document) VALUES (?, 'sprite', ?, ?, ?, ?)
+            INSERT OR IGNORE INTO frontier(run, job, key, url, path, document) VALUES (?, ?, ?, ?, ?, ?)
             """)
         for sprite in sprites {
-            try insert.run([SQLValue(run), .text(sprite.url), .text(sprite.url), .text(sprite.path), .text(sprite.document)])
+            try insert.run([SQLValue(run), .text(sprite.tree.job), .text(sprite.url), .text(sprite.url), .text(sprite.path),
+                            .text(sprite.document)])
         }
         let report = try database.statement("""
             INSERT OR IGNORE INTO sprite_reports(run, url, document, outcome, reason) VALUES (?, ?, ?, ?, ?)
@@ -181,7 +187,8 @@ extension Store {
                 switch job {
                 case "document":
                     if let kind = kindName.map(ResourceKind.init(rawValue:)) { progress.documents[kind, default: [:]][state] = count }
-                case "sprite": progress.sprites[state] = count
+                // Sprites and cries: the linked files, fetched in one phase.
+                case "sprite", "cry": progress.sprites[state, default: 0] += count
                 default: break
                 }
             }
@@ -195,6 +202,8 @@ package struct StoredDocument: Sendable {
     package var size: Int
     package var compressedBody: [UInt8]
     package var compressedSpriteRefs: [UInt8]?
+    /// A pokemon's cry links, as `compressedSpriteRefs` (keys below `cries`).
+    package var compressedCryRefs: [UInt8]?
 
     /// The zlib level bodies are stored with. Level 1 deflates canonical PokeAPI JSON
     /// about three times as fast as the default 6 for a store about 15% larger (16.5 MB
@@ -203,9 +212,10 @@ package struct StoredDocument: Sendable {
     /// canonical bytes, so stores written at either level read the same.
     package static let compressionLevel: Int32 = 1
 
-    package init(size: Int, compressedBody: [UInt8], compressedSpriteRefs: [UInt8]?) {
+    package init(size: Int, compressedBody: [UInt8], compressedSpriteRefs: [UInt8]?, compressedCryRefs: [UInt8]? = nil) {
         self.size = size
         self.compressedBody = compressedBody
         self.compressedSpriteRefs = compressedSpriteRefs
+        self.compressedCryRefs = compressedCryRefs
     }
 }

@@ -8,11 +8,11 @@ extension Store {
         try read { database in try database.row("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) } }
     }
 
-    /// The sprite tree holds exactly `version` now, in one commit with the target gone.
-    func recordSpriteTree(version: Int) throws {
+    /// `tree` holds exactly `version` now, in one commit with the target gone.
+    func recordTree(_ tree: LinkedTree, version: Int) throws {
         try write { database in
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('sprite_tree_version', ?)", [.text(String(version))])
-            try database.run("DELETE FROM meta WHERE key = 'sprite_tree_target'")
+            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(tree.recordedKey), .text(String(version))])
+            try database.run("DELETE FROM meta WHERE key = ?", [.text(tree.targetKey)])
         }
     }
 

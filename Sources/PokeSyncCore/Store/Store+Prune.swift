@@ -25,7 +25,8 @@ extension Store {
             let numbers = try database.rows("SELECT number FROM versions ORDER BY number DESC", []) { $0.int(0) }
             let removed = Array(numbers.dropFirst(keep)).sorted()
             for number in removed {
-                for table in ["version_documents", "version_sprites", "sprite_reports", "version_kinds"] {
+                for table in ["version_documents", "version_sprites", "version_cries", "version_cry_sets", "sprite_reports",
+                              "version_kinds"] {
                     try database.run("DELETE FROM \(table) WHERE version = ?", [SQLValue(number)])
                 }
                 try database.run("DELETE FROM versions WHERE number = ?", [SQLValue(number)])
@@ -39,7 +40,8 @@ extension Store {
             // RETURNING names the rows as they go, for unlinking their files after the commit.
             let orphans = try database.rows("""
                 DELETE FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
-                  AND hash NOT IN (SELECT hash FROM frontier WHERE job = 'sprite' AND hash IS NOT NULL)
+                  AND hash NOT IN (SELECT hash FROM version_cries)
+                  AND hash NOT IN (SELECT hash FROM frontier WHERE job IN ('sprite', 'cry') AND hash IS NOT NULL)
                 RETURNING hash
                 """, []) { $0.blob(0) }
             // Validators for content that is gone would make a 304 point at nothing.

@@ -43,7 +43,16 @@ extension Store {
         kind TEXT, id INTEGER, name TEXT, url TEXT, path TEXT,
         state TEXT NOT NULL DEFAULT 'pending', hash BLOB, error TEXT, document TEXT,
         PRIMARY KEY(run, job, key)) WITHOUT ROWID;
-    -- Sprites skipped (refused, missing upstream) with the document that named them.
+    -- The cries of a version, as version_sprites holds its sprites (paths below cries/),
+    -- and the --cries set and --cry-source it was made with (versions made before cries
+    -- were mirrored have no row: none).
+    CREATE TABLE IF NOT EXISTS version_cries(
+        version INTEGER NOT NULL, path TEXT NOT NULL, url TEXT NOT NULL, hash BLOB NOT NULL,
+        PRIMARY KEY(version, path)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS version_cries_by_hash ON version_cries(hash);
+    CREATE TABLE IF NOT EXISTS version_cry_sets(
+        version INTEGER PRIMARY KEY, selection TEXT NOT NULL, source TEXT);
+    -- Linked files skipped (refused, missing upstream) with the document that named them.
     CREATE TABLE IF NOT EXISTS sprite_reports(
         run INTEGER, version INTEGER, url TEXT NOT NULL, document TEXT NOT NULL,
         outcome TEXT NOT NULL, reason TEXT NOT NULL, UNIQUE(run, url, document));
@@ -68,6 +77,11 @@ extension Store {
             try addColumn(database, table: "runs", column: "resolved_kinds TEXT")
             try addColumn(database, table: "frontier", column: "position INTEGER")
             try addColumn(database, table: "version_documents", column: "position INTEGER")
+            // Cries (--cries, --cry-source): what a run was asked for, and each document's
+            // cry links ("key<TAB>url" lines under its `cries`, zlib-compressed).
+            try addColumn(database, table: "runs", column: "cries TEXT")
+            try addColumn(database, table: "runs", column: "cry_source TEXT")
+            try addColumn(database, table: "documents", column: "cry_refs BLOB")
         }
     }
 

@@ -31,8 +31,15 @@ extension Store {
     /// The sprite URLs a stored document names (empty when it names none).
     /// - Throws: `CompressionError` when the stored list is damaged.
     package func spriteReferences(documentHash: SHA256Digest) throws -> [SpriteReference] {
+        try linkReferences(documentHash: documentHash, tree: .sprites)
+    }
+
+    /// The links a stored document names into `tree`: its `sprites`, or its `cries`.
+    /// - Throws: `CompressionError` when the stored list is damaged.
+    package func linkReferences(documentHash: SHA256Digest, tree: LinkedTree) throws -> [SpriteReference] {
+        let column = tree == .sprites ? "sprite_refs" : "cry_refs"
         let compressed = try read { database in
-            try database.row("SELECT sprite_refs FROM documents WHERE hash = ?", [.blob(documentHash.bytes)]) {
+            try database.row("SELECT \(column) FROM documents WHERE hash = ?", [.blob(documentHash.bytes)]) {
                 $0.optionalBlob(0)
             } ?? nil
         }
@@ -40,7 +47,7 @@ extension Store {
         do {
             return SpriteReference.decode(try Zlib.decompress(compressed))
         } catch {
-            throw StoreError.corrupt(layout.display(layout.storeFile), "the sprite list of document \(documentHash.hex): \(error)")
+            throw StoreError.corrupt(layout.display(layout.storeFile), "the \(tree.noun) list of document \(documentHash.hex): \(error)")
         }
     }
 
@@ -48,15 +55,16 @@ extension Store {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
             try database.rows("""
-                SELECT f.url, f.path, coalesce(f.document, f.name), v.etag, v.last_modified, v.hash
+                SELECT f.url, f.path, coalesce(f.document, f.name), v.etag, v.last_modified, v.hash, f.job
                 FROM frontier f LEFT JOIN validators v ON v.key = f.key
-                WHERE f.run = ? AND f.job = 'sprite' AND f.state IN (\(placeholders))
-                ORDER BY f.path
+                WHERE f.run = ? AND f.job IN ('sprite', 'cry') AND f.state IN (\(placeholders))
+                ORDER BY f.job DESC, f.path
                 """, [SQLValue(run)] + states.map { .text($0.rawValue) }) { row in
                 let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
                 return SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2),
                                  validators: validators.isEmpty ? nil : validators,
-                                 knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
+                                 knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) },
+                                 tree: row.text(6) == LinkedTree.cries.job ? .cries : .sprites)
             }
         }
     }
@@ -74,8 +82,9 @@ extension Store {
                 try database.run("INSERT OR REPLACE INTO validators(key, etag, last_modified, hash) VALUES (?, ?, ?, ?)",
                                  [.text(job.url), SQLValue(validators.etag), SQLValue(validators.lastModified), .blob(hash.bytes)])
             }
-            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
-                             [.text(state.rawValue), hash.map { .blob($0.bytes) } ?? .null, SQLValue(run), .text(job.url)])
+            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL WHERE run = ? AND job = ? AND key = ?",
+                             [.text(state.rawValue), hash.map { .blob($0.bytes) } ?? .null, SQLValue(run), .text(job.tree.job),
+                              .text(job.url)])
             if let report {
                 try Self.queueSprites(database, run: run, sprites: [], reports: [report])
             }
@@ -84,12 +93,24 @@ extension Store {
 
     /// The sprites of a version: tree path, upstream URL, content hash.
     package func versionSprites(_ version: Int) throws -> [(path: String, url: String, hash: SHA256Digest)] {
+        try versionFiles(.sprites, version)
+    }
+
+    /// The files of a version in `tree`: tree path, upstream URL, content hash. None for
+    /// cries of a store made before cries were mirrored (opened read-only, not migrated).
+    package func versionFiles(_ tree: LinkedTree, _ version: Int) throws -> [(path: String, url: String, hash: SHA256Digest)] {
         try read { database in
-            try database.rows("SELECT path, url, hash FROM version_sprites WHERE version = ? ORDER BY path",
-                              [SQLValue(version)]) { row in
-                (row.text(0), row.text(1), try storedHash(row.blob(2), row: "version_sprites (version \(version), \(row.text(0)))"))
+            guard try Self.hasTable(database, tree.versionTable) else { return [] }
+            return try database.rows("SELECT path, url, hash FROM \(tree.versionTable) WHERE version = ? ORDER BY path",
+                                     [SQLValue(version)]) { row in
+                (row.text(0), row.text(1), try storedHash(row.blob(2), row: "\(tree.versionTable) (version \(version), \(row.text(0)))"))
             }
         }
+    }
+
+    /// Whether the store has `table` (a store made by an older build, opened read-only, may not).
+    static func hasTable(_ database: Database, _ table: String) throws -> Bool {
+        try database.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) == 1
     }
 
     /// Refused or missing sprites recorded for a version (or the run in progress when nil).
@@ -115,10 +136,12 @@ extension Store {
     func settledSpriteObjects(run: Int) throws -> [SettledSprite] {
         try read { database in
             try database.rows("""
-                SELECT f.url, f.path, coalesce(f.document, f.name), f.hash, o.size FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
-                WHERE f.run = ? AND f.job = 'sprite' AND f.state IN ('done', 'unchanged')
+                SELECT f.url, f.path, coalesce(f.document, f.name), f.hash, o.size, f.job
+                FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
+                WHERE f.run = ? AND f.job IN ('sprite', 'cry') AND f.state IN ('done', 'unchanged')
                 """, [SQLValue(run)]) { row in
-                SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2)),
+                SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2),
+                                             tree: row.text(5) == LinkedTree.cries.job ? .cries : .sprites),
                               hash: try storedHash(row.blob(3), row: "frontier (run \(run), sprite \(row.text(0)))"), size: row.int(4))
             }
         }
@@ -128,8 +151,8 @@ extension Store {
     func requeueSprites(run: Int, _ jobs: [SpriteJob]) throws {
         try write { database in
             for job in jobs {
-                try database.run("UPDATE frontier SET state = 'pending', hash = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
-                                 [SQLValue(run), .text(job.url)])
+                try database.run("UPDATE frontier SET state = 'pending', hash = NULL WHERE run = ? AND job = ? AND key = ?",
+                                 [SQLValue(run), .text(job.tree.job), .text(job.url)])
                 try database.run("DELETE FROM validators WHERE key = ?", [.text(job.url)])
             }
         }
@@ -144,10 +167,14 @@ extension Store {
     /// there, and the smaller URL wins a shared path.
     /// - Returns: the refusals made now.
     func refuseClashingSpritePaths(run: Int) throws -> [SpriteReport] {
+        try LinkedTree.allCases.flatMap { try refuseClashingPaths(run: run, tree: $0) }
+    }
+
+    private func refuseClashingPaths(run: Int, tree: LinkedTree) throws -> [SpriteReport] {
         try write { database in
             let jobs = try database.rows("""
-                SELECT url, path, coalesce(document, name) FROM frontier WHERE run = ? AND job = 'sprite' AND state != 'refused' ORDER BY path, url
-                """, [SQLValue(run)]) { ($0.text(0), $0.text(1), $0.text(2)) }
+                SELECT url, path, coalesce(document, name) FROM frontier WHERE run = ? AND job = ? AND state != 'refused' ORDER BY path, url
+                """, [SQLValue(run), .text(tree.job)]) { ($0.text(0), $0.text(1), $0.text(2)) }
             var winners: [String: String] = [:]  // path → URL
             var refusals: [SpriteReport] = []
             for (url, path, document) in jobs {
@@ -162,8 +189,8 @@ extension Store {
                 }
             }
             for refusal in refusals {
-                try database.run("UPDATE frontier SET state = 'refused', hash = NULL WHERE run = ? AND job = 'sprite' AND key = ?",
-                                 [SQLValue(run), .text(refusal.url)])
+                try database.run("UPDATE frontier SET state = 'refused', hash = NULL WHERE run = ? AND job = ? AND key = ?",
+                                 [SQLValue(run), .text(tree.job), .text(refusal.url)])
             }
             try Self.queueSprites(database, run: run, sprites: [], reports: refusals)
             return refusals

@@ -30,8 +30,8 @@ extension Store {
         }
     }
 
-    /// One sprite object to check: its hash (nil when not a SHA-256), the first tree path
-    /// that names it, and its recorded size (nil when no object is recorded).
+    /// One sprite or cry object to check: its hash (nil when not a SHA-256), the first file
+    /// that names it ("sprite pokemon/25.png", "cry pokemon/latest/25.ogg"), and its recorded size (nil when no object is recorded).
     struct SpriteObjectToVerify: Sendable {
         var hash: SHA256Digest?
         var path: String
@@ -42,7 +42,10 @@ extension Store {
     func spriteObjectsToVerify() throws -> [SpriteObjectToVerify] {
         try read { database in
             try database.rows("""
-                SELECT s.hash, MIN(s.path), o.size FROM version_sprites s LEFT JOIN sprite_objects o ON o.hash = s.hash
+                SELECT s.hash, MIN(s.path), o.size
+                FROM (SELECT hash, 'sprite ' || path AS path FROM version_sprites
+                      \(try Self.hasTable(database, "version_cries") ? "UNION ALL SELECT hash, 'cry ' || path FROM version_cries" : "")) s
+                LEFT JOIN sprite_objects o ON o.hash = s.hash
                 GROUP BY s.hash ORDER BY MIN(s.path)
                 """, []) { row in
                 SpriteObjectToVerify(hash: SHA256Digest(bytes: row.blob(0)), path: row.text(1), size: row.optionalInt(2))

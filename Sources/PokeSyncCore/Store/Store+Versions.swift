@@ -196,10 +196,12 @@ extension Store {
             INSERT INTO version_documents(version, kind, id, name, hash, position)
             SELECT ?, kind, id, name, hash, position FROM frontier WHERE run = ? AND job = 'document'
             """, [version, runID])
-        try database.run("""
-            INSERT OR IGNORE INTO version_sprites(version, path, url, hash)
-            SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = 'sprite' AND state IN ('done', 'unchanged')
-            """, [version, runID])
+        for tree in LinkedTree.allCases {
+            try database.run("""
+                INSERT OR IGNORE INTO \(tree.versionTable)(version, path, url, hash)
+                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = ? AND state IN ('done', 'unchanged')
+                """, [version, runID, .text(tree.job)])
+        }
         let documents = try database.integer("SELECT COUNT(*) FROM version_documents WHERE version = ?", [version]) ?? 0
         let sprites = try database.integer("SELECT COUNT(*) FROM version_sprites WHERE version = ?", [version]) ?? 0
         let record = VersionRecord(number: number, createdAt: Timestamp.now(), mode: run.plan.mode,
@@ -214,6 +216,8 @@ extension Store {
         try database.run("INSERT OR REPLACE INTO version_kinds(version, selection, resolved) VALUES (?, ?, ?)",
                          [version, .text(run.plan.kinds),
                           .text(try runKinds(database, run: run.id).map(\.apiName).joined(separator: ","))])
+        try database.run("INSERT OR REPLACE INTO version_cry_sets(version, selection, source) VALUES (?, ?, ?)",
+                         [version, .text(run.plan.cries), SQLValue(run.plan.crySource)])
         try database.run("UPDATE sprite_reports SET version = ? WHERE run = ? AND version IS NULL", [version, runID])
         try Self.deleteRun(database, run: run.id)
         return .published(record)
@@ -229,8 +233,12 @@ extension Store {
     static func runEqualsVersion(_ database: Database, run: Int, version: Int) throws -> Bool {
         let runDocuments = "SELECT kind, id, name, hash FROM frontier WHERE run = ?1 AND job = 'document'"
         let versionDocuments = "SELECT kind, id, name, hash FROM version_documents WHERE version = ?2"
-        let runSprites = "SELECT path, hash FROM frontier WHERE run = ?1 AND job = 'sprite' AND state IN ('done', 'unchanged')"
-        let versionSprites = "SELECT path, hash FROM version_sprites WHERE version = ?2"
+        // Sprites and cries alike: (tree, path, hash) of the run against the version's.
+        let runSprites = "SELECT job, path, hash FROM frontier WHERE run = ?1 AND job IN ('sprite', 'cry') AND state IN ('done', 'unchanged')"
+        // One SELECT (compound operators chain left to right, so a bare UNION here would
+        // join the EXCEPT below instead of this side of it).
+        let versionSprites = "SELECT * FROM (SELECT 'sprite', path, hash FROM version_sprites WHERE version = ?2 "
+            + "UNION ALL SELECT 'cry', path, hash FROM version_cries WHERE version = ?2)"
         // EXCEPT is left-associative with UNION, so each difference is counted on its own.
         // A list that only changed its order is a change too (the export writes lists in
         // the source's order); versions made before positions were kept have none to compare.

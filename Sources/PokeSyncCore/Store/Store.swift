@@ -40,6 +40,7 @@ package final class Store: Sendable {
                 try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
                 try Self.migrate(database)
                 try Self.applyOriginRule(database, display: layout.display(layout.storeFile))
+                try Self.collectLinks(database, display: layout.display(layout.storeFile))
             }
         } catch let error as DatabaseError where error.isCorruption {
             throw StoreError.corrupt(layout.display(layout.storeFile), error.message)

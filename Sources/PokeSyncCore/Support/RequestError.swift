@@ -5,6 +5,8 @@
 package enum RequestError: PokeSyncFailure, Equatable {
     /// A sprite set that is not `none`, `default`, `artwork`, `all` or sprite paths.
     case invalidSpriteSet(String)
+    /// A cry set that is not none, latest, legacy or all.
+    case invalidCrySet(String)
     /// A language list that is not `all` or language codes.
     case invalidLanguageList(String)
     /// A kind set that is not `default`, `all` or a comma list of endpoint names.
@@ -50,6 +52,8 @@ package enum RequestError: PokeSyncFailure, Equatable {
         case .invalidSpriteSet(let text):
             return "a sprite set is none, default, artwork, all, or a comma list of sprite paths under `sprites` "
                 + "such as front_default,other/home/front_shiny (got \"\(text)\")"
+        case .invalidCrySet(let text):
+            return "a cry set is none, latest, legacy or all (got \"\(text)\")"
         case .invalidLanguageList(let text):
             return "a language list is all or a comma list of language codes such as en,ko,ja-hrkt (got \"\(text)\")"
         case .badKinds(let text, let reason):

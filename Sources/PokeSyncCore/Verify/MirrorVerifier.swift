@@ -19,12 +19,27 @@ package struct MirrorVerification: Sendable {
 /// SHA-256, every sprite object against its size and SHA-256, and the sprite tree
 /// against the version it records (`TreeVerifier`). Reads only; safe while a sync runs.
 package enum MirrorVerifier {
+    /// Runs `check` over `items` on every core (hashing is most of a verify), a share
+    /// each; the problems found, in the items' order.
+    static func onEveryCore<Item: Sendable>(_ items: [Item], _ check: @escaping @Sendable (Item) -> String?) -> [String] {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, items.count))
+        let share = (items.count + workers - 1) / workers
+        let found = Locked([[String]](repeating: [], count: workers))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let problems = items[min(items.count, worker * share) ..< min(items.count, (worker + 1) * share)].compactMap(check)
+            found.withLock { $0[worker] = problems }
+        }
+        return found.withLock { $0.flatMap { $0 } }
+    }
+
     /// - Throws: `StoreError` when there is no store or it cannot be opened at all.
     package static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
         let store = try Store(layout: layout, create: false, readOnly: true)
         var result = try store.snapshot { try verify(store, layout: layout) }
         // The tree has its own snapshots: it changes after the store does (see TreeVerifier).
-        try TreeVerifier(store: store, layout: layout).verify(into: &result)
+        for tree in LinkedTree.allCases {
+            try TreeVerifier(store: store, layout: layout, tree: tree).verify(into: &result)
+        }
         return result
     }
 
@@ -43,39 +58,30 @@ package enum MirrorVerifier {
 
     private static func verifyDocuments(_ store: Store, into result: inout MirrorVerification) throws {
         let documents = try store.documentsToVerify()
-        for document in documents {
-            result.documents += 1
+        result.documents += documents.count
+        result.problems += onEveryCore(documents) { document in
             let name = "\(document.kind)/\(document.id) of version \(document.version)"
-            guard let hash = document.hash else {
-                result.problems.append("\(name): not a SHA-256 in the store")
-                continue
-            }
+            guard let hash = document.hash else { return "\(name): not a SHA-256 in the store" }
             do { _ = try store.documentBody(hash) } catch {
-                result.problems.append("\(name): \(error)")
+                return "\(name): \(error)"
             }
+            return nil
         }
     }
 
     private static func verifySpriteObjects(_ store: Store, layout: MirrorLayout, into result: inout MirrorVerification) throws {
         let objects = SpriteObjects(layout: layout)
         let sprites = try store.spriteObjectsToVerify()
-        for sprite in sprites {
+        result.spriteObjects += sprites.count
+        result.problems += onEveryCore(sprites) { sprite in
             let path = sprite.path
-            result.spriteObjects += 1
-            guard let hash = sprite.hash, let size = sprite.size else {
-                result.problems.append("sprite \(path): no object recorded in the store")
-                continue
-            }
-            let file = objects.url(for: hash)
-            guard let data = FileManager.default.contents(atPath: file.path) else {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) is missing")
-                continue
-            }
-            if data.count != size {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) has \(data.count) bytes, not \(size)")
-            } else if SHA256.hash(data) != hash {
-                result.problems.append("sprite \(path): its object \(layout.display(file)) does not match its SHA-256")
-            }
+            guard let hash = sprite.hash, let size = sprite.size else { return "\(path): no object recorded in the store" }
+            let file = objects.path(for: hash)
+            let name = { layout.display(URL(fileURLWithPath: file)) }
+            guard let data = FileManager.default.contents(atPath: file) else { return "\(path): its object \(name()) is missing" }
+            if data.count != size { return "\(path): its object \(name()) has \(data.count) bytes, not \(size)" }
+            if SHA256.hash(data) != hash { return "\(path): its object \(name()) does not match its SHA-256" }
+            return nil
         }
     }
 }

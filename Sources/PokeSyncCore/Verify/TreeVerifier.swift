@@ -1,7 +1,8 @@
 import Foundation
 import PokeArchive
 
-/// Checks the sprite tree against the state the store records for it.
+/// Checks a tree of linked files (`sprites/` or `cries/`) against the state the store
+/// records for it.
 ///
 /// The tree lags the published version: a run publishes (one commit), then brings the
 /// tree to the new version file by file, recording `sprite_tree_target` before it
@@ -13,6 +14,7 @@ import PokeArchive
 struct TreeVerifier {
     let store: Store
     let layout: MirrorLayout
+    var tree: LinkedTree = .sprites
 
     /// What the store says the tree holds.
     struct State: Equatable {
@@ -34,13 +36,13 @@ struct TreeVerifier {
                 return
             }
         }
-        result.notes.append("the sprite tree changed while it was read (a run is bringing it up to date); not checked, run verify again when it has finished")
+        result.notes.append("the \(tree.noun) tree changed while it was read (a run is bringing it up to date); not checked, run verify again when it has finished")
     }
 
     private func readState() throws -> State {
         try store.snapshot {
-            State(recorded: try store.meta("sprite_tree_version").flatMap { Int($0) },
-                  target: try store.meta("sprite_tree_target").flatMap { Int($0) },
+            State(recorded: try store.meta(tree.recordedKey).flatMap { Int($0) },
+                  target: try store.meta(tree.targetKey).flatMap { Int($0) },
                   latest: try store.latestVersion()?.number)
         }
     }
@@ -48,10 +50,10 @@ struct TreeVerifier {
     private func notes(_ state: State) -> [String] {
         guard let latest = state.latest else { return [] }
         if let target = state.target {
-            return ["the sprite tree is part way from version \(state.recorded.map(String.init) ?? "none") to \(target) (a run is finishing it, or the next full or sync will)"]
+            return ["the \(tree.noun) tree is part way from version \(state.recorded.map(String.init) ?? "none") to \(target) (a run is finishing it, or the next full or sync will)"]
         }
         if let recorded = state.recorded, recorded != latest {
-            return ["the sprite tree holds version \(recorded); the next full or sync places version \(latest)'s sprites"]
+            return ["the \(tree.noun) tree holds version \(recorded); the next full or sync places version \(latest)'s \(tree.folderName)"]
         }
         return []
     }
@@ -66,35 +68,41 @@ struct TreeVerifier {
         var allowed: [String: Set<SHA256Digest>] = [:]
         var expected = Set<String>()
         for version in versions {
-            for sprite in try store.versionSprites(version) {
+            for sprite in try store.versionFiles(tree, version) {
                 allowed[sprite.path, default: []].insert(sprite.hash)
                 if version == versions[0] { expected.insert(sprite.path) }
             }
         }
         let named = versions.map(String.init).joined(separator: " or ")
         let objects = SpriteObjects(layout: layout)
-        let root = layout.spritesFolder
+        let root = tree.folder(layout)
+        let folder = tree.folderName
         var problems: [String] = []
         var seen = Set<String>()
-        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey])
-        while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
-            let relative = String(url.path.dropFirst(root.path.count + 1))
+        let files = TreeWalk.files(under: root.path)
+        // The objects' inodes, read once (a tree file that is a hard link to its object is it).
+        let identities = files.isEmpty ? [:] : TreeWalk.identities(under: objects.root.path)
+        for file in files {
+            let relative = file.relative
             seen.insert(relative)
             guard let hashes = allowed[relative] else {
-                problems.append("sprites/\(relative): not a sprite of version \(named)")
+                problems.append("\(folder)/\(relative): not a \(tree.noun) of version \(named)")
                 continue
             }
             // A hard link to the (verified) object is the same bytes; anything else is hashed.
-            if hashes.contains(where: { SpriteTree.sameFile(url.path, objects.url(for: $0).path) }) { continue }
-            let actual = FileManager.default.contents(atPath: url.path).map { SHA256.hash($0) }
+            if hashes.contains(where: { hash in
+                identities[String(hash.hex.prefix(2)) + "/" + hash.hex].map { $0 == (file.device, file.inode) } ?? false
+            }) {
+                continue
+            }
+            let actual = FileManager.default.contents(atPath: root.path + "/" + relative).map { SHA256.hash($0) }
             if actual.map({ !hashes.contains($0) }) ?? true {
-                problems.append("sprites/\(relative): differs from version \(named)'s sprite")
+                problems.append("\(folder)/\(relative): differs from version \(named)'s \(tree.noun)")
             }
         }
         if settled, let version = versions.first {
             for path in expected.sorted() where !seen.contains(path) {
-                problems.append("sprites/\(path): missing from the sprite tree (version \(version))")
+                problems.append("\(folder)/\(path): missing from the \(tree.noun) tree (version \(version))")
             }
         }
         return (seen.count, problems)

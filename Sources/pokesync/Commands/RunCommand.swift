@@ -5,7 +5,7 @@ import PokeSyncCore
 struct RunCommand {
     /// The options both take; its help names each (a test holds them together).
     static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "kinds", "concurrency", "rate",
-                                       "allow-host", "timeout"]
+                                       "allow-host", "timeout", "cries", "cry-source"]
     static func flags(_ mode: RunMode) -> Set<String> { mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"] }
     /// `pokesync help full` / `pokesync help sync`.
     static func help(_ mode: RunMode) -> String { mode == .sync ? syncHelp : fullHelp }
@@ -17,7 +17,14 @@ struct RunCommand {
                               a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
       --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
                               or a comma list of sprite paths under `sprites`: a field such as front_default,
-                              or other/... or versions/... ending in one (default from mirror.json)
+                              or other/... or versions/... ending in one (default from mirror.json);
+                              default, artwork and paths pick among pokemon's sprites, all is every
+                              sprite any mirrored document links (pokemon-form, item and type too)
+      --cries SET             none, latest, legacy or all: the cries of every pokemon (cries.latest,
+                              cries.legacy), kept in the mirror's cries/ tree (default: mirror.json's
+                              "cries", else the set the latest version was made with, else none)
+      --cry-source URL|DIR    where cry bytes come from: replaces
+                              https://raw.githubusercontent.com/PokeAPI/cries/main/ (a cries clone or server)
       --kinds SET             default (the ten kinds the device database reads: pokemon, pokemon-species,
                               pokedex, evolution-chain, type, ability, move, stat, version, language),
                               all (every endpoint the source's root lists, meta, and every pokemon's
@@ -75,6 +82,8 @@ struct RunCommand {
         if let spriteSource = arguments.options["sprite-source"] { config.spriteSource = spriteSource }
         if let sprites = arguments.options["sprites"] { config.sprites = sprites }
         if let kinds = arguments.options["kinds"] { config.kinds = kinds }
+        if let cries = arguments.options["cries"] { config.cries = cries }
+        if let crySource = arguments.options["cry-source"] { config.crySource = crySource }
         if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { config.concurrency = concurrency }
         if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { config.timeoutSeconds = timeout }
         if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) { config.rate = rate }
@@ -85,6 +94,11 @@ struct RunCommand {
         // as how an unfinished run ended.
         try SourceFactory.check(documentSource: config.source)
         if let spriteSource = config.spriteSource { _ = try SourceFactory.spriteSource(spriteSource) }
+        if let crySource = config.crySource {
+            do { _ = try SourceFactory.spriteSource(crySource) } catch RequestError.invalidSpriteSource {
+                throw ConfigError("--cry-source \(crySource): not a valid URL")
+            }
+        }
         var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
         settings.allowShrink = arguments.flags.contains("allow-shrink")
@@ -106,13 +120,14 @@ struct RunCommand {
         var lines: [String] = []
         switch summary.outcome {
         case .published(let version):
-            lines.append("published version \(version.number): \(version.documents) documents, \(version.sprites) sprites")
+            lines.append("published version \(version.number): \(version.documents) documents, \(version.sprites) sprites"
+                         + (summary.cries > 0 ? ", \(summary.cries) cries" : ""))
         case .unchanged(let base):
             lines.append("no changes since version \(base)")
         }
         // Decoded bytes, then the same bodies as sent: a gzip-encoding server's saving shows;
         // bytes read from a folder are said as such (a folder has no wire).
-        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites: %d fetched, %d unchanged; %d requests, ",
+        lines.append(String(format: "documents: %d fetched, %d unchanged; sprites and cries: %d fetched, %d unchanged; %d requests, ",
                             summary.documentsFetched, summary.documentsUnchanged, summary.spritesFetched,
                             summary.spritesUnchanged, summary.requests)
                      + summary.transfer.description + String(format: " in %.1f s", summary.seconds))
@@ -122,13 +137,15 @@ struct RunCommand {
                 return "\(kind.apiName) +\(value.added) -\(value.removed) ~\(value.changed)"
             }
             lines.append("changes since version \(diff.from): " + counts.joined(separator: ", ")
-                         + ", sprites +\(diff.sprites.added) -\(diff.sprites.removed) ~\(diff.sprites.changed) (\(file.path))")
+                         + ", sprites +\(diff.sprites.added) -\(diff.sprites.removed) ~\(diff.sprites.changed)"
+                         + (diff.cries.total > 0 ? ", cries +\(diff.cries.added) -\(diff.cries.removed) ~\(diff.cries.changed)" : "")
+                         + " (\(file.path))")
         }
         let refused = summary.spriteReports.filter { $0.outcome == .refused }
         let missing = summary.spriteReports.filter { $0.outcome == .missing }
-        if !missing.isEmpty { lines.append("\(missing.count) sprite(s) missing upstream (404), recorded") }
+        if !missing.isEmpty { lines.append("\(missing.count) sprite or cry file(s) missing upstream (404), recorded") }
         if !refused.isEmpty {
-            lines.append("\(refused.count) sprite URL(s) refused:")
+            lines.append("\(refused.count) sprite or cry URL(s) refused:")
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
             if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }

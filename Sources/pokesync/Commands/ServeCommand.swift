@@ -29,8 +29,10 @@ struct ServeCommand {
                            http:// and the address listened on); set it to the address clients use,
                            e.g. https://pokeapi.example.org behind a reverse proxy. The request's Host
                            header is never used.
-      --sprite-base URL    serve the mirror's sprites/ tree at /sprites/ and point sprite URLs in
-                           documents at URL/sprites/... (URL is usually the same as --base-url)
+      --sprite-base URL    serve the mirror's sprites/ and cries/ trees at /sprites/ and /cries/, and
+                           point each link in documents to a file the served version holds at
+                           URL/sprites/... or URL/cries/... (URL is usually the same as --base-url);
+                           links to files it does not hold keep upstream's URL
       --max-connections N  open client connections (default 1024); at the cap a new client gets
                            the slot of the longest-idle keep-alive connection (or of the
                            slowest head), else waits

@@ -53,7 +53,8 @@ extension MirrorStatus {
             lines.append("latest   version \(latest.number), \(latest.createdAt) (\(latest.mode.rawValue) from \(latest.source))")
             let counts = kinds.keys.sorted().map { "\(kinds[$0] ?? 0) \($0.apiName)" }.joined(separator: ", ")
             lines.append("         \(latest.documents) documents: \(counts)")
-            lines.append("         \(latest.sprites) sprites (\(latest.spriteSet)); \(refused) refused, \(missing) missing upstream")
+            lines.append("         \(latest.sprites) sprites (\(latest.spriteSet)), \(cries) cries (\(crySet)); "
+                         + "\(refused) refused, \(missing) missing upstream")
         } else {
             lines.append("latest   no versions yet")
         }
@@ -64,7 +65,7 @@ extension MirrorStatus {
                 ?? ending.map { "stopped \($0.endedAt): \($0.reason) (exit \($0.status)); \(again)" }
                 ?? "interrupted (killed, or the machine stopped): \(again)"
             lines.append("run      \(run.plan.mode.rawValue) started \(run.startedAt), \(state)")
-            lines.append("         documents \(progress.documentsSettled)/\(progress.documentsTotal), sprites \(progress.spritesSettled)/\(progress.spritesTotal), \(runFailures) failed")
+            lines.append("         documents \(progress.documentsSettled)/\(progress.documentsTotal), sprites and cries \(progress.spritesSettled)/\(progress.spritesTotal), \(runFailures) failed")
         } else {
             lines.append("run      none in progress")
         }

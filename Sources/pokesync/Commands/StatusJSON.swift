@@ -13,10 +13,13 @@ struct StatusJSON: Encodable {
         var spritesMissing: Int
         /// Every report, which the run's summary shows only the first 20 of.
         var spriteReports: [SpriteReport]
+        /// The cries the version holds and the `--cries` it was made with.
+        var cries: Int
+        var crySet: String
 
         enum CodingKeys: String, CodingKey {
             case number, createdAt = "created_at", mode, source, spriteSource = "sprite_source", spriteSet = "sprite_set"
-            case deployHash = "deploy_hash", documents, sprites, documentsByKind = "documents_by_kind"
+            case deployHash = "deploy_hash", documents, sprites, documentsByKind = "documents_by_kind", cries, crySet = "cry_set"
             case spritesRefused = "sprites_refused", spritesMissing = "sprites_missing", spriteReports = "sprite_reports"
         }
 
@@ -31,6 +34,8 @@ struct StatusJSON: Encodable {
             try container.encodeIfPresent(record.deployHash, forKey: .deployHash)
             try container.encode(record.documents, forKey: .documents)
             try container.encode(record.sprites, forKey: .sprites)
+            try container.encode(cries, forKey: .cries)
+            try container.encode(crySet, forKey: .crySet)
             try container.encode(documentsByKind, forKey: .documentsByKind)
             try container.encode(spritesRefused, forKey: .spritesRefused)
             try container.encode(spritesMissing, forKey: .spritesMissing)
@@ -95,7 +100,7 @@ struct StatusJSON: Encodable {
             Latest(record: record,
                    documentsByKind: Dictionary(uniqueKeysWithValues: status.kinds.map { ($0.key.apiName, $0.value) }),
                    spritesRefused: status.refused, spritesMissing: status.missing,
-                   spriteReports: status.reports)
+                   spriteReports: status.reports, cries: status.cries, crySet: status.crySet.description)
         }
         if let run = status.run, let progress = status.runProgress {
             self.run = Run(mode: run.plan.mode.rawValue, startedAt: run.startedAt, source: run.plan.source,

@@ -8,6 +8,8 @@ enum CommandLineWords {
         case .invalidSpriteSet(let text):
             return "--sprites takes none, default, artwork, all, or a comma list of sprite paths under `sprites` "
                 + "such as front_default,other/home/front_shiny (got \"\(text)\")"
+        case .invalidCrySet(let text):
+            return "--cries takes none, latest, legacy or all (got \"\(text)\")"
         case .invalidLanguageList(let text):
             return "--languages takes all or a comma list of language codes such as en,ko,ja-hrkt (got \"\(text)\")"
         case .unknownLanguages:

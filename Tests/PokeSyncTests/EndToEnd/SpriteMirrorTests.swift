@@ -15,8 +15,9 @@ struct SpriteMirrorTests {
                 urls.insert(url)
             }
         }
-        // A pokemon's sprites only: a type's icons are not mirrored (DESIGN, --sprites).
-        for (key, document) in try Samples.documents(sample) where key.hasPrefix("pokemon/") {
+        // default, artwork and paths select among a pokemon's sprites; all is every sprite any
+        // document links (a type's icons too: DESIGN, --sprites).
+        for (key, document) in try Samples.documents(sample) where key.hasPrefix("pokemon/") || set == .all {
             if let sprites = (document as? [String: Any])?["sprites"] { walk(sprites, "") }
         }
         return urls
@@ -48,7 +49,7 @@ struct SpriteMirrorTests {
                 let paths = Set(expected.map { String($0.dropFirst(SpritePolicy.upstreamPrefix.count + "sprites/".count)) })
                 let files = Self.tree(cli.mirror.appendingPathComponent("sprites"))
                 #expect(Set(files.keys) == paths)
-                #expect(!files.keys.contains { $0.hasPrefix("types/") }, "type icons are not mirrored")
+                #expect(files.keys.contains { $0.hasPrefix("types/") } == (set == "all"), "type icons are mirrored by all only")
                 for (path, bytes) in files {
                     let kind = String(path.split(separator: ".").last!)
                     #expect(ImageCheck.problem([UInt8](bytes), fileExtension: kind) == nil, "\(path)")

@@ -79,7 +79,8 @@ struct ServeUnitTests {
     @Test func theServedFormPrefixesAPIValuesOnly() {
         let form = ServedForm(base: "https://x.example/p", spriteBase: "http://lan:8")
         let canonical = #"{"/api/v2/key":"/api/v2/a/1/","b":["/api/v2/c/","x /api/v2/","\"/api/v2/"],"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png","n":1}"#
-        let served = String(decoding: form.render(Array(canonical.utf8)), as: UTF8.self)
+        let held = HeldLinks(sprites: ["pokemon/1.png"], cries: [])
+        let served = String(decoding: form.render(Array(canonical.utf8), held: held), as: UTF8.self)
         #expect(served == #"{"/api/v2/key":"https://x.example/p/api/v2/a/1/","b":["https://x.example/p/api/v2/c/","x /api/v2/","\"/api/v2/"],"s":"http://lan:8/sprites/pokemon/1.png","n":1}"#)
         #expect(ServedForm(base: "http://h", spriteBase: nil).render(Array(#"{"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/a.png"}"#.utf8))
                 == Array(#"{"s":"https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/a.png"}"#.utf8))
@@ -154,9 +155,9 @@ struct ServeBodyBoundTests {
             let layout = MirrorLayout(root: try ServeMirror.make(folder))
             let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
             let keeper = try StoreKeeper(layout: layout)
-            let roomy = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+            let roomy = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
                                                 keeper: keeper, bodyBytesLimit: .max))
-            let full = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, layout: layout,
+            let full = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
                                                keeper: keeper, bodyBytesLimit: 0))
             #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
             #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)

@@ -128,6 +128,8 @@ final class StandInServer: Sendable {
     let baseURL: URL
     /// `http://127.0.0.1:PORT/PokeAPI/sprites/master/`, the `--sprite-source` for pokesync.
     let spriteBaseURL: URL
+    /// `http://127.0.0.1:PORT/PokeAPI/cries/main/`, the `--cry-source` for pokesync.
+    let cryBaseURL: URL
 
     private let process: Mutex<Process?>
     private let folder: URL
@@ -141,6 +143,7 @@ final class StandInServer: Sendable {
         origin = URL(string: "http://\(host):\(port)")!
         baseURL = URL(string: "http://\(host):\(port)/api/v2")!
         spriteBaseURL = URL(string: "http://\(host):\(port)/PokeAPI/sprites/master/")!
+        cryBaseURL = URL(string: "http://\(host):\(port)/PokeAPI/cries/main/")!
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)

@@ -13,7 +13,8 @@ enum JSONByte {
 
 /// What a member of the top-level object means to the scan.
 enum TopLevelMemberRole {
-    case other, id, name, collected
+    /// `collected`: the member named by `collectUnder`; `collectedAlso`: by `alsoCollectUnder`.
+    case other, id, name, collected, collectedAlso
 }
 
 /// The single-pass state machine: reads `input`, writes the canonical form to `output`.
@@ -31,6 +32,8 @@ struct CanonicalScanner {
 
     /// Depth of the collected member's own container; 0 while not inside it.
     var collectDepth = 0
+    /// Whether the member being collected is the second one (`alsoCollectUnder`).
+    var collectingAlso = false
     /// The key path of the value being read, below the collected member, as UTF-8.
     var pathBytes: [UInt8] = []
     /// For each open container inside the collected member: `pathBytes.count` at its start.
@@ -69,7 +72,10 @@ struct CanonicalScanner {
                 depth += 1
                 emit(byte)
                 position += 1
-                if role == .collected { collectDepth = depth }
+                if role == .collected || role == .collectedAlso {
+                    collectDepth = depth
+                    collectingAlso = role == .collectedAlso
+                }
                 if collectDepth > 0 { enterContainer() }
                 skipWhitespace()
                 guard position < count else { throw .endOfInput(at: position) }
@@ -88,9 +94,13 @@ struct CanonicalScanner {
             case JSONByte.quote:
                 let contents = try readStringValue()
                 if role == .name { findings.name = decodeCanonical(contents) }
-                if role == .collected || collectDepth > 0 {
-                    findings.collected.append(CollectedString(
-                        path: String(decoding: pathBytes, as: UTF8.self), value: decodeCanonical(contents)))
+                if role == .collected || role == .collectedAlso || collectDepth > 0 {
+                    let found = CollectedString(path: String(decoding: pathBytes, as: UTF8.self), value: decodeCanonical(contents))
+                    if role == .collectedAlso || (collectDepth > 0 && collectingAlso) {
+                        findings.collectedAlso.append(found)
+                    } else {
+                        findings.collected.append(found)
+                    }
                 }
             case JSONByte.minus, JSONByte.zero...JSONByte.nine:
                 let integer = try readNumber(wantsInteger: role == .id)
@@ -155,6 +165,7 @@ struct CanonicalScanner {
         if outputEquals(key, "id") { return .id }
         if outputEquals(key, "name") { return .name }
         if let collectKey = options.collectKey, outputEquals(key, collectKey) { return .collected }
+        if let alsoKey = options.alsoCollectKey, outputEquals(key, alsoKey) { return .collectedAlso }
         return .other
     }
 

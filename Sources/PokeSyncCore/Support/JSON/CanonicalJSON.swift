@@ -16,13 +16,16 @@ package struct CanonicalDocument: Sendable, Equatable {
     /// Every string value inside the top-level member named by `collectUnder`, in
     /// document order. JSON `null`, numbers and booleans are not collected.
     package var collected: [CollectedString]
+    /// The same for the top-level member named by `alsoCollectUnder` (a pokemon's `cries`).
+    package var collectedAlso: [CollectedString]
 
     /// Creates a document from its parts.
-    package init(bytes: [UInt8], id: Int?, name: String?, collected: [CollectedString]) {
+    package init(bytes: [UInt8], id: Int?, name: String?, collected: [CollectedString], collectedAlso: [CollectedString] = []) {
         self.bytes = bytes
         self.id = id
         self.name = name
         self.collected = collected
+        self.collectedAlso = collectedAlso
     }
 }
 
@@ -102,6 +105,7 @@ package enum CanonicalJSON {
     ///     no user info) directly in front of `/api/v2/` is stripped too: a server behind
     ///     a reverse proxy names the host it was asked for, which need not be the source's.
     ///   - collectUnder: the top-level member whose string values are collected, or nil.
+    ///   - alsoCollectUnder: a second top-level member collected apart (`collectedAlso`), or nil.
     ///   - maximumSize: inputs longer than this many bytes are rejected unread.
     /// - Returns: the canonical bytes, the top-level id and name, and the collected strings.
     /// - Throws: `JSONSyntaxError` when the input is not exactly one complete JSON value
@@ -112,13 +116,14 @@ package enum CanonicalJSON {
         _ input: UnsafeRawBufferPointer,
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
+        alsoCollectUnder: String? = "cries",
         maximumSize: Int = defaultMaximumSize
     ) throws(JSONSyntaxError) -> CanonicalDocument {
         guard input.count <= maximumSize else {
             throw JSONSyntaxError(offset: maximumSize, reason: "document larger than \(maximumSize) bytes")
         }
         guard let base = input.baseAddress, input.count > 0 else { throw .endOfInput(at: 0) }
-        let options = CanonicalScanOptions(stripPrefix: stripPrefix, collectUnder: collectUnder)
+        let options = CanonicalScanOptions(stripPrefix: stripPrefix, collectUnder: collectUnder, alsoCollectUnder: alsoCollectUnder)
         var failure: JSONSyntaxError?
         var findings = CanonicalScanFindings()
         // The canonical form is never longer than the input: every rewrite shortens or
@@ -138,7 +143,7 @@ package enum CanonicalJSON {
         }
         if let failure { throw failure }
         return CanonicalDocument(bytes: bytes, id: findings.id, name: findings.name,
-                                 collected: findings.collected)
+                                 collected: findings.collected, collectedAlso: findings.collectedAlso)
     }
 
     /// Canonicalizes one JSON document held in `Data` or a byte array.
@@ -149,12 +154,13 @@ package enum CanonicalJSON {
         _ bytes: some ContiguousBytes,
         stripPrefix: String? = nil,
         collectUnder: String? = "sprites",
+        alsoCollectUnder: String? = "cries",
         maximumSize: Int = defaultMaximumSize
     ) throws(JSONSyntaxError) -> CanonicalDocument {
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(JSONSyntaxError) in
                 try canonicalize(buffer, stripPrefix: stripPrefix, collectUnder: collectUnder,
-                                 maximumSize: maximumSize)
+                                 alsoCollectUnder: collectUnder == nil ? nil : alsoCollectUnder, maximumSize: maximumSize)
             }
         }
         return try result.get()
@@ -170,8 +176,10 @@ struct CanonicalScanOptions {
     var strippedMatch: [UInt8] = []
     /// Canonical bytes of the collected member's key; nil: collect nothing.
     var collectKey: [UInt8]?
+    /// Canonical bytes of the second collected member's key; nil: none.
+    var alsoCollectKey: [UInt8]?
 
-    init(stripPrefix: String?, collectUnder: String?) {
+    init(stripPrefix: String?, collectUnder: String?, alsoCollectUnder: String? = nil) {
         if var origin = stripPrefix {
             while origin.hasSuffix("/") { origin.removeLast() }
             if !origin.isEmpty {
@@ -180,6 +188,7 @@ struct CanonicalScanOptions {
             }
         }
         collectKey = collectUnder.map(CanonicalJSON.canonicalStringContents)
+        alsoCollectKey = alsoCollectUnder.map(CanonicalJSON.canonicalStringContents)
     }
 }
 
@@ -188,4 +197,5 @@ struct CanonicalScanFindings {
     var id: Int?
     var name: String?
     var collected: [CollectedString] = []
+    var collectedAlso: [CollectedString] = []
 }
