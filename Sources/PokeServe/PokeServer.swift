@@ -49,7 +49,7 @@ package struct ServeOptions: Sendable {
     }
 }
 
-/// The read-only PokeAPI server over a mirror's latest version (DESIGN, `pokesync serve`).
+/// The read-only PokeAPI server over a mirror's latest version (<doc:PokeServe/Serving>).
 /// It takes no lock on the mirror: `sync` and `prune` run while it serves.
 package enum PokeServer {
     /// Serves until SIGTERM or SIGINT, then finishes the replies in flight and returns.

@@ -1,7 +1,7 @@
 import Foundation
 import PokeSQLite
 
-/// What a list row shows beyond ``PokemonSummary``, for a page at a time (DESIGN: the
+/// What a list row shows beyond ``PokemonSummary``, for a page at a time (<doc:PokedexReader/Reader#The-list>: the
 /// list with the species' localized name and the thumbnail's upstream URL).
 public struct PokemonListExtras: Sendable, Hashable, Codable {
     /// The pokemon's id.

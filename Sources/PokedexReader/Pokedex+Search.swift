@@ -1,5 +1,5 @@
 extension Pokedex {
-    /// Search as you type, by DESIGN's rule.
+    /// Search as you type, by the rule of <doc:PokedexReader/Reader#Search>.
     ///
     /// `query` is split on whitespace into terms, each folded (accents
     /// and case ignored, `ß` as `ss`, `’` as `'`). A pokemon matches when every term is

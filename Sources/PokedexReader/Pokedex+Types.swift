@@ -1,7 +1,7 @@
 import Foundation
 import PokeSQLite
 
-/// Types, the type matchup chart and the pokemon of a type (DESIGN, the reader: "types").
+/// Types, the type matchup chart and the pokemon of a type (<doc:PokedexReader/Reader#Types-and-matchups>).
 extension Pokedex {
     /// Every type with its name in the first of `languages` the data has, else English,
     /// in id order.

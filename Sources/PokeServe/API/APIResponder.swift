@@ -259,7 +259,7 @@ final class APIResponder: Responder {
 
     /// `OPTIONS`: a CORS preflight (with `Origin` and `Access-Control-Request-Method`)
     /// allows the methods served and the headers asked for, for a day; any other is told
-    /// the methods (DESIGN, `pokesync serve`).
+    /// the methods (<doc:PokeServe/Serving>).
     static func options(_ request: RequestHead) -> Reply {
         guard request.origin != nil, request.corsMethod != nil else {
             return Reply(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")],

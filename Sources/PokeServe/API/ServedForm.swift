@@ -6,7 +6,7 @@ import PokeSyncCore
 /// for the files the served version holds (any other keeps upstream's URL). Keys are
 /// never rewritten, nor a URL in the middle of a string.
 struct ServedForm: Sendable {
-    /// The sprite and cry URL prefixes documents carry (DESIGN, Sources).
+    /// The sprite and cry URL prefixes documents carry (<doc:PokeSyncCore/Sources#Linked-files>).
     static let upstreamSprites = Array((LinkedTree.sprites.upstreamPrefix + "sprites/").utf8)
     static let upstreamCries = Array((LinkedTree.cries.upstreamPrefix + "cries/").utf8)
     static let apiPath = Array("/api/v2/".utf8)

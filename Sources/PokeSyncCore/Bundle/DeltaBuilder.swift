@@ -2,7 +2,7 @@ import Foundation
 import PokeSQLite
 import PokedexReader
 
-/// Writes `changes.sqlite`, DESIGN's delta any SQLite can apply, from two device
+/// Writes `changes.sqlite`, the delta any SQLite can apply (<doc:PokeSyncCore/Bundles#Deltas>), from two device
 /// databases of one lineage and profile.
 ///
 /// Works on ``DeviceSchema``'s logical tables only, so it does not depend on how the

@@ -1,7 +1,7 @@
 import Foundation
 
 extension VersionDiff {
-    /// `pokesync diff --json` and `diffs/FROM-TO.json`, field for field as DESIGN gives them.
+    /// `pokesync diff --json` and `diffs/FROM-TO.json`, field for field as <doc:PokeSyncCore/VersionsAndDiffs#The-diff-JSON> gives them.
     struct JSONForm: Encodable {
         struct Counts: Encodable {
             var added, removed, changed: Int

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What exports say a version came from: `source` in a bundle's manifest and in the
-/// device database's `meta` (DESIGN: "as a phone may see it"). The mirror's own store
+/// device database's `meta` (<doc:PokeSyncCore/Bundles#The-manifest>: "as a phone may see it"). The mirror's own store
 /// keeps the source as given, which a resumed or later run compares; this is what leaves
 /// the machine.
 package enum ExportedSource {

@@ -4,7 +4,7 @@
 /// endpoint upstream adds (2026 added `currency`) is mirrored by the next
 /// `sync --kinds all` without a code change. Ten are named here because code reads
 /// them (the device database), and two are not `{kind}/{id}` documents of a list
-/// (DESIGN, Sources): `pokemon-encounters` (the encounters of pokemon N, at
+/// (<doc:PokeSyncCore/Sources#Kinds>): `pokemon-encounters` (the encounters of pokemon N, at
 /// `/api/v2/pokemon/N/encounters`) and `meta` (`/api/v2/meta/`, id 0).
 package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// The API name, as in `/api/v2/pokemon-species/25/`.

@@ -19,7 +19,7 @@ extension Store {
             return
         }
         try database.transaction { database in
-            // Only the kinds that link files (DESIGN, Sources), and of those the bodies with a
+            // Only the kinds that link files (<doc:PokeSyncCore/Sources#Linked-files>), and of those the bodies with a
             // `sprites` or `cries` member naming a URL (a cheap byte test picks them).
             let kinds = "'pokemon', 'pokemon-form', 'item', 'type'"
             let hashes = try database.rows(

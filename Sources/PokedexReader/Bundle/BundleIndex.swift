@@ -30,7 +30,7 @@ package struct BundleIndex: Codable, Sendable, Equatable {
             self.sha256 = sha256
         }
 
-        // DESIGN writes a full bundle as {"version": 7, ...} and a delta as {"from": 6, "to": 7, ...}.
+        // The index (<doc:PokeSyncCore/Bundles#The-index>) writes a full bundle as {"version": 7, ...} and a delta as {"from": 6, "to": 7, ...}.
         package init(from decoder: any Decoder) throws {
             let values = try decoder.container(keyedBy: CodingKeys.self)
             from = try values.decodeIfPresent(Int.self, forKey: .from)

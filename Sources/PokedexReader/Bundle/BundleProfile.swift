@@ -1,6 +1,6 @@
 /// What a bundle holds of a version: which sprites and which languages.
 ///
-/// Encoded as DESIGN fixes it, `{"languages": "all" | ["en", "ko"], "sprites": "default"}`,
+/// Encoded as <doc:PokeSyncCore/Bundles#The-profile> fixes it, `{"languages": "all" | ["en", "ko"], "sprites": "default"}`,
 /// in the manifest, the index and the database's `meta`. Deltas are made only between
 /// bundles of one profile, and a device of another profile takes the full bundle.
 package struct BundleProfile: Codable, Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One way a species evolves from its parent: every field of the API's
-/// `evolution_details` entry as a typed value (DESIGN: trigger, level, item, held item,
+/// `evolution_details` entry as a typed value (<doc:PokedexReader/Reader#Details>: trigger, level, item, held item,
 /// known move, happiness, time of day, location...). Named things are their slugs (the
 /// bundle does not carry items, locations or version groups); absent or null fields are nil.
 public struct EvolutionCondition: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-/// A type (`electric`) with its name in the preferred language (DESIGN: every type with
+/// A type (`electric`) with its name in the preferred language (<doc:PokedexReader/Reader#Types-and-matchups>: every type with
 /// its localized name).
 public struct PokemonType: Sendable, Hashable, Codable, Identifiable {
     /// The API's type id.
@@ -23,7 +23,7 @@ public struct PokemonType: Sendable, Hashable, Codable, Identifiable {
     public var displayName: String { localizedName?.text ?? name }
 }
 
-/// How much damage every attacking type does to one pokemon (DESIGN: a pokemon's
+/// How much damage every attacking type does to one pokemon (<doc:PokedexReader/Reader#Types-and-matchups>: a pokemon's
 /// defensive chart): the product of `type_efficacy` factors over its types.
 public struct TypeDefense: Sendable, Hashable, Codable {
     /// Every attacking type with its factor (0, 0.25, 0.5, 1, 2 or 4), in type id order.

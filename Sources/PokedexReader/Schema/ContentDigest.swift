@@ -2,7 +2,7 @@ import Foundation
 import PokeArchive
 import PokeSQLite
 
-/// `content_digest`: SHA-256 over a device database's logical content, as DESIGN
+/// `content_digest`: SHA-256 over a device database's logical content, as <doc:PokedexReader/DeviceDatabase#The-content-digest>
 /// defines it so that any language can compute it.
 ///
 /// For each table of ``DeviceSchema/tables`` in order, the rows of its listed columns,

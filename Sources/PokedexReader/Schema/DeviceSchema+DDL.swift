@@ -3,14 +3,14 @@ import PokeSQLite
 /// The physical layout of `pokedex.sqlite`: what the builder creates and what the
 /// updater applies deltas to.
 ///
-/// Every table of ``DeviceSchema/tables`` has DESIGN's columns in DESIGN's order, keyed by
-/// DESIGN's key, so that the plain-SQL delta application (`DELETE FROM t WHERE <first
+/// Every table of ``DeviceSchema/tables`` has the columns of <doc:PokedexReader/DeviceDatabase> in its order, keyed by
+/// its key, so that the plain-SQL delta application (`DELETE FROM t WHERE <first
 /// key column> = ?`, `INSERT INTO t(cols) SELECT cols FROM changes.t`) works as written.
 /// Most are plain tables: entity tables with a single integer key use it as the rowid;
 /// the others are `WITHOUT ROWID`, so the key is the only b-tree and no index is stored
-/// twice. `pokemon.name` is `UNIQUE` (DESIGN), which gives the reader its lookup by name.
+/// twice. `pokemon.name` is `UNIQUE` (<doc:PokedexReader/DeviceDatabase#The-tables>), which gives the reader its lookup by name.
 ///
-/// Three are views over the builder's own tables (DESIGN allows it), because they were
+/// Three are views over the builder's own tables (<doc:PokedexReader/DeviceDatabase#Views-over-shared-tables> allows it), because they were
 /// most of the gzipped file: `species_flavor_text`, `pokemon_move` and `pokemon_sprite`
 /// (see `DeviceSchema+SharedTables.swift`). Their `INSTEAD OF` triggers make the same
 /// plain SQL work on them.

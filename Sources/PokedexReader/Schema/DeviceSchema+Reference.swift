@@ -1,4 +1,4 @@
-/// The reference tables (DESIGN: `type*`, `ability*`, `move*`, `stat*`, `version*`,
+/// The reference tables (<doc:PokedexReader/DeviceDatabase#Reference-tables>: `type*`, `ability*`, `move*`, `stat*`, `version*`,
 /// `language*`): the localized names and facts of what the pokemon tables name by slug.
 ///
 /// Entity tables are keyed by their integer id (the rowid) with `name` UNIQUE, which

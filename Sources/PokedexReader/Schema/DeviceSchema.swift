@@ -1,4 +1,4 @@
-/// The device database (`pokedex.sqlite`) as DESIGN fixes it: the tables apps and other
+/// The device database (`pokedex.sqlite`) as <doc:PokedexReader/DeviceDatabase> fixes it: the tables apps and other
 /// clients rely on, their key columns, and the columns `content_digest` covers.
 ///
 /// One definition serves the bundle writer, the delta builder, the updater and the
@@ -12,7 +12,7 @@ package enum DeviceSchema {
     package struct Table: Sendable, Hashable {
         /// The table's name (it may be a view over the builder's own tables).
         package let name: String
-        /// The columns DESIGN lists, in its order: what `content_digest` covers.
+        /// The columns <doc:PokedexReader/DeviceDatabase> lists, in its order: what `content_digest` covers.
         package let columns: [String]
         /// How many of the leading `columns` form the key.
         package let keyCount: Int
@@ -36,13 +36,13 @@ package enum DeviceSchema {
     package enum Entity: String, Sendable, CaseIterable {
         case pokemon, species, pokedex
         case evolutionChain = "evolution_chain"
-        /// The reference entities (DESIGN: `type*` tables belong to `type(id)`, ...).
+        /// The reference entities (<doc:PokedexReader/DeviceDatabase#Entities>: `type*` tables belong to `type(id)`, ...).
         case type, ability, move, stat, version, language
         /// The table whose `id` names the entity.
         package var rootTable: String { rawValue }
     }
 
-    /// Every table of the schema, in DESIGN's order (the order of `content_digest`).
+    /// Every table of the schema, in the order <doc:PokedexReader/DeviceDatabase> lists them (the order of `content_digest`).
     package static let tables: [Table] = [
         Table(name: "meta", columns: ["key", "value"], keyCount: 1, entity: nil),
         Table(name: "pokemon", columns: ["id", "name", "species_id", "height", "weight", "base_experience",

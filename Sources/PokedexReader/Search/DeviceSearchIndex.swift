@@ -1,9 +1,9 @@
 import PokeSQLite
 
-/// `pokemon_search`: for each pokemon, the folded strings DESIGN's search matches terms
+/// `pokemon_search`: for each pokemon, the folded strings search (<doc:PokedexReader/Reader#Search>) matches terms
 /// against that are its own: its name and its species' name in every language of the
 /// database, each folded with ``SearchFolding/fold(_:)``. Its types (slugs and names in
-/// every language), which DESIGN's search matches too, are not stored per pokemon: the
+/// every language), which search matches too, are not stored per pokemon: the
 /// reader adds them from `pokemon_type` and `type_name` when it loads the strings
 /// (SearchIndex), so this table, and a delta that renames a type, stay small.
 ///

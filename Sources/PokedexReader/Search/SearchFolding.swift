@@ -1,6 +1,6 @@
 import Foundation
 
-/// The folding DESIGN fixes for search, applied alike to what the builder stores and to
+/// The folding search uses (<doc:PokedexReader/Reader#Search>), applied alike to what the builder stores and to
 /// what a user types: Unicode NFKD, the combining marks U+0300-U+036F dropped (only
 /// those: Japanese voicing marks stay, so ピ, ビ and ヒ stay apart), full case folding
 /// (`ß` is `ss`), and `’` as `'`.

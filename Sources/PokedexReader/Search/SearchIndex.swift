@@ -2,7 +2,7 @@ import PokeSQLite
 
 /// Every pokemon's folded search strings in one byte buffer, matched in memory.
 ///
-/// DESIGN's rule has no index-friendly shape (any term may be a substring of any
+/// The search rule (<doc:PokedexReader/Reader#Search>) has no index-friendly shape (any term may be a substring of any
 /// string), and the whole set is small (about 12,000 strings, 200 KB for 1,351 pokemon),
 /// so a scan over UTF-8 bytes answers in well under a millisecond where SQL `LIKE` with
 /// per-row folding would not. Byte matching equals code-point matching because both
@@ -43,7 +43,7 @@ final class SearchIndex: Sendable {
         var starts: [Int] = [0]
         // Per pokemon id, its strings' index range in `starts`.
         var ranges: [Int: Range<Int>] = [:]
-        // DESIGN: a pokemon's types, slugs and names in every language of the bundle, are
+        // <doc:PokedexReader/Reader#Search>: a pokemon's types, slugs and names in every language of the bundle, are
         // its strings too ("eau", "물"). They are made here from `type_name` rather than
         // stored per pokemon in the search table, and held once per type.
         let typeNames = try typeNameStrings(database)

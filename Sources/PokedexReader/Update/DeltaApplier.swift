@@ -1,7 +1,7 @@
 import Foundation
 import PokeSQLite
 
-/// Applies a delta's `changes.sqlite` to a copy of a device database, exactly as DESIGN
+/// Applies a delta's `changes.sqlite` to a copy of a device database, exactly as <doc:PokedexReader/Installing#Applying-a-delta>
 /// says any client may: plain SQL in one transaction, no session extension.
 ///
 /// For each entity `removed` names, its rows are deleted from each of its tables (by
@@ -15,7 +15,7 @@ package struct DeltaApplier: Sendable {
     private let rebuildSearch: SearchRebuild
 
     /// - Parameter rebuildSearch: rebuilds the search tables inside the apply transaction
-    ///   (DESIGN: they are rebuilt on apply, not shipped in the delta), with the delta's
+    ///   (<doc:PokedexReader/Installing#Applying-a-delta>: they are rebuilt on apply, not shipped in the delta), with the delta's
     ///   `changes.sqlite` attached as `changes`. The default is
     ///   ``DeviceSearchIndex/rebuildAfterDelta(_:)``: the rows of what the delta touched.
     package init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
@@ -145,7 +145,7 @@ package struct DeltaApplier: Sendable {
         }
     }
 
-    /// `meta` becomes the delta's meta, then the manifest's values for the keys DESIGN fixes.
+    /// `meta` becomes the delta's meta, then the manifest's values for the keys <doc:PokedexReader/DeviceDatabase#The-meta-table> fixes.
     private func setMeta(_ database: Database, manifest: BundleManifest) throws {
         if try database.integer("SELECT count(*) FROM changes.sqlite_master WHERE name = 'meta'") ?? 0 > 0 {
             try database.execute("DELETE FROM main.meta")

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Installs and updates a device folder from an `index.json` URL or a bundles folder,
-/// as DESIGN's "Installing on a device" fixes it: one install at a time, the delta from
+/// as <doc:PokedexReader/Installing> fixes it: one install at a time, the delta from
 /// the installed version when the index has one, else the full bundle, every download
 /// checked, and one atomic switch of `current`. Killed at any moment, the folder still
 /// opens at the old version, and the next update finishes the job.
@@ -81,7 +81,7 @@ public struct Updater: Sendable {
         let index: BundleIndex, etag: String?
         switch try await source.readIndex(settings: settings, etag: source.isRemote ? kept : nil) {
         case .notModified:
-            // DESIGN: a nightly check is one conditional request; the index has not changed
+            // <doc:PokedexReader/Installing#The-nightly-check>: a nightly check is one conditional request; the index has not changed
             // since this device installed from it.
             let version = installed?.version ?? 0
             return UpdateResult(installedVersion: version, fromVersion: version, kind: .alreadyCurrent,
@@ -112,7 +112,7 @@ public struct Updater: Sendable {
                                                downloaded: &downloaded, progress: progress)
                 kind = .delta
             } catch UpdateError.digestMismatch, UpdateError.unreachable {
-                // DESIGN: a device that cannot use its delta (its digest fails, it answers
+                // <doc:PokedexReader/Installing#Choosing-a-file>: a device that cannot use its delta (its digest fails, it answers
                 // 404 or 500, its transfer is cut short) takes the full bundle.
                 try await BlockingStep.run { _ in device.removeLeftovers() }
             }

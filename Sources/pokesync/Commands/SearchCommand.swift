@@ -63,7 +63,7 @@ struct SearchCommand {
     }
 }
 
-/// One result of `search --json`, in rank order: DESIGN's id, name and types, and the
+/// One result of `search --json`, in rank order: id, name and types (<doc:PokedexReader/Reader#Show-and-search-in-a-terminal>), and the
 /// species' name in the first language of `--language` (else English), null when none.
 struct SearchHitJSON: Encodable {
     var id: Int

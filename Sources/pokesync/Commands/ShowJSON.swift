@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 import PokedexReader
 
-/// DESIGN's `show --json`: id, name, types, height, weight, stats, abilities, moves,
+/// `show --json` (<doc:PokedexReader/Reader#Show-and-search-in-a-terminal>): id, name, types, height, weight, stats, abilities, moves,
 /// sprites (key to bundled path or null), genus, flavor_text, evolution_chain,
 /// type_defense (attacking type slug to factor); and the names of the pokemon, its
 /// types, abilities, moves and stats in the chosen language (English where it has none).

@@ -3,7 +3,7 @@ import PokeArchive
 import PokeSQLite
 import PokedexReader
 
-/// Builds `pokedex.sqlite` (DESIGN "The device database") from one stored version.
+/// Builds `pokedex.sqlite` (<doc:PokedexReader/DeviceDatabase>) from one stored version.
 ///
 /// Reads each document once, decoding only the fields the schema needs (in parallel, one
 /// task per core), checks references, keeps the profile's languages and sprites, then

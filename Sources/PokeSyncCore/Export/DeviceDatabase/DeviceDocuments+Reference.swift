@@ -1,6 +1,6 @@
 import Foundation
 
-// The fields of the six reference kinds the device database needs (DESIGN, the
+// The fields of the six reference kinds the device database needs (<doc:PokedexReader/DeviceDatabase#Reference-tables>: the
 // reference tables). A move's `learned_by_pokemon` and a type's `pokemon`, most of
 // their bytes, are never materialized.
 

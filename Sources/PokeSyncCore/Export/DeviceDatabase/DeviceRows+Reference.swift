@@ -91,7 +91,7 @@ extension DeviceRow {
     }
 }
 
-/// The rows of the six reference kinds (DESIGN, the reference tables). Every language is
+/// The rows of the six reference kinds (<doc:PokedexReader/DeviceDatabase#Reference-tables>). Every language is
 /// kept here; the profile's filter comes later. Within a document, rows go in key order.
 extension DeviceRows {
     static func type(_ document: TypeDocument) -> DeviceRows {

@@ -1,6 +1,6 @@
 import PokeSQLite
 
-/// The rows of the device tables (DESIGN "The device database"): one typed array per
+/// The rows of the device tables (<doc:PokedexReader/DeviceDatabase>): one typed array per
 /// table, each in the order its rows were added. Each document gives its own
 /// `DeviceRows` (documents convert independently, so they can be decoded in parallel);
 /// the builder appends them in kind and id order, which is key order for every table.
@@ -41,7 +41,7 @@ struct DeviceRows {
     var languages: [DeviceRow.Language] = []
     var languageNames: [DeviceRow.Name] = []
 
-    /// Hands `visitor` each table's name and the key path of its rows, in DESIGN's order.
+    /// Hands `visitor` each table's name and the key path of its rows, in the order <doc:PokedexReader/DeviceDatabase> lists them.
     /// The one list of the tables: writing, joining and the language filter go through it.
     static func visitTables<Visitor: DeviceTableVisitor>(_ visitor: inout Visitor) throws(Visitor.Failure) {
         try visitor.visit("pokemon", \.pokemon)

@@ -1,6 +1,6 @@
-/// DESIGN's flavor-text rule, for species, ability and move texts.
+/// The flavor-text rule (<doc:PokedexReader/DeviceDatabase#Flavor-texts>), for species, ability and move texts.
 enum FlavorTextRule {
-    /// The game's text as one paragraph (DESIGN, flavor texts): a soft hyphen (U+00AD)
+    /// The game's text as one paragraph (<doc:PokedexReader/DeviceDatabase#Flavor-texts>): a soft hyphen (U+00AD)
     /// that ends a line goes with its line break (the word was split by the game's text
     /// box); a line break or form feed between two CJK characters is removed (Chinese and
     /// Japanese put no space there: "貼在\n一起" is "貼在一起"); any other becomes a space;
@@ -57,7 +57,7 @@ enum FlavorTextRule {
         return String(scalars[first...last])
     }
 
-    /// DESIGN's CJK: Han, Hiragana, Katakana (with U+30FC), CJK symbols and punctuation
+    /// CJK as <doc:PokedexReader/DeviceDatabase#Flavor-texts> has it: Han, Hiragana, Katakana (with U+30FC), CJK symbols and punctuation
     /// (U+3000-U+303F), half- and full-width forms (U+FF00-U+FFEF).
     static func isCJK(_ scalar: UInt32) -> Bool {
         switch scalar {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The reference check DESIGN asks for before a bundle is written: every pokemon's
+/// The reference check (<doc:PokeSyncCore/Bundles#The-reference-check>) made before a bundle is written: every pokemon's
 /// species, every species' evolution chain, every pokedex entry's species and every
 /// evolution step's species exist in the version. A crawl across an upstream deploy can
 /// mix documents; such a version must not reach phones.
