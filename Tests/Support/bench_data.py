@@ -65,17 +65,24 @@ def snapshot(args, cache, which="new", whole=False):
                      f"PokeAPI/api-data holding commit {commit}) or --fixtures DIR holding {name}")
 
 
-def _extract_fixture(archive, cache):
-    target = os.path.join(cache, os.path.basename(archive).replace(".tar.gz", ""))
+def _unpacked(target, fill):
+    """`target/api-data`, made once: `fill(partial)` writes `partial/api-data` in a folder
+    beside it, which is renamed into place whole (an interrupted unpack is never taken)."""
     if not os.path.isdir(os.path.join(target, "api-data")):
         partial = target + ".partial"
         shutil.rmtree(partial, ignore_errors=True)
         os.makedirs(partial)
-        with tarfile.open(archive) as tar:
-            tar.extractall(partial, filter="data")
+        fill(partial)
         shutil.rmtree(target, ignore_errors=True)
         os.rename(partial, target)
     return os.path.join(target, "api-data")
+
+
+def _extract_fixture(archive, cache):
+    def fill(partial):
+        with tarfile.open(archive) as tar:
+            tar.extractall(partial, filter="data")
+    return _unpacked(os.path.join(cache, os.path.basename(archive).replace(".tar.gz", "")), fill)
 
 
 def _from_checkout(checkout, commit, cache):
@@ -85,11 +92,8 @@ def _from_checkout(checkout, commit, cache):
     if full.returncode != 0:
         raise SystemExit(f"bench: {checkout} has no commit {commit} (git fetch it, or name another "
                          f"with --new-commit/--old-commit)")
-    target = os.path.join(cache, f"api-data-{full.stdout.strip()[:12]}")
-    if not os.path.isdir(os.path.join(target, "api-data")):
-        partial = target + ".partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        os.makedirs(partial)
+
+    def fill(partial):
         archive = subprocess.Popen(["git", "-C", checkout, "archive", "--format=tar", full.stdout.strip(), "data"],
                                    stdout=subprocess.PIPE)
         with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
@@ -97,18 +101,12 @@ def _from_checkout(checkout, commit, cache):
         if archive.wait() != 0:
             raise SystemExit(f"bench: git archive of {commit} in {checkout} failed")
         os.rename(os.path.join(partial, "data"), os.path.join(partial, "api-data"))
-        shutil.rmtree(target, ignore_errors=True)
-        os.rename(partial, target)
-    return os.path.join(target, "api-data")
+    return _unpacked(os.path.join(cache, f"api-data-{full.stdout.strip()[:12]}"), fill)
 
 
 def _from_data_tarball(path, cache):
     """A tarball of api-data's `data/` folder (its top folder named `data` or `api-data`)."""
-    target = os.path.join(cache, "api-data-" + os.path.basename(path).split(".")[0])
-    if not os.path.isdir(os.path.join(target, "api-data")):
-        partial = target + ".partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        os.makedirs(partial)
+    def fill(partial):
         with tarfile.open(path) as tar:
             tar.extractall(partial, filter="data")
         top = next((name for name in ("api-data", "data") if os.path.isdir(os.path.join(partial, name, "api"))), None)
@@ -116,9 +114,7 @@ def _from_data_tarball(path, cache):
             raise SystemExit(f"bench: {path} holds no data/api/v2 (a tarball of api-data's data/ folder)")
         if top != "api-data":
             os.rename(os.path.join(partial, top), os.path.join(partial, "api-data"))
-        shutil.rmtree(target, ignore_errors=True)
-        os.rename(partial, target)
-    return os.path.join(target, "api-data")
+    return _unpacked(os.path.join(cache, "api-data-" + os.path.basename(path).split(".")[0]), fill)
 
 
 def _cut_to_default_kinds(whole, cache):
