@@ -16,7 +16,10 @@ one Markdown article per subject, readable on GitHub as they are. This script fa
   how articles link across catalogs so that GitHub follows them) to a missing file or to
   a heading the file does not have (GitHub's anchor: lowercase, dashes for spaces);
 - a catalog has no landing page named after its target, or an article its landing page's
-  `## Topics` does not list.
+  `## Topics` does not list;
+- the README links a file (`Sources/PokeServe/PokeServe.docc/Serving.md#headers`: how it
+  points to the reference it keeps in the articles) that does not exist, or a heading the
+  file does not have.
 
 Usage: check_doc_links.py [REPO_ROOT]   (default: the current folder)
 Exit 0 when every link resolves, 1 otherwise."""
@@ -113,6 +116,40 @@ def source_problems(root, articles):
                     yield f"{where}: {problem}"
 
 
+def unfenced_lines(path):
+    """(line number, line) of a Markdown file outside code fences."""
+    fenced = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield number, line
+
+
+def relative_link_problems(path, where, number, plain):
+    """Why each relative Markdown link of `plain` (a line of `path`, inline code removed)
+    does not resolve: a missing file, or a heading the linked file does not have."""
+    for link in MARKDOWN_LINK.findall(plain):
+        if re.match(r"[a-z][a-z0-9+.-]*:", link) or link.startswith("#"):
+            continue  # an absolute URL, or a link within the page
+        file, _, anchor = link.partition("#")
+        linked = (path.parent / file).resolve()
+        if not linked.exists():
+            yield f"{where}:{number}: link to {link}: no such file"
+        elif anchor and (not linked.is_file() or anchor not in {github_anchor(h) for h in headings(linked)}):
+            yield f"{where}:{number}: link to {link}: {linked.name} has no heading #{anchor}"
+
+
+def readme_problems(root):
+    """The README's relative links: the reference it moved to the articles must be there."""
+    readme = root / "README.md"
+    if not readme.is_file():
+        return
+    for number, line in unfenced_lines(readme):
+        yield from relative_link_problems(readme, "README.md", number, re.sub(r"`[^`]*`", "", line))
+
+
 def article_problems(root, articles):
     for target, files in articles.items():
         landing = files.get(target)
@@ -120,13 +157,7 @@ def article_problems(root, articles):
             yield f"Sources/{target}/{target}.docc: no landing page {target}.md"
         for name, path in files.items():
             where = path.relative_to(root)
-            fenced = False
-            for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-                if line.lstrip().startswith("```"):
-                    fenced = not fenced
-                    continue
-                if fenced:
-                    continue
+            for number, line in unfenced_lines(path):
                 if DESIGN.search(line):
                     yield f"{where}:{number}: names DESIGN, which a clone does not have: {line.strip()[:100]}"
                 # Inline code is an example of a link, not a link.
@@ -135,15 +166,7 @@ def article_problems(root, articles):
                     problem = resolve(reference, target, articles)
                     if problem:
                         yield f"{where}:{number}: {problem}"
-                for link in MARKDOWN_LINK.findall(plain):
-                    if re.match(r"[a-z][a-z0-9+.-]*:", link) or link.startswith("#"):
-                        continue  # an absolute URL, or a link within the page
-                    file, _, anchor = link.partition("#")
-                    linked = (path.parent / file).resolve()
-                    if not linked.is_file():
-                        yield f"{where}:{number}: link to {link}: no such file"
-                    elif anchor and anchor not in {github_anchor(h) for h in headings(linked)}:
-                        yield f"{where}:{number}: link to {link}: {linked.name} has no heading #{anchor}"
+                yield from relative_link_problems(path, where, number, plain)
         if landing is not None:
             topics = landing.read_text(encoding="utf-8").partition("## Topics")[2]
             listed = {reference.split("/")[-1] for reference in DOC_LINK.findall(topics)}
@@ -158,9 +181,9 @@ def main():
     if not articles:
         print(f"{root}/Sources: no DocC catalog (Sources/<Target>/<Target>.docc)")
         return 1
-    found = list(source_problems(root, articles)) + list(article_problems(root, articles))
+    found = list(source_problems(root, articles)) + list(article_problems(root, articles)) + list(readme_problems(root))
     count = sum(len(files) for files in articles.values())
-    print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles)")
+    print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles, the README)")
     return 1 if found else 0
 
 
