@@ -27,9 +27,10 @@ package enum MirrorRun {
                       progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)?,
                       log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
         let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
-                                  source: try settings.spriteSource.map(SourceFactory.spriteSource))
+                                  source: try settings.spriteSource.map { try SourceFactory.spriteSource($0) })
         let cryPolicy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
-                                     source: try settings.crySource.map(SourceFactory.spriteSource), tree: .cries)
+                                     source: try settings.crySource.map { try SourceFactory.spriteSource($0, option: "cry-source") },
+                                     tree: .cries)
         let client = HTTPClient(configuration: clientConfiguration(settings, policies: [policy, cryPolicy]))
         defer { client.invalidate() }
         let source = try SourceFactory.documentSource(settings.source, client: client)

@@ -24,10 +24,10 @@ package enum SourceFactory {
         }
     }
 
-    /// `--sprite-source URL|DIR`.
+    /// `--sprite-source URL|DIR`, or with `option` "cry-source", `--cry-source URL|DIR`.
     /// - Throws: `RequestError.invalidSpriteSource` for a URL without a host, `SourceError`
     ///   for a folder that does not exist.
-    package static func spriteSource(_ text: String) throws -> SpriteSource {
+    package static func spriteSource(_ text: String, option: String = "sprite-source") throws -> SpriteSource {
         if text.hasPrefix("http://") || text.hasPrefix("https://") {
             guard let url = URL(string: text), url.host != nil else { throw RequestError.invalidSpriteSource(text) }
             return .http(url)
@@ -35,7 +35,7 @@ package enum SourceFactory {
         var isDirectory: ObjCBool = false
         let url = URL(fileURLWithPath: text).standardizedFileURL
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw SourceError(resource: text, reason: "--sprite-source folder does not exist")
+            throw SourceError(resource: text, reason: "--\(option) folder does not exist")
         }
         return .folder(url)
     }

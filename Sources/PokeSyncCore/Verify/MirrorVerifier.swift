@@ -35,11 +35,28 @@ package enum MirrorVerifier {
     /// - Throws: `StoreError` when there is no store or it cannot be opened at all.
     package static func verify(_ layout: MirrorLayout) throws -> MirrorVerification {
         let store = try Store(layout: layout, create: false, readOnly: true)
-        var result = try store.snapshot { try verify(store, layout: layout) }
-        // The tree has its own snapshots: it changes after the store does (see TreeVerifier).
-        for tree in LinkedTree.allCases {
-            try TreeVerifier(store: store, layout: layout, tree: tree).verify(into: &result)
+        // The trees have their own snapshots (they change after the store does, see
+        // TreeVerifier), on a connection of their own, checked beside the store's hashing.
+        let treeStore = try Store(layout: layout, create: false, readOnly: true)
+        let trees = Locked<Result<MirrorVerification, any Error>>(.success(MirrorVerification()))
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            let outcome = Result {
+                var partial = MirrorVerification()
+                for tree in LinkedTree.allCases {
+                    try TreeVerifier(store: treeStore, layout: layout, tree: tree).verify(into: &partial)
+                }
+                return partial
+            }
+            trees.withLock { $0 = outcome }
         }
+        defer { group.wait() }
+        var result = try store.snapshot { try verify(store, layout: layout) }
+        group.wait()
+        let partial = try trees.withLock { $0 }.get()
+        result.treeFiles += partial.treeFiles
+        result.problems += partial.problems
+        result.notes += partial.notes
         return result
     }
 

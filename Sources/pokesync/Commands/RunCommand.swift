@@ -95,7 +95,7 @@ struct RunCommand {
         try SourceFactory.check(documentSource: config.source)
         if let spriteSource = config.spriteSource { _ = try SourceFactory.spriteSource(spriteSource) }
         if let crySource = config.crySource {
-            do { _ = try SourceFactory.spriteSource(crySource) } catch RequestError.invalidSpriteSource {
+            do { _ = try SourceFactory.spriteSource(crySource, option: "cry-source") } catch RequestError.invalidSpriteSource {
                 throw ConfigError("--cry-source \(crySource): not a valid URL")
             }
         }

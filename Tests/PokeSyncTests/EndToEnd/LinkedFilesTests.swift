@@ -221,6 +221,27 @@ struct LinkedFilesTests {
         }
     }
 
+    /// `--cries`, `--cry-source` and mirror.json's `"cries"` are checked as `--sprites` is.
+    @Test func wrongCrySettingsAreUsageErrors() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let bogus = try cli.run(["full", "--source", Self.whole.path, "--cries", "loud"])
+            #expect(bogus.status == 64 && bogus.stderr.contains("--cries takes none, latest, legacy or all"), "\(bogus.stderr)")
+            let url = try cli.run(["full", "--source", Self.whole.path, "--cries", "all", "--cry-source", "http://"])
+            #expect(url.status == 64 && url.stderr.contains("--cry-source http://"), "\(url.stderr)")
+            let folder = try cli.run(["full", "--source", Self.whole.path, "--cries", "all",
+                                      "--cry-source", scratch.appendingPathComponent("nowhere").path])
+            #expect(folder.status != 0 && folder.stderr.contains("--cry-source folder does not exist"), "\(folder.stderr)")
+            try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
+            try Data(#"{"cries": 5}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
+            let config = try cli.run(["sync", "--source", Self.whole.path])
+            #expect(config.status == 64 && config.stderr.contains("\"cries\""), "\(config.stderr)")
+            try Data(#"{"cries": "every"}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
+            let word = try cli.run(["sync", "--source", Self.whole.path])
+            #expect(word.status == 64 && word.stderr.contains("a cry set is none, latest, legacy or all"), "\(word.stderr)")
+        }
+    }
+
     /// Cry URLs on another host, leaving the tree, or naming HTML: refused, reported with
     /// the document, never fetched from the foreign host; the run still publishes.
     @Test func hostileCryURLsAreRefusedAndReported() async throws {
