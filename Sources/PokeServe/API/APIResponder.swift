@@ -146,7 +146,7 @@ final class APIResponder: Responder {
             guard slashed else { return redirect(request) }
             // PokeAPI's lookup: an id is an optional minus and digits (`+1` is a name), a
             // name is compared ASCII case-insensitively (a Kelvin sign is no `k`).
-            let index = ServedVersion.isID(key) ? Int(key).flatMap { listed.byID[$0] } : listed.byName[asciiLowercased(key)]
+            let index = ServedVersion.isID(key) ? Int(key).flatMap { listed.byID[$0] } : listed.byName[NameLookup.key(key)]
             guard let index else { return notFound(version) }
             return try document(listed.entries[index].hash, request, version)
         case 3 where segments[segments.startIndex] == "pokemon" && segments.last == "encounters":
@@ -196,7 +196,9 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.root(version: version.tag)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let members = version.endpoints.map { "\(jsonString($0)):\(jsonString(site.form.url("/api/v2/\($0)/")))" }
+        let members = version.endpoints.map {
+            "\(jsonString($0)):\(jsonString(site.form.url(ResourceKind(rawValue: $0).endpointPath)))"
+        }
         let text = "{" + members.joined(separator: ",") + "}"
         try checkRoom(text.utf8.count)
         let body = Self.tagged(text)
@@ -209,7 +211,8 @@ final class APIResponder: Responder {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let listURL = site.form.url("/api/v2/\(kind.name)/")
+        let resource = ResourceKind(rawValue: kind.name)
+        let listURL = site.form.url(resource.endpointPath)
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
         text += ",\"previous\":" + (page.previousQuery.map { jsonString(listURL + "?" + $0) } ?? "null")
@@ -217,7 +220,7 @@ final class APIResponder: Responder {
         for (position, entry) in kind.entries[page.range(count: kind.entries.count)].enumerated() {
             if position > 0 { text += "," }
             if let name = entry.name { text += "{\"name\":\(jsonString(name)),\"url\":" } else { text += "{\"url\":" }
-            text += jsonString(listURL + "\(entry.id)/") + "}"
+            text += jsonString(site.form.url(resource.documentPath(id: entry.id))) + "}"
         }
         text += "]}"
         try checkRoom(text.utf8.count)
