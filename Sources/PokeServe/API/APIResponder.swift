@@ -56,26 +56,31 @@ final class APIResponder: Responder {
     }
 
     func respond(to request: RequestHead) -> Reply {
-        if request.method == "OPTIONS" { return Self.options(request) }
-        guard request.isGetOrHead else {
-            return Reply.detail(405, "Method \"\(request.method)\" not allowed.",
-                                headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")])
-        }
-        guard let path = percentDecoded(request.path) else {
+        let route = Route(request)
+        switch route {
+        case .options:
+            return Reply(status: 204, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],
+                         sendsBody: false)
+        case .preflight(let names):
+            return Self.preflight(names)
+        case .methodNotAllowed(let method):
+            return Reply.detail(405, "Method \"\(method)\" not allowed.",
+                                headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")])
+        case .badPath:
             return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
-        }
-        if let sprites = site.sprites, path.hasPrefix("/sprites/") {
+        case .sprite(let path) where site.sprites != nil:
             guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(sprites, String(path.dropFirst("/sprites/".count)), request)
-        }
-        if let cries = site.cries, path.hasPrefix("/cries/") {
+            return sprite(site.sprites!, path, request)
+        case .cry(let path) where site.cries != nil:
             guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(cries, String(path.dropFirst("/cries/".count)), request)
+            return sprite(site.cries!, path, request)
+        default:
+            break
         }
         for attempt in 0 ..< 2 {
             do {
                 let version = try currentVersion(force: attempt > 0)
-                return try route(path, request, version)
+                return try answer(route, request, version)
             } catch is VersionGone {
                 continue
             } catch is MemoryFull {
@@ -122,50 +127,53 @@ final class APIResponder: Responder {
 
     // MARK: Routing
 
-    private func route(_ path: String, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        guard path == "/api/v2" || path.hasPrefix("/api/v2/") else { return notFound(version) }
-        let rest = path.dropFirst("/api/v2".count)
-        let slashed = rest.hasSuffix("/")
-        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            .dropLast(slashed ? 1 : 0)
-        if segments.contains(where: \.isEmpty) { return notFound(version) }
-        switch segments.count {
-        case 0:
-            return slashed ? try root(request, version) : redirect(request)
-        case 1:
-            let kind = String(segments[segments.startIndex])
-            if kind == "meta", let meta = version.meta {
-                return slashed ? try document(meta, request, version) : redirect(request)
-            }
+    /// `route` answered from `version`: what the route names is looked for in it.
+    private func answer(_ route: Route, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        switch route {
+        case .root:
+            return try root(request, version)
+        case .list(let kind, let page):
             guard let listed = version.kinds[kind] else { return notFound(version) }
-            return slashed ? try list(listed, request, version) : redirect(request)
-        case 2:
-            let kind = String(segments[segments.startIndex]), key = segments[segments.startIndex + 1]
-            // DRF's lookup: one path segment without a dot.
-            guard let listed = version.kinds[kind], !key.contains(".") else { return notFound(version) }
-            guard slashed else { return redirect(request) }
-            // PokeAPI's lookup: an id is an optional minus and digits (`+1` is a name), a
-            // name is compared ASCII case-insensitively (a Kelvin sign is no `k`).
-            let index = ServedVersion.isID(key) ? Int(key).flatMap { listed.byID[$0] } : listed.byName[NameLookup.key(key)]
+            return try list(listed, page, request, version)
+        case .document(let kind, let key):
+            guard let listed = version.kinds[kind] else { return notFound(version) }
+            let index: Int?
+            switch key {
+            case .id(let id): index = listed.byID[id]
+            case .name(let name): index = listed.byName[name]
+            case .idOutOfRange: index = nil
+            }
             guard let index else { return notFound(version) }
             return try document(listed.entries[index].hash, request, version)
-        case 3 where segments[segments.startIndex] == "pokemon" && segments.last == "encounters":
-            // PokeAPI's route has no trailing `$`: with or without the slash, by id only.
-            let key = segments[segments.startIndex + 1]
-            guard key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int(key),
-                  let hash = version.encounters[id] else { return notFound(version) }
+        case .encounters(let id):
+            guard let hash = version.encounters[id] else { return notFound(version) }
             return try document(hash, request, version)
+        case .meta:
+            guard let meta = version.meta else { return notFound(version) }
+            return try document(meta, request, version)
+        case .redirect(let location, let target):
+            return Self.serves(target, version) ? redirect(location) : notFound(version)
         default:
             return notFound(version)
         }
     }
 
+    /// Whether `version` has what `route` names, as far as a redirect to it depends on:
+    /// the root, a kind it lists, meta when it holds it.
+    private static func serves(_ route: Route, _ version: ServedVersion) -> Bool {
+        switch route {
+        case .root: return true
+        case .list(let kind, _), .document(let kind, _): return version.kinds[kind] != nil
+        case .meta: return version.meta != nil
+        default: return false
+        }
+    }
+
     /// Django's APPEND_SLASH: a permanent redirect to the slashed path, query kept,
     /// as an absolute URL on the base.
-    private func redirect(_ request: RequestHead) -> Reply {
-        let location = site.form.url(request.path + "/") + (request.query.map { "?" + $0 } ?? "")
-        return Reply(status: 301, headers: [("Location", location), ("Access-Control-Allow-Origin", "*"),
-                                            ("Content-Type", "text/html; charset=utf-8")])
+    private func redirect(_ location: String) -> Reply {
+        Reply(status: 301, headers: [("Location", site.form.url(location)), ("Access-Control-Allow-Origin", "*"),
+                                     ("Content-Type", "text/html; charset=utf-8")])
     }
 
     private func notFound(_ version: ServedVersion) -> Reply {
@@ -206,8 +214,8 @@ final class APIResponder: Responder {
         return reply(body, request, version)
     }
 
-    private func list(_ kind: ServedVersion.Kind, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        let page = Pagination(query: request.query)
+    private func list(_ kind: ServedVersion.Kind, _ page: Pagination, _ request: RequestHead,
+                      _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
@@ -260,24 +268,10 @@ final class APIResponder: Responder {
         return Reply(status: 200, headers: headers, body: body.plain, sendsBody: !request.isHead)
     }
 
-    /// `OPTIONS`: a CORS preflight (with `Origin` and `Access-Control-Request-Method`)
-    /// allows the methods served and the headers asked for, for a day; any other is told
-    /// the methods (<doc:PokeServe/Serving>).
-    static func options(_ request: RequestHead) -> Reply {
-        guard request.origin != nil, request.corsMethod != nil else {
-            return Reply(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")],
-                         sendsBody: false)
-        }
-        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")]
-        // Every field name asked for (tokens only, so nothing else is echoed): the API is
-        // public and read-only, so no header a browser app sends needs refusing.
-        var names: [String] = []
-        for item in (request.corsHeaders ?? "").split(separator: ",") {
-            let name = item.trimmingSpaces.lowercased()
-            guard !name.isEmpty, name.utf8.count <= 64, name.utf8.allSatisfy(RequestHeadScanner.isTokenByte),
-                  !names.contains(name), names.count < 32 else { continue }
-            names.append(name)
-        }
+    /// A CORS preflight allows the methods served and the headers asked for
+    /// (``Route/allowedHeaders(_:)``), for a day (<doc:PokeServe/Serving>).
+    static func preflight(_ names: [String]) -> Reply {
+        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", Route.allowedMethods)]
         if !names.isEmpty { headers.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
         headers.append(("Access-Control-Max-Age", "86400"))
         return Reply(status: 204, headers: headers, sendsBody: false)

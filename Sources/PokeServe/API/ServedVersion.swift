@@ -61,12 +61,6 @@ final class ServedVersion: Sendable {
         tag = String(digest.finalize().hex.prefix(40))
     }
 
-    /// PokeAPI's id pattern (`-?[0-9]+`): anything else in an id's place is a name.
-    static func isID(_ key: Substring) -> Bool {
-        let digits = key.utf8.first == UInt8(ascii: "-") ? key.utf8.dropFirst() : key.utf8[...]
-        return !digits.isEmpty && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
     /// Reads version `version` from `store` (inside the caller's snapshot) in the API's
     /// shape as the export writes it (``APIShape``): each kind's list in the source's
     /// order, an empty kind still listed, names found by ``NameLookup``'s rule, the root's
