@@ -47,7 +47,7 @@ final class APIResponder: Responder {
     private struct MemoryFull: Error {}
 
     private func busy() -> Reply {
-        Reply.detail(503, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+        Reply.detail(.serviceUnavailable, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
     /// Whether a new body of `size` bytes may be made now.
@@ -59,15 +59,15 @@ final class APIResponder: Responder {
         let route = Route(request)
         switch route {
         case .options:
-            return Reply(status: 204, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],
+            return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],
                          sendsBody: false)
         case .preflight(let names):
             return Self.preflight(names)
         case .methodNotAllowed(let method):
-            return Reply.detail(405, "Method \"\(method)\" not allowed.",
+            return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
                                 headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")])
         case .badPath:
-            return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
+            return Reply.detail(.badRequest, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
         case .sprite(let path) where site.sprites != nil:
             guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
             return sprite(site.sprites!, path, request)
@@ -91,10 +91,10 @@ final class APIResponder: Responder {
                 continue
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
-                return Reply.detail(500, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
+                return Reply.detail(.internalServerError, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
             }
         }
-        return Reply.detail(503, "The mirror changed during the request; try again.",
+        return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
                             headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
@@ -172,12 +172,12 @@ final class APIResponder: Responder {
     /// Django's APPEND_SLASH: a permanent redirect to the slashed path, query kept,
     /// as an absolute URL on the base.
     private func redirect(_ location: String) -> Reply {
-        Reply(status: 301, headers: [("Location", site.form.url(location)), ("Access-Control-Allow-Origin", "*"),
+        Reply(status: .movedPermanently, headers: [("Location", site.form.url(location)), ("Access-Control-Allow-Origin", "*"),
                                      ("Content-Type", "text/html; charset=utf-8")])
     }
 
     private func notFound(_ version: ServedVersion) -> Reply {
-        Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
+        Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
     }
 
     // MARK: Bodies
@@ -258,14 +258,14 @@ final class APIResponder: Responder {
             if let held {
                 headers.removeFirst()
                 headers[0].1 = held
-                return Reply(status: 304, headers: headers, sendsBody: false)
+                return Reply(status: .notModified, headers: headers, sendsBody: false)
             }
         }
         if let compressed = gzip {
             headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: 200, headers: headers, body: compressed, sendsBody: !request.isHead)
+            return Reply(status: .ok, headers: headers, body: compressed, sendsBody: !request.isHead)
         }
-        return Reply(status: 200, headers: headers, body: body.plain, sendsBody: !request.isHead)
+        return Reply(status: .ok, headers: headers, body: body.plain, sendsBody: !request.isHead)
     }
 
     /// A CORS preflight allows the methods served and the headers asked for
@@ -274,21 +274,21 @@ final class APIResponder: Responder {
         var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", Route.allowedMethods)]
         if !names.isEmpty { headers.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
         headers.append(("Access-Control-Max-Age", "86400"))
-        return Reply(status: 204, headers: headers, sendsBody: false)
+        return Reply(status: .noContent, headers: headers, sendsBody: false)
     }
 
     private func sprite(_ sprites: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
         guard let bytes = sprites.read(path) else {
-            return Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
+            return Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
         }
         let etag = "\"\(SHA256.hash(bytes).hex)\""
         var headers = [("Content-Type", SpriteFiles.contentType(path)), ("ETag", etag),
                        ("Cache-Control", "public, max-age=86400"), ("Access-Control-Allow-Origin", "*")]
         if let tags = request.ifNoneMatch, Self.matches(tags, etag) {
             headers.removeFirst()
-            return Reply(status: 304, headers: headers, sendsBody: false)
+            return Reply(status: .notModified, headers: headers, sendsBody: false)
         }
-        return Reply(status: 200, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
+        return Reply(status: .ok, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
     }
 
     // MARK: Headers

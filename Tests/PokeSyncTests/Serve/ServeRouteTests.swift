@@ -123,7 +123,7 @@ struct ServeRouteAnswerTests {
                                      ("/api/v2/pokemon/25", "/api/v2/pokemon/25/"), ("/api/v2/pokemon/99999", "/api/v2/pokemon/99999/"),
                                      ("/api/v2/pokemon/Pikachu?a=%20", "/api/v2/pokemon/Pikachu/?a=%20")] {
                 let reply = responder.respond(to: requestHead(path))
-                #expect(reply.status == 301, "\(path)")
+                #expect(reply.status == .movedPermanently, "\(path)")
                 #expect(Self.header(reply, "Location") == Self.base + location, "\(path)")
             }
             for path in ["/", "//", "/api/v2/berry/", "/api/v2/berry", "/api/v2/berry/1", "/api/v2/pokemon/99999/",
@@ -133,16 +133,16 @@ struct ServeRouteAnswerTests {
                          "/cries/pokemon/latest/25.ogg", "/api/v2/pokemon/25/encounters", "/api/v2/meta/", "/api/v2/meta",
                          "/" + String(repeating: "a/", count: 3000), "/api/v2/pokemon/" + String(repeating: "x", count: 300) + "/"] {
                 let reply = responder.respond(to: requestHead(path))
-                #expect(reply.status == 404, "\(path.prefix(60)): \(reply.status)")
+                #expect(reply.status == .notFound, "\(path.prefix(60)): \(reply.status)")
                 #expect(Self.header(reply, "Content-Type") == "application/json")
                 #expect(Self.header(reply, "X-PokeAPI-Hash")?.count == 40)
                 #expect(reply.body.bytes == Array(#"{"detail":"Not found."}"#.utf8))
             }
             let bad = responder.respond(to: requestHead("/api/v2/pokemon/%zz/"))
-            #expect(bad.status == 400 && bad.body.bytes == Array(#"{"detail":"A malformed path."}"#.utf8))
+            #expect(bad.status == .badRequest && bad.body.bytes == Array(#"{"detail":"A malformed path."}"#.utf8))
             for method in ["POST", "PUT", "DELETE", "PATCH", "TRACE", "CONNECT"] {
                 let reply = responder.respond(to: requestHead("/api/v2/pokemon/25/", method: method))
-                #expect(reply.status == 405, "\(method)")
+                #expect(reply.status == .methodNotAllowed, "\(method)")
                 #expect(Self.header(reply, "Allow") == "GET, HEAD, OPTIONS")
                 #expect(reply.body.bytes == Array("{\"detail\":\"Method \\\"\(method)\\\" not allowed.\"}".utf8))
             }
@@ -153,10 +153,10 @@ struct ServeRouteAnswerTests {
         try withTemporaryDirectory { folder in
             let responder = try Self.responder(folder)
             let byID = responder.respond(to: requestHead("/api/v2/pokemon/25/"))
-            #expect(byID.status == 200)
+            #expect(byID.status == .ok)
             for path in ["/api/v2/pokemon/025/", "/api/v2/pokemon/pikachu/", "/api/v2/pokemon/PiKaChU/", "/api/v2/pokemon/%50IKACHU/"] {
                 let reply = responder.respond(to: requestHead(path))
-                #expect(reply.status == 200 && reply.body.bytes == byID.body.bytes, "\(path)")
+                #expect(reply.status == .ok && reply.body.bytes == byID.body.bytes, "\(path)")
             }
             let page = responder.respond(to: requestHead("/api/v2/move/?offset=20&limit=5"))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body.bytes)) as? [String: Any])
@@ -169,12 +169,12 @@ struct ServeRouteAnswerTests {
             let preflight = responder.respond(to: requestHead("/api/v2/pokemon/25/", method: "OPTIONS", headers: [
                 "Origin": "https://app.example", "Access-Control-Request-Method": "GET",
                 "Access-Control-Request-Headers": "if-none-match, X-Trace,bad header"]))
-            #expect(preflight.status == 204 && !preflight.sendsBody)
+            #expect(preflight.status == .noContent && !preflight.sendsBody)
             #expect(Self.header(preflight, "Access-Control-Allow-Methods") == "GET, HEAD, OPTIONS")
             #expect(Self.header(preflight, "Access-Control-Allow-Headers") == "if-none-match, x-trace")
             #expect(Self.header(preflight, "Access-Control-Max-Age") == "86400")
             let options = responder.respond(to: requestHead("/api/v2/", method: "OPTIONS"))
-            #expect(options.status == 204 && Self.header(options, "Allow") == "GET, HEAD, OPTIONS")
+            #expect(options.status == .noContent && Self.header(options, "Allow") == "GET, HEAD, OPTIONS")
             #expect(Self.header(options, "Access-Control-Allow-Methods") == nil)
         }
     }
