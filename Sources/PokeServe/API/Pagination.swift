@@ -1,4 +1,5 @@
 import Foundation
+import PokeSyncCore
 
 /// `?limit=L&offset=O` as Django REST framework's LimitOffsetPagination reads and
 /// writes it: the limit is 20 unless a positive integer is given, the offset 0 unless a
@@ -138,17 +139,9 @@ func percentDecoded(_ text: some StringProtocol) -> String? {
     var iterator = text.utf8.makeIterator()
     while let byte = iterator.next() {
         guard byte == 0x25 else { bytes.append(byte); continue }
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+        guard let high = iterator.next().flatMap(JSONStringBytes.hexValue),
+              let low = iterator.next().flatMap(JSONStringBytes.hexValue) else { return nil }
         bytes.append(high << 4 | low)
     }
     return String(decoding: bytes, as: UTF8.self)
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case 0x30...0x39: return byte - 0x30
-    case 0x41...0x46: return byte - 0x41 + 10
-    case 0x61...0x66: return byte - 0x61 + 10
-    default: return nil
-    }
 }
