@@ -47,7 +47,8 @@ final class APIResponder: Responder {
     private struct MemoryFull: Error {}
 
     private func busy() -> Reply {
-        Reply.detail(.serviceUnavailable, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+        Reply.detail(.serviceUnavailable, "The server is busy; try again.",
+                     headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
     /// Whether a new body of `size` bytes may be made now.
@@ -68,12 +69,11 @@ final class APIResponder: Responder {
                                 headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")])
         case .badPath:
             return Reply.detail(.badRequest, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
-        case .sprite(let path) where site.sprites != nil:
-            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(site.sprites!, path, request)
-        case .cry(let path) where site.cries != nil:
-            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(site.cries!, path, request)
+        case .sprite(let path):
+            // Without a sprite tree, as any other path outside the API: not found.
+            if let sprites = site.sprites { return linkedFile(sprites, path, request) }
+        case .cry(let path):
+            if let cries = site.cries { return linkedFile(cries, path, request) }
         default:
             break
         }
@@ -91,7 +91,8 @@ final class APIResponder: Responder {
                 continue
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
-                return Reply.detail(.internalServerError, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
+                return Reply.detail(.internalServerError, "The mirror's store could not be read.",
+                                    headers: [("Access-Control-Allow-Origin", "*")])
             }
         }
         return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
@@ -277,8 +278,10 @@ final class APIResponder: Responder {
         return Reply(status: .noContent, headers: headers, sendsBody: false)
     }
 
-    private func sprite(_ sprites: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
-        guard let bytes = sprites.read(path) else {
+    /// A file of the sprite or cries tree, unless the bodies alive are at their bound.
+    private func linkedFile(_ files: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
+        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
+        guard let bytes = files.read(path) else {
             return Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
         }
         let etag = "\"\(SHA256.hash(bytes).hex)\""
