@@ -63,11 +63,15 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
 
     /// The document's file in the api-data layout, below `api/v2/`:
     /// `pokemon/25/index.json`, `pokemon/25/encounters/index.json`, `meta/index.json`.
-    package func apiDataFile(id: Int) -> String {
+    package func apiDataFile(id: Int) -> String { apiDataFile(key: String(id)) }
+
+    /// The file a document is found at by `key`, its id or (for a deployment's name
+    /// aliases) its name: `pokemon/pikachu/index.json`, `pokemon/pikachu/encounters/index.json`.
+    package func apiDataFile(key: String) -> String {
         switch self {
-        case .pokemonEncounters: return "\(Self.pokemon.rawValue)/\(id)/\(Self.encountersSegment)/index.json"
+        case .pokemonEncounters: return "\(Self.pokemon.rawValue)/\(key)/\(Self.encountersSegment)/index.json"
         case .meta: return "meta/index.json"
-        default: return "\(rawValue)/\(id)/index.json"
+        default: return "\(rawValue)/\(key)/index.json"
         }
     }
 
