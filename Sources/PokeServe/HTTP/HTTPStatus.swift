@@ -11,6 +11,7 @@ struct HTTPStatus: Equatable, Sendable, CustomStringConvertible {
 
     var description: String { "\(code) \(reason)" }
 
+    // One line a status: a table of names, alike by nature.
     static let ok = HTTPStatus(200, "OK")
     static let noContent = HTTPStatus(204, "No Content")
     static let movedPermanently = HTTPStatus(301, "Moved Permanently")
@@ -18,7 +19,6 @@ struct HTTPStatus: Equatable, Sendable, CustomStringConvertible {
     static let badRequest = HTTPStatus(400, "Bad Request")
     static let notFound = HTTPStatus(404, "Not Found")
     static let methodNotAllowed = HTTPStatus(405, "Method Not Allowed")
-    static let requestTimeout = HTTPStatus(408, "Request Timeout")
     static let uriTooLong = HTTPStatus(414, "URI Too Long")
     static let headerFieldsTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     static let internalServerError = HTTPStatus(500, "Internal Server Error")

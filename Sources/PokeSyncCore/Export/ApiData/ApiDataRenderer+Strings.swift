@@ -8,6 +8,8 @@ extension ApiDataRenderer {
     /// - Parameter isValue: a value (not a key), so it gets the base URL when it begins
     ///   with `/api/v2` or `/schema/v2`.
     /// - Returns: whether the input string held a backslash (its raw bytes are not its text).
+    // Its own loop beside the canonical scanner's `readString` (both per string of every
+    // document, the hot paths of export and sync): the output forms differ byte by byte.
     mutating func writeString(isValue: Bool) throws(JSONSyntaxError) -> Bool {
         var cursor = position + 1
         var out = written
