@@ -125,6 +125,8 @@ struct ServeRouteAnswerTests {
                 let reply = responder.respond(to: requestHead(path))
                 #expect(reply.status == .movedPermanently, "\(path)")
                 #expect(Self.header(reply, "Location") == Self.base + location, "\(path)")
+                #expect(String(decoding: reply.head(keepAlive: true, date: "now").bytes, as: UTF8.self)
+                    .hasPrefix("HTTP/1.1 301 Moved Permanently\r\n"))
             }
             for path in ["/", "//", "/api/v2/berry/", "/api/v2/berry", "/api/v2/berry/1", "/api/v2/pokemon/99999/",
                          "/api/v2/pokemon/nope/", "/api/v2/pokemon/+1/", "/api/v2/pokemon/-1/", "/api/v2/pokemon/pi%E2%84%AAachu/",
@@ -173,6 +175,9 @@ struct ServeRouteAnswerTests {
             #expect(Self.header(preflight, "Access-Control-Allow-Methods") == "GET, HEAD, OPTIONS")
             #expect(Self.header(preflight, "Access-Control-Allow-Headers") == "if-none-match, x-trace")
             #expect(Self.header(preflight, "Access-Control-Max-Age") == "86400")
+            // No body and no Content-Length on the wire, with the status's own phrase.
+            let head = String(decoding: preflight.head(keepAlive: true, date: "now").bytes, as: UTF8.self)
+            #expect(head.hasPrefix("HTTP/1.1 204 No Content\r\n") && !head.contains("Content-Length"))
             let options = responder.respond(to: requestHead("/api/v2/", method: "OPTIONS"))
             #expect(options.status == .noContent && Self.header(options, "Allow") == "GET, HEAD, OPTIONS")
             #expect(Self.header(options, "Access-Control-Allow-Methods") == nil)
