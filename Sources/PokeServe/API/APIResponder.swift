@@ -47,7 +47,8 @@ final class APIResponder: Responder {
     private struct MemoryFull: Error {}
 
     private func busy() -> Reply {
-        Reply.detail(503, "The server is busy; try again.", headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+        Reply.detail(.serviceUnavailable, "The server is busy; try again.",
+                     headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
     /// Whether a new body of `size` bytes may be made now.
@@ -56,26 +57,30 @@ final class APIResponder: Responder {
     }
 
     func respond(to request: RequestHead) -> Reply {
-        if request.method == "OPTIONS" { return Self.options(request) }
-        guard request.isGetOrHead else {
-            return Reply.detail(405, "Method \"\(request.method)\" not allowed.",
-                                headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")])
-        }
-        guard let path = percentDecoded(request.path) else {
-            return Reply.detail(400, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
-        }
-        if let sprites = site.sprites, path.hasPrefix("/sprites/") {
-            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(sprites, String(path.dropFirst("/sprites/".count)), request)
-        }
-        if let cries = site.cries, path.hasPrefix("/cries/") {
-            guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
-            return sprite(cries, String(path.dropFirst("/cries/".count)), request)
+        let route = Route(request)
+        switch route {
+        case .options:
+            return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],
+                         sendsBody: false)
+        case .preflight(let names):
+            return Self.preflight(names)
+        case .methodNotAllowed(let method):
+            return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
+                                headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")])
+        case .badPath:
+            return Reply.detail(.badRequest, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
+        case .sprite(let path):
+            // Without a sprite tree, as any other path outside the API: not found.
+            if let sprites = site.sprites { return linkedFile(sprites, path, request) }
+        case .cry(let path):
+            if let cries = site.cries { return linkedFile(cries, path, request) }
+        default:
+            break
         }
         for attempt in 0 ..< 2 {
             do {
                 let version = try currentVersion(force: attempt > 0)
-                return try route(path, request, version)
+                return try answer(route, request, version)
             } catch is VersionGone {
                 continue
             } catch is MemoryFull {
@@ -86,10 +91,11 @@ final class APIResponder: Responder {
                 continue
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
-                return Reply.detail(500, "The mirror's store could not be read.", headers: [("Access-Control-Allow-Origin", "*")])
+                return Reply.detail(.internalServerError, "The mirror's store could not be read.",
+                                    headers: [("Access-Control-Allow-Origin", "*")])
             }
         }
-        return Reply.detail(503, "The mirror changed during the request; try again.",
+        return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
                             headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
     }
 
@@ -122,54 +128,57 @@ final class APIResponder: Responder {
 
     // MARK: Routing
 
-    private func route(_ path: String, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        guard path == "/api/v2" || path.hasPrefix("/api/v2/") else { return notFound(version) }
-        let rest = path.dropFirst("/api/v2".count)
-        let slashed = rest.hasSuffix("/")
-        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            .dropLast(slashed ? 1 : 0)
-        if segments.contains(where: \.isEmpty) { return notFound(version) }
-        switch segments.count {
-        case 0:
-            return slashed ? try root(request, version) : redirect(request)
-        case 1:
-            let kind = String(segments[segments.startIndex])
-            if kind == "meta", let meta = version.meta {
-                return slashed ? try document(meta, request, version) : redirect(request)
-            }
+    /// `route` answered from `version`: what the route names is looked for in it.
+    private func answer(_ route: Route, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+        switch route {
+        case .root:
+            return try root(request, version)
+        case .list(let kind, let page):
             guard let listed = version.kinds[kind] else { return notFound(version) }
-            return slashed ? try list(listed, request, version) : redirect(request)
-        case 2:
-            let kind = String(segments[segments.startIndex]), key = segments[segments.startIndex + 1]
-            // DRF's lookup: one path segment without a dot.
-            guard let listed = version.kinds[kind], !key.contains(".") else { return notFound(version) }
-            guard slashed else { return redirect(request) }
-            // PokeAPI's lookup: an id is an optional minus and digits (`+1` is a name), a
-            // name is compared ASCII case-insensitively (a Kelvin sign is no `k`).
-            let index = ServedVersion.isID(key) ? Int(key).flatMap { listed.byID[$0] } : listed.byName[asciiLowercased(key)]
+            return try list(listed, page, request, version)
+        case .document(let kind, let key):
+            guard let listed = version.kinds[kind] else { return notFound(version) }
+            let index: Int?
+            switch key {
+            case .id(let id): index = listed.byID[id]
+            case .name(let name): index = listed.byName[name]
+            case .idOutOfRange: index = nil
+            }
             guard let index else { return notFound(version) }
             return try document(listed.entries[index].hash, request, version)
-        case 3 where segments[segments.startIndex] == "pokemon" && segments.last == "encounters":
-            // PokeAPI's route has no trailing `$`: with or without the slash, by id only.
-            let key = segments[segments.startIndex + 1]
-            guard key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int(key),
-                  let hash = version.encounters[id] else { return notFound(version) }
+        case .encounters(let id):
+            guard let hash = version.encounters[id] else { return notFound(version) }
             return try document(hash, request, version)
+        case .meta:
+            guard let meta = version.meta else { return notFound(version) }
+            return try document(meta, request, version)
+        case .redirect(let location, let target):
+            return Self.serves(target, version) ? redirect(location) : notFound(version)
         default:
             return notFound(version)
         }
     }
 
+    /// Whether `version` has what `route` names, as far as a redirect to it depends on:
+    /// the root, a kind it lists, meta when it holds it.
+    private static func serves(_ route: Route, _ version: ServedVersion) -> Bool {
+        switch route {
+        case .root: return true
+        case .list(let kind, _), .document(let kind, _): return version.kinds[kind] != nil
+        case .meta: return version.meta != nil
+        default: return false
+        }
+    }
+
     /// Django's APPEND_SLASH: a permanent redirect to the slashed path, query kept,
     /// as an absolute URL on the base.
-    private func redirect(_ request: RequestHead) -> Reply {
-        let location = site.form.url(request.path + "/") + (request.query.map { "?" + $0 } ?? "")
-        return Reply(status: 301, headers: [("Location", location), ("Access-Control-Allow-Origin", "*"),
-                                            ("Content-Type", "text/html; charset=utf-8")])
+    private func redirect(_ location: String) -> Reply {
+        Reply(status: .movedPermanently, headers: [("Location", site.form.url(location)), ("Access-Control-Allow-Origin", "*"),
+                                     ("Content-Type", "text/html; charset=utf-8")])
     }
 
     private func notFound(_ version: ServedVersion) -> Reply {
-        Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
+        Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
     }
 
     // MARK: Bodies
@@ -196,7 +205,9 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.root(version: version.tag)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let members = version.endpoints.map { "\(jsonString($0)):\(jsonString(site.form.url("/api/v2/\($0)/")))" }
+        let members = version.endpoints.map {
+            "\(jsonString($0)):\(jsonString(site.form.url(ResourceKind(rawValue: $0).endpointPath)))"
+        }
         let text = "{" + members.joined(separator: ",") + "}"
         try checkRoom(text.utf8.count)
         let body = Self.tagged(text)
@@ -204,12 +215,13 @@ final class APIResponder: Responder {
         return reply(body, request, version)
     }
 
-    private func list(_ kind: ServedVersion.Kind, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        let page = Pagination(query: request.query)
+    private func list(_ kind: ServedVersion.Kind, _ page: Pagination, _ request: RequestHead,
+                      _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let listURL = site.form.url("/api/v2/\(kind.name)/")
+        let resource = ResourceKind(rawValue: kind.name)
+        let listURL = site.form.url(resource.endpointPath)
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
         text += ",\"previous\":" + (page.previousQuery.map { jsonString(listURL + "?" + $0) } ?? "null")
@@ -217,7 +229,7 @@ final class APIResponder: Responder {
         for (position, entry) in kind.entries[page.range(count: kind.entries.count)].enumerated() {
             if position > 0 { text += "," }
             if let name = entry.name { text += "{\"name\":\(jsonString(name)),\"url\":" } else { text += "{\"url\":" }
-            text += jsonString(listURL + "\(entry.id)/") + "}"
+            text += jsonString(site.form.url(resource.documentPath(id: entry.id))) + "}"
         }
         text += "]}"
         try checkRoom(text.utf8.count)
@@ -247,51 +259,39 @@ final class APIResponder: Responder {
             if let held {
                 headers.removeFirst()
                 headers[0].1 = held
-                return Reply(status: 304, headers: headers, sendsBody: false)
+                return Reply(status: .notModified, headers: headers, sendsBody: false)
             }
         }
         if let compressed = gzip {
             headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: 200, headers: headers, body: compressed, sendsBody: !request.isHead)
+            return Reply(status: .ok, headers: headers, body: compressed, sendsBody: !request.isHead)
         }
-        return Reply(status: 200, headers: headers, body: body.plain, sendsBody: !request.isHead)
+        return Reply(status: .ok, headers: headers, body: body.plain, sendsBody: !request.isHead)
     }
 
-    /// `OPTIONS`: a CORS preflight (with `Origin` and `Access-Control-Request-Method`)
-    /// allows the methods served and the headers asked for, for a day; any other is told
-    /// the methods (<doc:PokeServe/Serving>).
-    static func options(_ request: RequestHead) -> Reply {
-        guard request.origin != nil, request.corsMethod != nil else {
-            return Reply(status: 204, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Origin", "*")],
-                         sendsBody: false)
-        }
-        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")]
-        // Every field name asked for (tokens only, so nothing else is echoed): the API is
-        // public and read-only, so no header a browser app sends needs refusing.
-        var names: [String] = []
-        for item in (request.corsHeaders ?? "").split(separator: ",") {
-            let name = item.trimmingSpaces.lowercased()
-            guard !name.isEmpty, name.utf8.count <= 64, name.utf8.allSatisfy(RequestHeadScanner.isTokenByte),
-                  !names.contains(name), names.count < 32 else { continue }
-            names.append(name)
-        }
+    /// A CORS preflight allows the methods served and the headers asked for
+    /// (``Route/allowedHeaders(_:)``), for a day (<doc:PokeServe/Serving>).
+    static func preflight(_ names: [String]) -> Reply {
+        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", Route.allowedMethods)]
         if !names.isEmpty { headers.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
         headers.append(("Access-Control-Max-Age", "86400"))
-        return Reply(status: 204, headers: headers, sendsBody: false)
+        return Reply(status: .noContent, headers: headers, sendsBody: false)
     }
 
-    private func sprite(_ sprites: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
-        guard let bytes = sprites.read(path) else {
-            return Reply.detail(404, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
+    /// A file of the sprite or cries tree, unless the bodies alive are at their bound.
+    private func linkedFile(_ files: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
+        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
+        guard let bytes = files.read(path) else {
+            return Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
         }
         let etag = "\"\(SHA256.hash(bytes).hex)\""
         var headers = [("Content-Type", SpriteFiles.contentType(path)), ("ETag", etag),
                        ("Cache-Control", "public, max-age=86400"), ("Access-Control-Allow-Origin", "*")]
         if let tags = request.ifNoneMatch, Self.matches(tags, etag) {
             headers.removeFirst()
-            return Reply(status: 304, headers: headers, sendsBody: false)
+            return Reply(status: .notModified, headers: headers, sendsBody: false)
         }
-        return Reply(status: 200, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
+        return Reply(status: .ok, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
     }
 
     // MARK: Headers

@@ -1,4 +1,5 @@
 import Foundation
+import PokeSyncCore
 
 /// `?limit=L&offset=O` as Django REST framework's LimitOffsetPagination reads and
 /// writes it: the limit is 20 unless a positive integer is given, the offset 0 unless a
@@ -101,7 +102,7 @@ struct Pagination: Equatable {
     /// Python's `int(text)` for what it accepts that matters here (surrounding blanks, a
     /// sign, digits), as normalized digits; nil for anything else or a negative number.
     static func integer(_ text: String) -> String? {
-        var digits = Substring(text).trimmingCharacters(whitespace: true)
+        var digits = Substring(text).trimmingWhitespace
         if digits.first == "+" { digits.removeFirst() }
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         while digits.count > 1 && digits.first == "0" { digits.removeFirst() }
@@ -138,27 +139,9 @@ func percentDecoded(_ text: some StringProtocol) -> String? {
     var iterator = text.utf8.makeIterator()
     while let byte = iterator.next() {
         guard byte == 0x25 else { bytes.append(byte); continue }
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+        guard let high = iterator.next().flatMap(JSONStringBytes.hexValue),
+              let low = iterator.next().flatMap(JSONStringBytes.hexValue) else { return nil }
         bytes.append(high << 4 | low)
     }
     return String(decoding: bytes, as: UTF8.self)
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case 0x30...0x39: return byte - 0x30
-    case 0x41...0x46: return byte - 0x41 + 10
-    case 0x61...0x66: return byte - 0x61 + 10
-    default: return nil
-    }
-}
-
-extension Substring {
-    /// Trimmed of ASCII white space (what Python's `int()` allows around digits).
-    func trimmingCharacters(whitespace: Bool) -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" || first == "\n" || first == "\r" || first == "\u{0B}" || first == "\u{0C}" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" || last == "\n" || last == "\r" || last == "\u{0B}" || last == "\u{0C}" { result.removeLast() }
-        return result
-    }
 }

@@ -20,7 +20,7 @@ final class ServedVersion: Sendable {
         var name: String
         /// The list, in the source's order.
         var entries: [Entry]
-        /// Index into `entries` by id, and by name with its ASCII letters lowercased.
+        /// Index into `entries` by id, and by name's ``NameLookup/key(_:)``.
         var byID: [Int: Int]
         var byName: [String: Int]
     }
@@ -61,53 +61,37 @@ final class ServedVersion: Sendable {
         tag = String(digest.finalize().hex.prefix(40))
     }
 
-    /// PokeAPI's id pattern (`-?[0-9]+`): anything else in an id's place is a name.
-    static func isID(_ key: Substring) -> Bool {
-        let digits = key.utf8.first == UInt8(ascii: "-") ? key.utf8.dropFirst() : key.utf8[...]
-        return !digits.isEmpty && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    /// Reads version `version` from `store` (inside the caller's snapshot): each kind's
-    /// list in the source's order (the position the store kept; id order for versions
-    /// made before it was kept), the root as `export --format api-data` writes it (every
-    /// listed kind of the version, and meta when it holds it, by name).
+    /// Reads version `version` from `store` (inside the caller's snapshot) in the API's
+    /// shape as the export writes it (``APIShape``): each kind's list in the source's
+    /// order, an empty kind still listed, names found by ``NameLookup``'s rule, the root's
+    /// endpoints.
     /// - Throws: `StoreError` for a damaged store.
     static func load(store: Store, version: Int) throws -> ServedVersion {
         let documents = try store.documents(version: version)
-        var grouped: [String: [(position: Int, entry: Entry)]] = [:]
+        var grouped: [ResourceKind: [VersionDocument]] = [:]
         var encounters: [Int: SHA256Digest] = [:]
         var meta: SHA256Digest?
         for document in documents {
             switch document.kind {
             case .pokemonEncounters: encounters[document.id] = document.hash
             case .meta: meta = document.hash
-            default:
-                grouped[document.kind.apiName, default: []].append(
-                    (document.position ?? document.id, Entry(id: document.id, name: document.name, hash: document.hash)))
+            default: grouped[document.kind, default: []].append(document)
             }
         }
-        // A kind whose list was empty is served as an empty list, as upstream serves it.
-        for kind in try store.versionKinds(version)?.resolved ?? [] where kind.isListed && grouped[kind.apiName] == nil {
-            grouped[kind.apiName] = []
-        }
+        let listed = APIShape.kinds(holding: grouped.keys, mirrored: try store.versionKinds(version)?.resolved ?? [])
+            .filter(\.isListed)
         var kinds: [String: Kind] = [:]
-        for (name, entries) in grouped {
-            let ordered = entries.sorted { ($0.position, $0.entry.id) < ($1.position, $1.entry.id) }.map(\.entry)
-            var byID: [Int: Int] = [:], byName: [String: Int] = [:]
-            for (index, entry) in ordered.enumerated() {
-                byID[entry.id] = index
-                if let name = entry.name { byName[asciiLowercased(name)] = index }
+        for kind in listed {
+            let ordered = APIShape.listEntries(kind, documents: grouped[kind] ?? []).map {
+                Entry(id: $0.document.id, name: $0.document.name, hash: $0.document.hash)
             }
-            kinds[name] = Kind(name: name, entries: ordered, byID: byID, byName: byName)
+            var byID: [Int: Int] = [:]
+            for (index, entry) in ordered.enumerated() { byID[entry.id] = index }
+            kinds[kind.apiName] = Kind(name: kind.apiName, entries: ordered, byID: byID,
+                                       byName: NameLookup.index(ordered.map(\.name)))
         }
-        let endpoints = (Array(kinds.keys) + (meta == nil ? [] : ["meta"])).sorted()
+        let endpoints = APIShape.endpoints(meta == nil ? listed : listed.union([.meta])).map(\.apiName)
         return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta,
                              links: try HeldLinks.load(store: store, version: version))
     }
-}
-
-/// `text` with A-Z made a-z and nothing else changed: names are compared as PokeAPI's
-/// server does (`Pikachu` is pikachu; a Kelvin sign or a dotless I is not a letter of a name).
-func asciiLowercased(_ text: some StringProtocol) -> String {
-    String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
 }

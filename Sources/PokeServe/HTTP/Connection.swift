@@ -174,7 +174,8 @@ final class Connection {
                 // A full buffer that is still no whole head (its last byte a CR, say) cannot
                 // grow: refuse it rather than wait, read-ready, for the deadline.
                 if inputCount >= limits.head {
-                    queue(Reply.detail(431, "the head is longer than \(limits.head) bytes", closes: true), keepAlive: false, date: &date)
+                    queue(Reply.detail(.headerFieldsTooLarge, "the head is longer than \(limits.head) bytes", closes: true),
+                          keepAlive: false, date: &date)
                     closeAfterOutput = true
                     return
                 }

@@ -7,7 +7,7 @@ import Darwin
 /// What a responder answers to one request; the connection adds the framing headers
 /// (`Content-Length`, `Connection`, `Date`, `Server`) and writes head and body with one `writev`.
 struct Reply {
-    var status: Int
+    var status: HTTPStatus
     /// Headers in the order written; names as they should appear.
     var headers: [(String, String)]
     /// The body a GET gets (a HEAD or a 304 sends its length, or nothing, but not the bytes).
@@ -17,7 +17,7 @@ struct Reply {
     /// The connection closes after this reply.
     var closes = false
 
-    init(status: Int, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true, closes: Bool = false) {
+    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true, closes: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -26,47 +26,19 @@ struct Reply {
     }
 
     /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
-    static func detail(_ status: Int, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20: escaped += "?"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
-                     body: ByteBuffer(Array("{\"detail\":\"\(escaped)\"}".utf8)), closes: closes)
+    static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
+        Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
+              body: ByteBuffer(Array("{\"detail\":\(jsonString(text))}".utf8)), closes: closes)
     }
 
     /// The head's bytes: status line, the reply's headers, then the framing ones.
     func head(keepAlive: Bool, date: String) -> ByteBuffer {
-        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if status != 304 && status != 204 { text += "Content-Length: \(body.count)\r\n" }
+        if !status.hasNoContent { text += "Content-Length: \(body.count)\r\n" }
         text += "Date: \(date)\r\nServer: pokesync\r\n"
         text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
         return ByteBuffer(Array(text.utf8))
-    }
-
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 204: return "No Content"
-        case 301: return "Moved Permanently"
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 408: return "Request Timeout"
-        case 414: return "URI Too Long"
-        case 431: return "Request Header Fields Too Large"
-        case 500: return "Internal Server Error"
-        case 503: return "Service Unavailable"
-        case 505: return "HTTP Version Not Supported"
-        default: return "Status"
-        }
     }
 }
 

@@ -33,7 +33,7 @@ enum HeadScan: Equatable {
     /// A whole head, `length` bytes of input (leading empty lines included).
     case complete(RequestHead, length: Int)
     /// The input is refused with `status` (400, 414, 431, 505); the connection closes after.
-    case rejected(status: Int, reason: String)
+    case rejected(status: HTTPStatus, reason: String)
 }
 
 /// Finds and parses one request head in a connection's input, resuming where it stopped
@@ -64,7 +64,7 @@ struct RequestHeadScanner {
                     }
                     fields += 1
                     if fields > limits.headerFields {
-                        return .rejected(status: 431, reason: "more than \(limits.headerFields) header fields")
+                        return .rejected(status: .headerFieldsTooLarge, reason: "more than \(limits.headerFields) header fields")
                     }
                 } else if !isEmpty {
                     // Empty lines before the request line are ignored (RFC 9112, 2.2).
@@ -73,19 +73,19 @@ struct RequestHeadScanner {
                 lineStart = position + 1
             } else if byte == 0x0D {
                 guard position + 1 < count else { break }  // the LF may come with the next read
-                if input[position + 1] != 0x0A { return .rejected(status: 400, reason: "a bare CR in the head") }
+                if input[position + 1] != 0x0A { return .rejected(status: .badRequest, reason: "a bare CR in the head") }
             } else if byte == 0 {
-                return .rejected(status: 400, reason: "a NUL byte in the head")
+                return .rejected(status: .badRequest, reason: "a NUL byte in the head")
             }
             position += 1
             // The line's own CRLF is not counted: a line of exactly the limit is taken.
             if requestLine == nil && byte != 0x0D && position - lineStart > limits.requestLine {
-                return .rejected(status: 414, reason: "the request line is longer than \(limits.requestLine) bytes")
+                return .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
             }
             if position >= limits.head {
                 return requestLine == nil
-                    ? .rejected(status: 414, reason: "the request line is longer than \(limits.requestLine) bytes")
-                    : .rejected(status: 431, reason: "the head is longer than \(limits.head) bytes")
+                    ? .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
+                    : .rejected(status: .headerFieldsTooLarge, reason: "the head is longer than \(limits.head) bytes")
             }
         }
         return .incomplete
@@ -98,25 +98,25 @@ struct RequestHeadScanner {
         let line = input[requestLine]
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            return .rejected(status: 400, reason: parts.count == 2 ? "HTTP/0.9 is not served" : "a malformed request line")
+            return .rejected(status: .badRequest, reason: parts.count == 2 ? "HTTP/0.9 is not served" : "a malformed request line")
         }
         let methodBytes = parts[0], target = parts[1], version = parts[2]
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
-            return .rejected(status: 400, reason: "a malformed method")
+            return .rejected(status: .badRequest, reason: "a malformed method")
         }
         guard version.count == 8, version.starts(with: "HTTP/".utf8),
               let major = digit(version[version.startIndex + 5]), version[version.startIndex + 6] == 0x2E,
               let minor = digit(version[version.startIndex + 7]) else {
-            return .rejected(status: 400, reason: "a malformed HTTP version")
+            return .rejected(status: .badRequest, reason: "a malformed HTTP version")
         }
         guard major == 1 else {
-            return .rejected(status: 505, reason: "HTTP/\(major) is not served on this port (HTTP/1.1 only)")
+            return .rejected(status: .httpVersionNotSupported, reason: "HTTP/\(major) is not served on this port (HTTP/1.1 only)")
         }
         guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            return .rejected(status: 400, reason: "a malformed request target")
+            return .rejected(status: .badRequest, reason: "a malformed request target")
         }
         guard var pathAndQuery = originForm(target) else {
-            return .rejected(status: 400, reason: "a request target that is not a path")
+            return .rejected(status: .badRequest, reason: "a request target that is not a path")
         }
         if let hash = pathAndQuery.firstIndex(of: 0x23) { pathAndQuery = pathAndQuery[..<hash] }
         var head = RequestHead(method: String(decoding: methodBytes, as: UTF8.self), path: "", query: nil,
@@ -141,18 +141,18 @@ struct RequestHeadScanner {
             let field = input[start ..< contentEnd]
             start = end + 1
             guard let first = field.first, first != 0x20, first != 0x09 else {
-                return .rejected(status: 400, reason: "a folded or empty header line")
+                return .rejected(status: .badRequest, reason: "a folded or empty header line")
             }
             guard let colon = field.firstIndex(of: 0x3A), colon > field.startIndex,
                   field[..<colon].allSatisfy(isTokenByte) else {
-                return .rejected(status: 400, reason: "a malformed header field")
+                return .rejected(status: .badRequest, reason: "a malformed header field")
             }
             var valueStart = colon + 1, valueEnd = field.endIndex
             while valueStart < valueEnd && (input[valueStart] == 0x20 || input[valueStart] == 0x09) { valueStart += 1 }
             while valueEnd > valueStart && (input[valueEnd - 1] == 0x20 || input[valueEnd - 1] == 0x09) { valueEnd -= 1 }
             let value = input[valueStart ..< valueEnd]
             guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
-                return .rejected(status: 400, reason: "a control character in a header value")
+                return .rejected(status: .badRequest, reason: "a control character in a header value")
             }
             switch lowercased(field[..<colon]) {
             case "connection":
@@ -173,16 +173,16 @@ struct RequestHeadScanner {
                 head.acceptEncoding = (head.acceptEncoding.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.allSatisfy({ digit($0) != nil }) else {
-                    return .rejected(status: 400, reason: "a malformed Content-Length")
+                    return .rejected(status: .badRequest, reason: "a malformed Content-Length")
                 }
                 let number = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
                 if let contentLength, contentLength != number {
-                    return .rejected(status: 400, reason: "two different Content-Length values")
+                    return .rejected(status: .badRequest, reason: "two different Content-Length values")
                 }
                 contentLength = number
             case "transfer-encoding":
                 // A GET has no body to chunk; with Content-Length too it is a smuggling attempt.
-                return .rejected(status: 400, reason: "request bodies (Transfer-Encoding) are not accepted")
+                return .rejected(status: .badRequest, reason: "request bodies (Transfer-Encoding) are not accepted")
             default:
                 break
             }
@@ -223,10 +223,20 @@ struct RequestHeadScanner {
 }
 
 extension Substring {
-    var trimmingSpaces: Substring {
+    /// Trimmed of spaces and tabs (HTTP's optional white space, RFC 9110, 5.6.3).
+    var trimmingSpaces: Substring { trimming { $0 == " " || $0 == "\t" } }
+
+    /// Trimmed of ASCII white space (what Python's `int()` allows around digits).
+    var trimmingWhitespace: Substring {
+        trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
+    }
+
+    /// Trimmed at both ends of the characters `isBlank` says are blank.
+    @inline(__always)
+    func trimming(_ isBlank: (Character) -> Bool) -> Substring {
         var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        while let first = result.first, isBlank(first) { result.removeFirst() }
+        while let last = result.last, isBlank(last) { result.removeLast() }
         return result
     }
 }

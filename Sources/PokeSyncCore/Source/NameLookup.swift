@@ -7,9 +7,12 @@
 /// answers one document instead, the same one every time: the later of them in the
 /// source's list order (the position the store kept, then the id).
 package enum NameLookup {
-    /// The key a name is found by: lowercased, as names are matched case-insensitively
-    /// (`/pokemon/Pikachu/` is pikachu).
-    package static func key(_ name: String) -> String { name.lowercased() }
+    /// The key a name is found by: its ASCII letters lowercased and nothing else changed,
+    /// as PokeAPI's server matches names (`/pokemon/Pikachu/` is pikachu; a Kelvin sign or
+    /// a dotless I is not a letter of a name).
+    package static func key(_ name: some StringProtocol) -> String {
+        String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
 
     /// For a kind's documents in the source's list order, the index of the document each
     /// name key finds: the last one in that order that has the name. Documents without a

@@ -39,6 +39,10 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
         .pokemon, .pokemonSpecies, .pokedex, .evolutionChain, .type, .ability, .move, .stat, .version, .language,
     ]
 
+    /// The last segment of an encounters document's path, below its pokemon's:
+    /// `/api/v2/pokemon/25/encounters`.
+    package static let encountersSegment = "encounters"
+
     /// Whether the kind has a list (`/api/v2/{kind}/`) whose entries are its documents.
     package var isListed: Bool { self != .pokemonEncounters && self != .meta }
 
@@ -51,7 +55,7 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
     /// writes it), `/api/v2/meta/`.
     package func documentPath(id: Int) -> String {
         switch self {
-        case .pokemonEncounters: return "/api/v2/pokemon/\(id)/encounters"
+        case .pokemonEncounters: return "/api/v2/\(Self.pokemon.rawValue)/\(id)/\(Self.encountersSegment)"
         case .meta: return "/api/v2/meta/"
         default: return "/api/v2/\(rawValue)/\(id)/"
         }
@@ -59,11 +63,15 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
 
     /// The document's file in the api-data layout, below `api/v2/`:
     /// `pokemon/25/index.json`, `pokemon/25/encounters/index.json`, `meta/index.json`.
-    package func apiDataFile(id: Int) -> String {
+    package func apiDataFile(id: Int) -> String { apiDataFile(key: String(id)) }
+
+    /// The file a document is found at by `key`, its id or (for a deployment's name
+    /// aliases) its name: `pokemon/pikachu/index.json`, `pokemon/pikachu/encounters/index.json`.
+    package func apiDataFile(key: String) -> String {
         switch self {
-        case .pokemonEncounters: return "pokemon/\(id)/encounters/index.json"
+        case .pokemonEncounters: return "\(Self.pokemon.rawValue)/\(key)/\(Self.encountersSegment)/index.json"
         case .meta: return "meta/index.json"
-        default: return "\(rawValue)/\(id)/index.json"
+        default: return "\(rawValue)/\(key)/index.json"
         }
     }
 

@@ -32,7 +32,7 @@ struct ServeUnitTests {
 
     @Test func headsAreRefused() {
         func status(_ text: String) -> Int? {
-            if case .rejected(let status, _) = Self.scan(text) { return status }
+            if case .rejected(let status, _) = Self.scan(text) { return status.code }
             return nil
         }
         #expect(status("GET /" + String(repeating: "a", count: 9000)) == 414)
@@ -159,13 +159,13 @@ struct ServeBodyBoundTests {
                                                 keeper: keeper, bodyBytesLimit: .max))
             let full = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
                                                keeper: keeper, bodyBytesLimit: 0))
-            #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
-            #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == 200)
+            #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == .ok)
+            #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == .ok)
             let refused = full.respond(to: Self.get("/api/v2/pokemon/133/"))
-            #expect(refused.status == 503 && refused.headers.contains { $0 == ("Retry-After", "1") })
+            #expect(refused.status == .serviceUnavailable && refused.headers.contains { $0 == ("Retry-After", "1") })
             // A small new body (a short page) is made whatever the bodies alive.
-            #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == 200)
-            #expect(full.respond(to: Self.get("/api/v2/nope/")).status == 404)
+            #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == .ok)
+            #expect(full.respond(to: Self.get("/api/v2/nope/")).status == .notFound)
         }
     }
 }

@@ -35,10 +35,10 @@ struct ApiDataAliases {
                     notes.append("\(kind.apiName)/\(document.id): no name alias for \(Self.quoted(name)) (\(problem))")
                     continue
                 }
-                paths[kind.apiDataFile(id: document.id), default: []].append("\(kind.apiName)/\(name)/index.json")
+                paths[kind.apiDataFile(id: document.id), default: []].append(kind.apiDataFile(key: name))
                 if kind == .pokemon, encounters.contains(document.id) {
                     paths[ResourceKind.pokemonEncounters.apiDataFile(id: document.id), default: []]
-                        .append("pokemon/\(name)/encounters/index.json")
+                        .append(ResourceKind.pokemonEncounters.apiDataFile(key: name))
                 }
             }
             for (key, losers) in sharing.sorted(by: { $0.key < $1.key }) {

@@ -77,14 +77,12 @@ package struct ApiDataExporter {
             return Item(path: path, content: .stored(document.hash), aliases: aliases.paths[path] ?? [])
         }
         let byKind = Dictionary(grouping: documents, by: \.kind)
-        // Every kind the version mirrors, one whose list was empty included (its list says
-        // `count` 0, and the root names it, as upstream's do).
-        let kinds = Set(byKind.keys).union(try store.versionKinds(version)?.resolved ?? [])
+        let kinds = APIShape.kinds(holding: byKind.keys, mirrored: try store.versionKinds(version)?.resolved ?? [])
         for kind in kinds where kind.isListed {
             items.append(Item(path: "\(kind.apiName)/index.json",
                               content: .generated(ApiDataIndexes.list(kind: kind, documents: byKind[kind] ?? []))))
         }
-        items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: Array(kinds)))))
+        items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: kinds))))
 
         let api = building.appendingPathComponent("api/v2")
         try Self.createFolders(for: items.flatMap { [$0.path] + $0.aliases }, under: api)

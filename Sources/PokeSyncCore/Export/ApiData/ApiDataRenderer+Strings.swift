@@ -8,6 +8,8 @@ extension ApiDataRenderer {
     /// - Parameter isValue: a value (not a key), so it gets the base URL when it begins
     ///   with `/api/v2` or `/schema/v2`.
     /// - Returns: whether the input string held a backslash (its raw bytes are not its text).
+    // Its own loop beside the canonical scanner's `readString` (both per string of every
+    // document, the hot paths of export and sync): the output forms differ byte by byte.
     mutating func writeString(isValue: Bool) throws(JSONSyntaxError) -> Bool {
         var cursor = position + 1
         var out = written
@@ -22,7 +24,7 @@ extension ApiDataRenderer {
             // Most of a string is printable ASCII: copy it eight bytes at a time.
             while cursor + 8 <= count {
                 let word = UnsafeRawPointer(input + cursor).loadUnaligned(as: UInt64.self)
-                guard !Self.needsAttention(word) else { break }
+                guard !JSONStringBytes.needsAttention(word, orDelete: true) else { break }
                 UnsafeMutableRawPointer(output + out).storeBytes(of: word, as: UInt64.self)
                 cursor += 8
                 out += 8
@@ -67,23 +69,6 @@ extension ApiDataRenderer {
         }
     }
 
-    /// True when some byte of `word` is `"`, `\`, below 0x20 or at least 0x7F. May flag a
-    /// word with none of those (the byte loop then decides), never the other way round.
-    @inline(__always)
-    static func needsAttention(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(JSONByte.quote))
-        let backslashes = word ^ (ones &* UInt64(JSONByte.backslash))
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        // A byte of 0x7F carries into its high bit; one of 0x80 or more has it already
-        // (and a carry out of an 0xFF byte only flags more).
-        let hasHighOrDelete = word | (word &+ ones)
-        return (hasQuote | hasBackslash | hasControl | hasHighOrDelete) & highs != 0
-    }
-
     /// Whether the string contents at `start` begin with `/api/v2` or `/schema/v2`, the
     /// values ditto's `transform` rewrites (it matches the text after a quote).
     private func startsWithAPIPath(at start: Int) -> Bool {
@@ -116,24 +101,14 @@ extension ApiDataRenderer {
             guard start + 6 <= count else { throw .endOfInput(at: count) }
             var value: UInt32 = 0
             for index in start + 2 ..< start + 6 {
-                guard let digit = Self.hexValue(input[index]) else {
+                guard let digit = JSONStringBytes.hexValue(input[index]) else {
                     throw JSONSyntaxError(offset: index, reason: "invalid hex digit \(describe(input[index])) in a \\u escape")
                 }
-                value = value << 4 | digit
+                value = value << 4 | UInt32(digit)
             }
             return (start + 6, Self.writeEscaped(value, to: output, at: out))
         default:
             throw JSONSyntaxError(offset: start, reason: "invalid escape: \(describe(letter)) after a backslash")
-        }
-    }
-
-    /// The value of a hex digit, either case.
-    static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case JSONByte.zero...JSONByte.nine: UInt32(byte - JSONByte.zero)
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
         }
     }
 
@@ -197,13 +172,12 @@ extension ApiDataRenderer {
     /// Writes `\u` and four lower-case hex digits.
     @inline(__always)
     static func writeHexEscape(_ unit: UInt16, to output: UnsafeMutablePointer<UInt8>, at out: Int) -> Int {
-        let digits: StaticString = "0123456789abcdef"
         output[out] = JSONByte.backslash
         output[out + 1] = UInt8(ascii: "u")
-        output[out + 2] = digits.utf8Start[Int(unit >> 12)]
-        output[out + 3] = digits.utf8Start[Int(unit >> 8 & 0xF)]
-        output[out + 4] = digits.utf8Start[Int(unit >> 4 & 0xF)]
-        output[out + 5] = digits.utf8Start[Int(unit & 0xF)]
+        output[out + 2] = JSONStringBytes.hexDigit(Int(unit >> 12))
+        output[out + 3] = JSONStringBytes.hexDigit(Int(unit >> 8))
+        output[out + 4] = JSONStringBytes.hexDigit(Int(unit >> 4))
+        output[out + 5] = JSONStringBytes.hexDigit(Int(unit))
         return out + 6
     }
 
@@ -217,6 +191,7 @@ extension ApiDataRenderer {
 
     /// A key's text as UTF-8 with its escapes decoded (a lone surrogate as its three-byte
     /// form), so that byte order is code point order, as Python compares `str`.
+    /// Kept beside `JSONStringBytes.decode`: a `String` cannot hold a lone surrogate.
     static func decodedKey(_ member: ApiDataMember, in input: UnsafePointer<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
         var index = member.keyStart
@@ -249,7 +224,7 @@ extension ApiDataRenderer {
             case UInt8(ascii: "t"): append(0x09)
             case UInt8(ascii: "u") where index + 6 <= member.keyEnd:
                 var value: UInt32 = 0
-                for offset in 2..<6 { value = value << 4 | (hexValue(input[index + offset]) ?? 0) }
+                for offset in 2..<6 { value = value << 4 | UInt32(JSONStringBytes.hexValue(input[index + offset]) ?? 0) }
                 append(value)
                 index += 4
             default: append(UInt32(letter))

@@ -158,7 +158,7 @@ struct SchemaTree {
         nodes.append(Node())
         properties.append(Property(keyStart: keyBytes.count, keyLength: key.count, node: Int32(nodes.count - 1)))
         keyBytes.append(contentsOf: key)
-        names.append(SchemaValue.decodeStringContents(key))
+        names.append(JSONStringBytes.decode(key))
         let id = Int32(properties.count - 1)
         let position = Int32(shapes[Int(shape)].propertyIDs.count)
         shapes[Int(shape)].propertyIDs.append(id)

@@ -352,34 +352,6 @@ extension CanonicalScanner {
 
     /// The text of canonical string contents already written to `output`.
     func decodeCanonical(_ range: Range<Int>) -> String {
-        let contents = UnsafeBufferPointer(start: output + range.lowerBound, count: range.count)
-        guard contents.contains(JSONByte.backslash) else { return String(decoding: contents, as: UTF8.self) }
-        // Canonical strings keep only `\"`, `\\`, the short control escapes and `\u00xx`.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(contents.count)
-        var index = 0
-        while index < contents.count {
-            let byte = contents[index]
-            guard byte == JSONByte.backslash else {
-                bytes.append(byte)
-                index += 1
-                continue
-            }
-            let letter = contents[index + 1]
-            switch letter {
-            case UInt8(ascii: "b"): bytes.append(0x08)
-            case UInt8(ascii: "f"): bytes.append(0x0C)
-            case UInt8(ascii: "n"): bytes.append(JSONByte.newline)
-            case UInt8(ascii: "r"): bytes.append(JSONByte.carriageReturn)
-            case UInt8(ascii: "t"): bytes.append(JSONByte.tab)
-            case UInt8(ascii: "u"):
-                let hex = String(decoding: contents[index + 4 ..< index + 6], as: UTF8.self)
-                bytes.append(UInt8(hex, radix: 16)!)
-                index += 4
-            default: bytes.append(letter)
-            }
-            index += 2
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        JSONStringBytes.decode(UnsafeBufferPointer(start: output + range.lowerBound, count: range.count))
     }
 }

@@ -14,7 +14,7 @@ extension CanonicalScanner {
             // in the word is a quote, a backslash, a control character or non-JSONByte.
             while cursor + 8 <= count {
                 let word = UnsafeRawPointer(input + cursor).loadUnaligned(as: UInt64.self)
-                guard !Self.needsAttention(word) else { break }
+                guard !JSONStringBytes.needsAttention(word, orDelete: false) else { break }
                 UnsafeMutableRawPointer(output + out).storeBytes(of: word, as: UInt64.self)
                 cursor += 8
                 out += 8
@@ -44,21 +44,6 @@ extension CanonicalScanner {
                 out += length
             }
         }
-    }
-
-    /// True when some byte of `word` is `"`, `\`, below 0x20 or at least 0x80. The bit
-    /// tricks may flag a word with none of those (then the byte loop decides), never the
-    /// other way round.
-    @inline(__always)
-    static func needsAttention(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(JSONByte.quote))
-        let backslashes = word ^ (ones &* UInt64(JSONByte.backslash))
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return ((hasQuote | hasBackslash | hasControl) & highs) | (word & highs) != 0
     }
 
     /// Reads one escape sequence at `start` (on the backslash) and writes its canonical form.
@@ -105,12 +90,8 @@ extension CanonicalScanner {
         for index in start ..< start + 4 {
             guard index < count else { throw .endOfInput(at: count) }
             let byte = input[index]
-            let digit: UInt8
-            switch byte {
-            case JSONByte.zero...JSONByte.nine: digit = byte - JSONByte.zero
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw JSONSyntaxError(offset: index, reason: "invalid hex digit \(describe(byte)) in a \\u escape")
+            guard let digit = JSONStringBytes.hexValue(byte) else {
+                throw JSONSyntaxError(offset: index, reason: "invalid hex digit \(describe(byte)) in a \\u escape")
             }
             value = value << 4 | UInt32(digit)
         }
@@ -193,12 +174,11 @@ extension CanonicalJSON {
             out[1] = short
             return 2
         }
-        let hexDigits: StaticString = "0123456789abcdef"
         out[1] = UInt8(ascii: "u")
         out[2] = JSONByte.zero
         out[3] = JSONByte.zero
-        out[4] = hexDigits.utf8Start[Int(byte >> 4)]
-        out[5] = hexDigits.utf8Start[Int(byte & 0x0F)]
+        out[4] = JSONStringBytes.hexDigit(Int(byte >> 4))
+        out[5] = JSONStringBytes.hexDigit(Int(byte))
         return 6
     }
 
