@@ -150,24 +150,34 @@ struct LinkedFilesTests {
     /// trees, fetching again only what was in flight.
     @Test func aRunKilledAmongTheFilesResumesToTheSameTrees() async throws {
         try await withTemporaryDirectory { scratch in
-            var options = StandInOptions(root: Self.whole)
-            options.latencyMilliseconds = 80
+            let options = StandInOptions(root: Self.whole)
             try await withStandInServer(options) { server in
                 let arguments = Self.arguments("full", server) + ["--concurrency", "4"]
                 let reference = PokesyncCLI(mirror: scratch.appendingPathComponent("Reference"))
                 #expect(try reference.run(arguments).status == 0)
+                let requests = try await server.stats().byPath
+                let documents = requests.filter { !$0.key.hasPrefix("/PokeAPI/") }.values.reduce(0, +)
+                let files = requests.filter { $0.key.hasPrefix("/PokeAPI/") }.count
                 try await server.resetStats()
 
+                // Twenty-five requests a second (the run's own --rate, whatever the machine's
+                // load): the documents come first, then the files. The kill comes from a thread
+                // of its own when about half the files are in, so a test scheduler busy with
+                // other tests cannot delay it past the run's end (polling the stand-in could).
+                let rate = 25.0
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let child = cli.start(arguments)
+                let child = cli.start(arguments + ["--rate", "\(Int(rate))"])
                 try child.process.run()
-                while child.process.isRunning,
-                      try await server.stats().byPath.keys.filter({ $0.hasPrefix("/PokeAPI/") }).count < 60 {
-                    try await Task.sleep(for: .milliseconds(5))
+                let pid = child.process.processIdentifier
+                let killAfter = (Double(documents) + Double(files) / 2) / rate
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: killAfter)
+                    kill(pid, SIGKILL)
                 }
-                #expect(child.process.isRunning, "the run ended before it could be killed: nothing was tested")
-                kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
+                #expect(child.process.terminationReason == .uncaughtSignal, "the run ended before it could be killed: nothing was tested")
+                let fetchedBefore = try await server.stats().byPath.filter { $0.key.hasPrefix("/PokeAPI/") }.count
+                #expect(fetchedBefore > 0 && fetchedBefore < files, "killed among the files: \(fetchedBefore) of \(files)")
                 let resumed = try cli.run(arguments)
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming"), "\(resumed.stderr)")
