@@ -8,6 +8,7 @@ import PackageDescription
 // Targets by stage:
 //   CSQLite, CZlib      the system libraries
 //   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
+//   CSHA256             SHA-256 blocks on the x86 SHA extensions (our own C; a stub elsewhere)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
@@ -33,7 +34,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PokeSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PokeArchive", dependencies: ["CZlib"]),
+        // SHA-NI compression for PokeArchive's SHA256, chosen at run time; a stub off x86.
+        .target(name: "CSHA256"),
+        .target(name: "PokeArchive", dependencies: ["CZlib", "CSHA256"]),
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
         // `pokesync serve`: the HTTP server (HTTP/) and the PokeAPI routes over a version (API/).

@@ -11,15 +11,18 @@ Measures, in one run:
      mirror folder, each inode once: the trees are hard links into objects/), taken
      in turn A/B in one run (target: verify < 2x).
 Each timed figure is the median of --repeat runs (default 3) with the spread (min-max).
+--mirror DIR keeps the mirror in DIR; --verify-only then times part 3 alone on it (no
+crawl), and --baseline BINARY adds another build's verify, alternated with this one's.
 The stand-in renders each sprite and cry on its first request (small, deterministic
 files), so the bytes are the stand-in's, not upstream's.
-Needs ../shared/fixtures/pokeapi-all-2026-08-08.tar.gz (or --data DIR, an unpacked one).
+Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures; or --data DIR, an unpacked one).
 """
 import argparse, os, re, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import (ROOT, Server, describe, du_mb, extract, fresh, median, repeated, run_measured,  # noqa: E402
+import bench_data  # noqa: E402  (one place the bench's data comes from)
+from bench import (Server, describe, du_mb, fresh, run_measured, repeated,  # noqa: E402
                    size_mb, spread, work_folders)
 
 SPRITES = re.compile(rb'"https://raw\.githubusercontent\.com/PokeAPI/sprites/master/sprites/([^"]+)"')
@@ -54,23 +57,55 @@ def read_once(root):
     return time.monotonic() - start, total
 
 
+def verify_part(binary, baseline, mirror, times):
+    """Part 3: verify against reading the files once, in turn; a baseline build's verify too."""
+    reads, verifies, baselines = [], [], []
+    for _ in range(times):
+        seconds, total = read_once(mirror)
+        reads.append({"wall": seconds, "bytes": total})
+        verifies.append(run_measured([binary, "verify", mirror]))
+        if baseline:
+            baselines.append(run_measured([baseline, "verify", mirror]))
+    for runs in (verifies, baselines):
+        for read, verify in zip(reads, runs):
+            verify["ratio"] = verify["wall"] / read["wall"]
+    print(f"== verify of the mirror: wall {spread(verifies, 'wall')} s, CPU {spread(verifies, 'cpu')} s, peak RSS "
+          f"{spread(verifies, 'rss_mb', digits=0)} MB; reading its files once ({reads[-1]['bytes'] / 1e6:.0f} MB, "
+          f"each inode once): {spread(reads, 'wall')} s; verify = {spread(verifies, 'ratio')}x (target < 2x)",
+          flush=True)
+    if baselines:
+        print(f"   baseline {baseline}: wall {spread(baselines, 'wall')} s, CPU {spread(baselines, 'cpu')} s; "
+              f"= {spread(baselines, 'ratio')}x reading once", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
-    parser.add_argument("--fixtures", default=os.path.join(ROOT, "..", "shared", "fixtures"))
+    bench_data.add_arguments(parser)
     parser.add_argument("--data", help="an unpacked pokeapi-all-2026-08-08 api-data folder")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--mirror", help="build the mirror in (and keep) this folder; with --verify-only, "
+                                         "the mirror an earlier run kept there")
+    parser.add_argument("--verify-only", action="store_true", help="only part 3, on the --mirror folder")
+    parser.add_argument("--baseline", help="another pokesync build whose verify is timed alternately too")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     work, cache = work_folders("media-")
     times = max(args.repeat, 1)
+    mirror = os.path.abspath(args.mirror) if args.mirror else os.path.join(work, "Media")
     try:
-        data = args.data or extract(os.path.join(args.fixtures, "pokeapi-all-2026-08-08.tar.gz"), cache)
+        if args.verify_only:
+            if not os.path.exists(os.path.join(mirror, "store.sqlite")):
+                sys.exit(f"--verify-only: no mirror at {mirror} (run once with --mirror {mirror} first)")
+            print(f"\n== verify only, mirror {mirror}; load average "
+                  f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+            verify_part(binary, args.baseline and os.path.abspath(args.baseline), mirror, times)
+            return
+        data = args.data or bench_data.snapshot(args, cache, "new", whole=True)
         sprites, cries = linked_files(data)
         print(f"\n== the whole API with its linked files, 2026-08-08: {sprites} sprites, {cries} cries; load average "
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         server = Server(data, work, latency_ms=20)
-        mirror = os.path.join(work, "Media")
         command = [binary, "full", "--source", server.base + "/api/v2", "--mirror", mirror, "--kinds", "all",
                    "--sprite-source", server.base + "/PokeAPI/sprites/master/", "--sprites", "all",
                    "--cry-source", server.base + "/PokeAPI/cries/main/", "--cries", "all",
@@ -93,19 +128,9 @@ def main():
               flush=True)
         server.stop()
 
-        reads, verifies = [], []
-        for _ in range(times):
-            seconds, total = read_once(mirror)
-            reads.append({"wall": seconds, "bytes": total})
-            verifies.append(run_measured([binary, "verify", mirror]))
-        for read, verify in zip(reads, verifies):
-            verify["ratio"] = verify["wall"] / read["wall"]
-        print(f"== verify of the mirror: wall {spread(verifies, 'wall')} s, CPU {spread(verifies, 'cpu')} s, peak RSS "
-              f"{spread(verifies, 'rss_mb', digits=0)} MB; reading its files once ({reads[-1]['bytes'] / 1e6:.0f} MB, "
-              f"each inode once): {spread(reads, 'wall')} s; verify = {spread(verifies, 'ratio')}x (target < 2x)",
-              flush=True)
+        verify_part(binary, args.baseline and os.path.abspath(args.baseline), mirror, times)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # the mirror too, unless --mirror put it elsewhere
 
 
 if __name__ == "__main__":
