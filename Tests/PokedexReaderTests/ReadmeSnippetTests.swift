@@ -64,6 +64,7 @@ import Testing
                                                          "-I", modules.path,
                                                          "-I", root.appendingPathComponent("Sources/CSQLite").path,
                                                          "-I", root.appendingPathComponent("Sources/CZlib").path,
+                                                         "-I", root.appendingPathComponent("Sources/CSHA256/include").path,
                                                          source.path])
             #expect(status == 0, "\(heading): swiftc said:\n\(text)")
         }
