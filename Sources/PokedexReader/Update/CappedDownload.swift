@@ -79,7 +79,12 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         // Off this task: invalidating waits for the session's work queue, which libcurl may
         // keep busy decoding a refused gzip body (FoundationNetworking cannot turn its
         // decoding off), and the caller must have its answer at once.
-        defer { DispatchQueue.global().async { session.invalidateAndCancel() } }
+        defer {
+            // invalidateAndCancel cancels what still runs, with cancelLater's race: a task
+            // whose whole body is in only waits for its completion, so the session just ends.
+            let finishing = lock.withLock { task?.hasReceivedItsWholeBody ?? false }
+            DispatchQueue.global().async { finishing ? session.finishTasksAndInvalidate() : session.invalidateAndCancel() }
+        }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let start = Date()
         let tick = min(1, settings.timeout / 4)

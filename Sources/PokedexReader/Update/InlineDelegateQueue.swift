@@ -43,12 +43,22 @@ extension URLSessionTask {
     /// `cancel()` of a task whose completion is being delivered at that moment fails the
     /// task a second time and traps ("Trying to access a behaviour for a task that in not
     /// in the registry", seen once under a loaded test run): a task that finished while
-    /// this cancel waited for a thread is left alone, which keeps that window to the
-    /// instant of the completion itself.
+    /// this cancel waited for a thread is left alone, and so is one that has received every
+    /// byte its `Content-Length` announced: its completion is on its way (it may be queued
+    /// on the session's work queue already, where no state says so yet) and ends it anyway.
+    /// What is left of the window is a completion queued with bytes still uncounted.
     package func cancelLater() {
         DispatchQueue.global().async {
-            guard self.state == .running || self.state == .suspended else { return }
+            guard self.state == .running || self.state == .suspended, !self.hasReceivedItsWholeBody else { return }
             self.cancel()
         }
+    }
+
+    /// Every byte the response's `Content-Length` announced has arrived. Compared for
+    /// equality: a gzip body counts its decoded bytes, which pass the compressed length at
+    /// once, and such a body (a bomb the delegate refused) must still be cancelled.
+    var hasReceivedItsWholeBody: Bool {
+        let expected = countOfBytesExpectedToReceive
+        return expected > 0 && countOfBytesReceived == expected
     }
 }
