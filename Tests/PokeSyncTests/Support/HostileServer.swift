@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What `Tests/Support/hostile_server.py` does to its one hostile resource (`--mode`).
 enum HostileMode: String, Sendable {
@@ -15,91 +14,37 @@ enum HostileMode: String, Sendable {
     case silent
 }
 
-/// The hostile stand-in running as a child process on 127.0.0.1, started the way
-/// ``StandInServer`` starts `pokeapi_server.py`: the real interpreter, with a port file
-/// and a pid file it writes once listening.
+/// The hostile stand-in running as a child process on 127.0.0.1 (a ``ScriptServer``:
+/// the real interpreter, with a port file and a pid file it writes once listening).
 final class HostileServer: Sendable {
-    let port: Int
+    private let server: ScriptServer
+    var port: Int { server.port }
     /// The server's own pid (not a pyenv shim's).
-    let pid: pid_t
+    var pid: pid_t { server.pid }
     /// `http://127.0.0.1:PORT/api/v2`, the `--source` for pokesync.
     let baseURL: URL
     /// `http://127.0.0.1:PORT/PokeAPI/sprites/master/`, the `--sprite-source` for pokesync.
     let spriteBaseURL: URL
 
-    private let process: Mutex<Process?>
-    private let folder: URL
-
-    private init(process: sending Process, port: Int, pid: pid_t, folder: URL) {
-        self.process = Mutex(process)
-        self.port = port
-        self.pid = pid
-        self.folder = folder
-        baseURL = URL(string: "http://127.0.0.1:\(port)/api/v2")!
-        spriteBaseURL = URL(string: "http://127.0.0.1:\(port)/PokeAPI/sprites/master/")!
+    private init(server: ScriptServer) {
+        self.server = server
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)/api/v2")!
+        spriteBaseURL = URL(string: "http://127.0.0.1:\(server.port)/PokeAPI/sprites/master/")!
     }
 
     /// Starts the server and waits until it listens.
     /// - Parameter size: `--size`, the hostile body's size (decoded, for a gzip bomb).
-    /// - Throws: `StandInServerError` when Python cannot be found, the server exits early,
-    ///   or it does not listen within 10 s.
+    /// - Throws: `StandInServerError` when Python cannot be found, or the server exits early
+    ///   or does not listen in time (with what it wrote to standard error).
     static func start(_ mode: HostileMode, size: Int? = nil) async throws -> HostileServer {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pokesync-hostile-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let portFile = folder.appendingPathComponent("port")
-        let pidFile = folder.appendingPathComponent("pid")
-        let process = Process()
-        process.executableURL = try PythonInterpreter.path.get()
-        process.arguments = [TestPaths.support.appendingPathComponent("hostile_server.py").path,
-                             "--mode", mode.rawValue, "--quiet", "--port-file", portFile.path, "--pid-file", pidFile.path]
-            + (size.map { ["--size", String($0)] } ?? [])
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw StandInServerError(description: "cannot start the hostile server: \(error)")
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            if let port = readInteger(portFile), let pid = readInteger(pidFile) {
-                return HostileServer(process: process, port: port, pid: pid_t(pid), folder: folder)
-            }
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                if process.isRunning { process.terminate() }
-                process.waitUntilExit()
-                try? FileManager.default.removeItem(at: folder)
-                throw StandInServerError(description: "the hostile server did not listen (status \(process.terminationStatus))")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        HostileServer(server: try await ScriptServer.start("hostile_server.py", writesStats: false) { _ in
+            ["--mode", mode.rawValue, "--quiet"] + (size.map { ["--size", String($0)] } ?? [])
+        })
     }
 
     /// Stops the server (SIGTERM to its own pid, SIGKILL after 10 s). Calling it again does nothing.
     func stop() {
-        guard let process = process.withLock({ stored -> Process? in
-            defer { stored = nil }
-            return stored
-        }) else { return }
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline {
-            usleep(10_000)
-        }
-        if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    deinit {
-        stop()
-    }
-
-    private static func readInteger(_ file: URL) -> Int? {
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        server.stop()
     }
 }
 

@@ -18,7 +18,8 @@ final class ScriptServer: Sendable {
     }
 
     /// Starts `script` with `arguments(folder)` and waits until it listens.
-    static func start(_ script: String, arguments: (URL) -> [String]) async throws -> ScriptServer {
+    /// - Parameter writesStats: the script takes `--stats-file` (``stats(_:)`` reads it).
+    static func start(_ script: String, writesStats: Bool = true, arguments: (URL) -> [String]) async throws -> ScriptServer {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("pokesync-\(script)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -28,7 +29,8 @@ final class ScriptServer: Sendable {
         let process = Process()
         process.executableURL = try PythonInterpreter.path.get()
         process.arguments = [TestPaths.support.appendingPathComponent(script).path, "--port-file", portFile.path,
-                             "--pid-file", pidFile.path, "--stats-file", folder.appendingPathComponent("stats.json").path]
+                             "--pid-file", pidFile.path]
+            + (writesStats ? ["--stats-file", folder.appendingPathComponent("stats.json").path] : [])
             + arguments(folder)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
