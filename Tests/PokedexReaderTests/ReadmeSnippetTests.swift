@@ -1,26 +1,29 @@
 import Foundation
 import Testing
 
-/// The README's reader snippets compile as an app would build them: Swift 6, main-actor
+/// The reader snippets of the README and of the reader's article (the whole app class, in
+/// Reader.md's "In an app") compile as an app would build them: Swift 6, main-actor
 /// isolation by default, warnings as errors, against the `PokedexReader` module this test
 /// run was built with. Linux has no SwiftUI, so the compiled blocks keep to Foundation.
 @Suite struct ReadmeSnippetTests {
-    /// Each heading whose section's ```swift blocks are compiled, with what its code must show.
-    static let sections: [(heading: String, mustContain: [String])] = [
-        ("### Reads from many tasks, async reads, and reopening after an update", ["pokedex.read", "reopened()"]),
-        ("### Using the library in an app",
+    static let readme = "README.md"
+    static let readerArticle = "Sources/PokedexReader/PokedexReader.docc/Reader.md"
+    /// Each heading whose section's ```swift blocks are compiled, in its file, with what its code must show.
+    static let sections: [(file: String, heading: String, mustContain: [String])] = [
+        (readme, "### Reads from many tasks, async reads, and reopening after an update", ["pokedex.read", "reopened()"]),
+        (readerArticle, "## In an app",
          ["Bundle.main.url(forResource:", ".applicationSupportDirectory", "allowsCellularAccess = false",
           "UpdaterSettings(", ".cancel()", "list(offset:", "entries(ofPokedex: 1", "fileURL(for:", "search(",
           "needsReopen", "reopened()", ".recovery"]),
     ]
 
-    /// Every ```swift block between `heading` and the next heading, joined (one file).
-    static func snippet(under heading: String) throws -> String {
-        let readme = try String(contentsOf: ReaderFixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        guard let section = readme.range(of: heading + "\n") else {
-            throw ReaderFixtures.Failure(description: "README.md has no heading \"\(heading)\"")
+    /// Every ```swift block between `heading` and the next heading of `file`, joined (one file).
+    static func snippet(in file: String, under heading: String) throws -> String {
+        let text = try String(contentsOf: ReaderFixtures.packageRoot.appendingPathComponent(file), encoding: .utf8)
+        guard let section = text.range(of: heading + "\n") else {
+            throw ReaderFixtures.Failure(description: "\(file) has no heading \"\(heading)\"")
         }
-        var rest = readme[section.upperBound...]
+        var rest = text[section.upperBound...]
         // The next heading ends the section (`#if` inside a block is no heading).
         let ends = ["\n## ", "\n### "].compactMap { rest.range(of: $0)?.lowerBound }
         if let next = ends.min() { rest = rest[..<next] }
@@ -30,7 +33,7 @@ import Testing
             rest = rest[close.upperBound...]
         }
         guard !blocks.isEmpty else {
-            throw ReaderFixtures.Failure(description: "README.md has no swift block under \"\(heading)\"")
+            throw ReaderFixtures.Failure(description: "\(file) has no swift block under \"\(heading)\"")
         }
         return blocks.joined(separator: "\n")
     }
@@ -50,8 +53,8 @@ import Testing
 
     @Test(arguments: sections.indices)
     func theSnippetCompilesAsAnAppWouldBuildIt(section: Int) async throws {
-        let (heading, mustContain) = Self.sections[section]
-        let code = try Self.snippet(under: heading)
+        let (file, heading, mustContain) = Self.sections[section]
+        let code = try Self.snippet(in: file, under: heading)
         for piece in mustContain { #expect(code.contains(piece), "\(heading): no \(piece)") }
         #expect(!code.contains("import SwiftUI"), "SwiftUI does not exist on Linux: the block cannot be checked here")
         try await ReaderFixtures.withTemporaryFolder { folder in

@@ -5,7 +5,7 @@
 /// texts repeat another move's: the Max and Z-moves, "Inflicts regular damage..."),
 /// numbered language by language so that gzip sees one language's texts together; the
 /// language is a code from `language_code`. Measured on the full 2026 snapshot, every
-/// language: the plain tables made the whole database 4.54 MB gzip -9 (see the README).
+/// language: the plain tables made the whole database 4.54 MB gzip -9 (`bench_bundles.py`).
 ///
 /// Unlike species flavor texts, a body is shared across abilities (or moves), so the
 /// triggers find a text, or a body's other users, by scanning the kind's few thousand

@@ -2,8 +2,9 @@ import Foundation
 import PokeArchive
 import Testing
 
-/// The README's static-hosting recipe, run: nginx serves an `export --format api-data
-/// --base-url URL --gzip` of the whole-API sample with the README's own `server` block, and
+/// The static-hosting recipe (<doc:PokeSyncCore/ApiDataExport#Static-hosting>), run: nginx
+/// serves an `export --format api-data --base-url URL --gzip` of the whole-API sample with
+/// the article's own `server` block, and
 /// answers ids, names, lists, the root and encounters by id and by name from the export
 /// alone, gzip included. Skipped without nginx.
 @Suite("Static hosting of an api-data export with nginx")
@@ -58,13 +59,14 @@ struct StaticHostingTests {
         }
     }
 
-    /// The README's ```nginx block after "### Static hosting".
+    /// The ```nginx block after "## Static hosting" in the api-data export's article.
     static func recipe() throws -> String {
-        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Static hosting"))
-        let start = try #require(readme.range(of: "```nginx\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        return String(readme[start.upperBound..<end.lowerBound])
+        let article = "Sources/PokeSyncCore/PokeSyncCore.docc/ApiDataExport.md"
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(article), encoding: .utf8)
+        let section = try #require(text.range(of: "## Static hosting"))
+        let start = try #require(text.range(of: "```nginx\n", range: section.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        return String(text[start.upperBound..<end.lowerBound])
     }
 }
 
