@@ -53,3 +53,10 @@ install: build
 
 clean:
 	rm -rf .build
+
+# Every design link resolves, and nothing cites an issue number or a note outside the repo
+# (DesignDocsTests runs the same; `python3 Tests/Support/check_doc_links.py --citations`
+# is the citation check alone, to re-run after a merge). No build needed.
+.PHONY: check-docs
+check-docs:
+	python3 Tests/Support/check_doc_links.py .

@@ -69,7 +69,7 @@ struct CanonicalJSONTests {
                 #expect(served != pretty.bytes)
                 let stripped = try CanonicalJSON.canonicalize(served, stripPrefix: origin)
                 #expect(stripped == pretty, "origin \(origin), ensure_ascii \(asciiOnly)")
-                // Any origin in front of /api/v2/ goes, the source's own or not (issue 18).
+                // Any origin in front of /api/v2/ goes, the source's own or not.
                 #expect(try CanonicalJSON.canonicalize(served) == pretty)
                 #expect(try CanonicalJSON.canonicalize(served, stripPrefix: "https://elsewhere.example") == pretty)
             }
@@ -204,7 +204,7 @@ struct CanonicalJSONTests {
         #expect(try Self.canonical(#"["/api/v2/a/"]"#, stripPrefix: "") == #"["/api/v2/a/"]"#)
     }
 
-    /// Issue 18: behind a reverse proxy the server names whatever host it was asked for.
+    /// Behind a reverse proxy the server names whatever host it was asked for.
     @Test("any http(s) origin in front of /api/v2/ is stripped, whatever host or port it names")
     func anyOriginStripping() throws {
         let input = #"{"a": "http://127.0.0.1:8000/api/v2/pokemon/1/", "b": "http://internal:8000/api/v2/", "#

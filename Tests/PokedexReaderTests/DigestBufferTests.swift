@@ -3,8 +3,8 @@ import PokeArchive
 import Testing
 @testable import PokedexReader
 
-/// The content_digest encoder written for unoptimised builds (issue 17) encodes exactly as
-/// DESIGN says: only `"`, `\` and bytes below 0x20 escaped, `\u00XX` in lowercase hex.
+/// The content_digest encoder written for unoptimised builds (an app's Debug build) encodes exactly as
+/// <doc:PokedexReader/DeviceDatabase#The-content-digest> says: only `"`, `\` and bytes below 0x20 escaped, `\u00XX` in lowercase hex.
 @Suite("content_digest's row encoder")
 struct DigestBufferTests {
     func digest(_ fill: (DigestBuffer) -> Void) -> String {

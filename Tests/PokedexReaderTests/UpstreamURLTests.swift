@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PokedexReader
 
-/// Issue 17: sprite URLs are `URL` values; text `URL(string:)` refuses is encoded, not dropped.
+/// Sprite URLs are `URL` values; text `URL(string:)` refuses is encoded, not dropped.
 @Suite("Upstream sprite URLs")
 struct UpstreamURLTests {
     @Test("a plain URL is kept as written; a space is percent-encoded; escapes stay")

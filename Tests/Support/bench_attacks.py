@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The clients that cost others (REDTEAM, "A server's clients"; issue 27), for bench_serve.py.
+"""The clients that cost others (Serving.md, "What clients cannot do to it"), for bench_serve.py.
 
 Each attack runs against one server for a bounded time, from 127.0.0.1, while a probe
 from 127.0.0.2 asks for a document every 0.1 s on a new connection (the root, documents

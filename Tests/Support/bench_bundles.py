@@ -40,7 +40,7 @@ def table_weights(database):
     return [line.split("|") for line in out.strip().splitlines() if "|" in line]
 
 
-# The reference tables (DESIGN) and the builder tables behind ability_text and move_text,
+# The reference tables (DeviceDatabase.md) and the builder tables behind ability_text and move_text,
 # with their UNIQUE(name) indexes.
 REFERENCE_TABLES = ("type", "type_name", "type_efficacy", "ability", "ability_name", "ability_text_link",
                     "ability_text_body", "move", "move_name", "move_text_link", "move_text_body", "stat",
@@ -201,7 +201,7 @@ def main():
               f"{100 * statistics.median(delta_installs) / statistics.median(full_installs):.0f}% (target < 10%)", flush=True)
 
         # An app's debug build compiles PokedexReader without the optimiser: the digest check
-        # and SHA-256 must stay fast there too (issue 17: 22 s before, target < 5 s).
+        # and SHA-256 must stay fast there too (22 s before the digest was written for them, target < 5 s).
         print("\n== the library in a debug build, and a cancelled update", flush=True)
         subprocess.run(["swift", "build", "--product", "pokesync"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         debug_binary = os.path.join(ROOT, ".build", "debug", "pokesync")

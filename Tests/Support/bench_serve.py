@@ -14,13 +14,13 @@ spread:
      level 6) and, as a reference, against nginx compressing each response (gzip on, level 1);
   2. without it: serve against nginx's plain files.
 Then a whole-API crawl from serve (`pokesync full --kinds all`, 16 connections), and
-serve's peak RSS (VmHWM) over all of it. Targets (issue 23): serve at least half
+serve's peak RSS (VmHWM) over all of it. Targets (Benchmarks.md): serve at least half
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
 nginx's without, peak RSS under 100 MB.
 Then the clients that cost others (bench_attacks.py: lockout, starvation, exhaustion),
 against serve and against nginx with Debian's default configuration, side by side: a
 probe's latency from 127.0.0.2, its statuses, peak RSS and the kernel's send-queue bytes.
-Targets (issue 27): the probe answered within 1 s, never a 503, serve under 150 MB. serve's figures are with a warm cache
+Targets (Benchmarks.md): the probe answered within 1 s, never a 503, serve under 150 MB. serve's figures are with a warm cache
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.

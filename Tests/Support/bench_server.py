@@ -25,7 +25,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
+# The ten kinds pokesync mirrors (Sources.md, Kinds): the four the apps are built on,
 # then the six reference kinds.
 KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
          "type", "ability", "move", "stat", "version", "language")

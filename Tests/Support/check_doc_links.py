@@ -5,10 +5,8 @@ The design lives in the DocC catalogs beside the code: `Sources/<Target>/<Target
 one Markdown article per subject, readable on GitHub as they are. This script fails
 (exit 1, one line per problem) when:
 
-- a comment in `Sources/**/*.swift`, or an article, mentions DESIGN (the contract file a
-  clone does not have): it points to an article instead;
-- a comment names an article, `<doc:Target/Article>` or `<doc:Target/Article#Section>`,
-  that no catalog has, or a section the article does not have (a section is its heading
+- a comment in `Sources/**/*.swift` or `Tests/**/*.swift` names an article,
+  `<doc:Target/Article>` or `<doc:Target/Article#Section>`, that no catalog has, or a section the article does not have (a section is its heading
   with spaces as dashes, as DocC links it: `<doc:PokedexReader/DeviceDatabase#Flavor-texts>`);
   an unqualified `<doc:Article>` must be in the comment's own target's catalog;
 - an article links `<doc:Article>` (its own catalog) or `<doc:Target/Article>` that does
@@ -19,17 +17,39 @@ one Markdown article per subject, readable on GitHub as they are. This script fa
   `## Topics` does not list;
 - the README links a file (`Sources/PokeServe/PokeServe.docc/Serving.md#headers`: how it
   points to the reference it keeps in the articles) that does not exist, or a heading the
-  file does not have.
+  file does not have;
+- a line of `Sources/`, `Tests/` (comments, test and suite names, helper scripts; the
+  data in `Tests/Fixtures` aside, its Markdown included), the README, `Mirror/`, `cron/`,
+  `.ci/`, the Makefile or Package.swift cites what a newcomer cannot follow: an issue
+  number (`issue 18`, `issues 27 to 31`, `(issue 14)`, `PR 3`, `#12` as a reference) or
+  a document the repository does not have (the design, red-team, platform and style notes
+  kept outside it, named as in `CITED_DOCUMENTS` below). Say the thing itself (the rule,
+  the reason), or point at the article section that holds it (`<doc:Target/Article#Section>`).
+  A URL is never a citation (`https://github.com/owner/repo/issues/12` can be followed).
 
-Usage: check_doc_links.py [REPO_ROOT]   (default: the current folder)
-Exit 0 when every link resolves, 1 otherwise."""
+Usage: check_doc_links.py [--citations] [REPO_ROOT]   (default: the current folder)
+  --citations  only the citation check (quick to re-run after merging other branches)
+Exit 0 when every link resolves and nothing cites an issue or an outside document, 1 otherwise."""
 import pathlib
 import re
 import sys
 
 DOC_LINK = re.compile(r"<doc:([^>\s]+)>")
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
-DESIGN = re.compile(r"\bDESIGN\b")
+# What a newcomer cannot follow. An issue: "issue 18", "Issue 14's", "issues 27 to 31",
+# "(issue 14)", "PR 3", "pull request 7"; or "#12" standing alone as a reference ("see #12",
+# "(#12)"), not "#25 pikachu" (a dex number in an example) nor "&#12;".
+ISSUE_NUMBER = re.compile(r"\b(?:issues?|PRs?|pull\s+requests?)\s*#?\d+|(?<![\w&#/])#\d+\b(?![\w-]|\s+[A-Za-z(])",
+                          re.IGNORECASE)
+# The notes kept outside the repository (../shared): by their file names, and the two
+# upper-case names the code used for them.
+CITED_DOCUMENTS = re.compile(r"\b(?:DESIGN|REDTEAM|PLATFORM|STYLE)\.md\b|\b(?:DESIGN|REDTEAM)\b")
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+# The files that scan for citations: the folders read whole, and single files at the root.
+CITED_FOLDERS = ("Sources", "Tests", "Mirror", "cron", ".ci")
+CITED_FILES = ("README.md", "Makefile", "Package.swift")
+# The checker and its test write what they look for (citations, broken links) as examples.
+EXAMPLE_FILES = ("Tests/Support/check_doc_links.py", "Tests/PokeSyncTests/EndToEnd/DesignDocsTests.swift")
 
 
 def headings(path):
@@ -100,20 +120,57 @@ def comment_of(line):
 
 
 def source_problems(root, articles):
-    for path in sorted((root / "Sources").rglob("*.swift")):
-        target = path.relative_to(root / "Sources").parts[0]
-        own = target if target in articles else None
+    """The `<doc:>` links in the comments of `Sources/` and `Tests/` (a test's must be
+    qualified: `<doc:Target/Article#Section>`)."""
+    paths = sorted((root / "Sources").rglob("*.swift")) + sorted((root / "Tests").rglob("*.swift"))
+    for path in paths:
+        if path.relative_to(root).as_posix() in EXAMPLE_FILES:
+            continue
+        folder, target = path.relative_to(root).parts[:2]
+        own = target if folder == "Sources" and target in articles else None
         for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             comment = comment_of(line)
             if comment is None:
                 continue
             where = f"{path.relative_to(root)}:{number}"
-            if DESIGN.search(comment):
-                yield f"{where}: a comment points to DESIGN, which a clone does not have: {comment.strip()[:100]}"
             for reference in DOC_LINK.findall(comment):
                 problem = resolve(reference, own, articles)
                 if problem:
                     yield f"{where}: {problem}"
+
+
+def cited_files(root):
+    """Every text file the citation check reads (see the module's docstring)."""
+    for name in CITED_FILES:
+        if (root / name).is_file():
+            yield root / name
+    for folder in CITED_FOLDERS:
+        for path in sorted((root / folder).rglob("*")):
+            parts = path.relative_to(root).parts
+            if not path.is_file() or any(part.startswith(".") and part != ".ci" for part in parts):
+                continue
+            if parts[:2] == ("Tests", "Fixtures") and path.suffix != ".md":
+                continue  # upstream's data, not ours to word
+            yield path
+
+
+def citation_problems(root):
+    """Lines that cite an issue number or a document the repository does not have."""
+    for path in cited_files(root):
+        relative = path.relative_to(root).as_posix()
+        if relative in EXAMPLE_FILES:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # not text
+        for number, line in enumerate(text.split("\n"), 1):
+            plain = URL.sub("", line)
+            for pattern, what in ((ISSUE_NUMBER, "an issue number"), (CITED_DOCUMENTS, "a document the repo does not have")):
+                match = pattern.search(plain)
+                if match:
+                    yield (f"{relative}:{number}: cites {what} ({match.group(0).strip()!r}): say the thing itself "
+                           f"or point at its article section: {line.strip()[:100]}")
 
 
 def unfenced_lines(path):
@@ -158,8 +215,6 @@ def article_problems(root, articles):
         for name, path in files.items():
             where = path.relative_to(root)
             for number, line in unfenced_lines(path):
-                if DESIGN.search(line):
-                    yield f"{where}:{number}: names DESIGN, which a clone does not have: {line.strip()[:100]}"
                 # Inline code is an example of a link, not a link.
                 plain = re.sub(r"`[^`]*`", "", line)
                 for reference in DOC_LINK.findall(plain):
@@ -176,14 +231,23 @@ def article_problems(root, articles):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    arguments = sys.argv[1:]
+    citations_only = "--citations" in arguments
+    arguments = [argument for argument in arguments if argument != "--citations"]
+    root = pathlib.Path(arguments[0] if arguments else ".").resolve()
+    cited = list(citation_problems(root))
+    if citations_only:
+        print("\n".join(cited) if cited else "nothing cites an issue number or a document the repo does not have")
+        return 1 if cited else 0
     articles = catalogs(root)
     if not articles:
         print(f"{root}/Sources: no DocC catalog (Sources/<Target>/<Target>.docc)")
         return 1
-    found = list(source_problems(root, articles)) + list(article_problems(root, articles)) + list(readme_problems(root))
+    found = (list(source_problems(root, articles)) + list(article_problems(root, articles))
+             + list(readme_problems(root)) + cited)
     count = sum(len(files) for files in articles.values())
-    print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles, the README)")
+    print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles, "
+          "the README), and nothing cites an issue number or a document the repo does not have")
     return 1 if found else 0
 
 

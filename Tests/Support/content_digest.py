@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""content_digest of a device database (pokedex.sqlite), from DESIGN's definition alone.
+"""content_digest of a device database (pokedex.sqlite), from DeviceDatabase.md's definition alone.
 
 A second implementation, independent of the Swift one (PokedexReader's ContentDigest),
 so that tests can check both agree. Python stdlib only.
@@ -10,7 +10,7 @@ import hashlib
 import sqlite3
 import sys
 
-# DESIGN "The device database": each table's columns in order; content_digest covers these.
+# DeviceDatabase.md: each table's columns in order; content_digest covers these.
 TABLES = [
     ("meta", ["key", "value"]),
     ("pokemon", ["id", "name", "species_id", "height", "weight", "base_experience", "is_default", "sort_order"]),

@@ -2,7 +2,7 @@
 """Yardstick for the device database builder: the straightforward build.
 
 Reads an api-data folder (DIR/api/v2/{kind}/{id}/index.json) with json.load, and
-builds DESIGN's device schema naively: plain tables, one INSERT per row, no search
+builds the device schema (DeviceDatabase.md) naively: plain tables, one INSERT per row, no search
 table, no digest. Prints the seconds it took and the file's raw and gzip -9 sizes.
 Benchmark tooling only (Python stdlib), not part of pokesync.
 
@@ -48,7 +48,7 @@ def name(link):
     return link["name"] if link else None
 
 
-# Unicode's White_Space (DESIGN trims it, U+3000 included), as reference_tables.WHITE_SPACE.
+# Unicode's White_Space (DeviceDatabase.md trims it, U+3000 included), as reference_tables.WHITE_SPACE.
 WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
                + "\u2028\u2029\u202f\u205f\u3000")
 

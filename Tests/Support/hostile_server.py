@@ -34,7 +34,7 @@ import sys
 import threading
 import zlib
 
-# The ten kinds pokesync mirrors (DESIGN, Sources): the four the apps are built on,
+# The ten kinds pokesync mirrors (Sources.md, Kinds): the four the apps are built on,
 # then the six reference kinds.
 KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
          "type", "ability", "move", "stat", "version", "language")

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Builds a device database (pokedex.sqlite) in DESIGN's logical schema from an
+"""Builds a device database (pokedex.sqlite) in the logical schema of DeviceDatabase.md from an
 api-data folder, for the PokedexReader tests until the real bundle builder lands.
 
     make_device_db.py --source Tests/Fixtures/sample-2026-08-08 --out /tmp/x/pokedex.sqlite
                       [--sprites default|none|artwork|all|KEY,KEY...] [--version 1]
 
-Written from DESIGN alone (stdlib only), independent of the Swift code:
+Written from the articles alone (stdlib only), independent of the Swift code:
 - every table of "The device database" with its key, WITHOUT ROWID;
 - pokemon_search(pokemon_id, text) holding per pokemon the folded strings: its own
-  name, its species' name in each language, its types (DESIGN's folding: NFKD, marks
+  name, its species' name in each language, its types (the search folding of Reader.md: NFKD, marks
   U+0300-U+036F dropped, str.casefold(), U+2019 as ');
 - a sprite's path is set (sprites/... below the sprites repository's sprites/ folder)
   only for the keys --sprites bundles, NULL otherwise;
@@ -63,14 +63,14 @@ PRESETS = {
 
 
 def fold(text):
-    """DESIGN's search folding."""
+    """The search folding (Reader.md, Search)."""
     decomposed = unicodedata.normalize("NFKD", text)
     kept = "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F)
     return kept.casefold().replace("\u2019", "'")
 
 
 def clean_flavor(text):
-    """DESIGN's flavor text cleaning (the CJK rule included): reference_tables.clean."""
+    """The flavor text cleaning of DeviceDatabase.md (the CJK rule included): reference_tables.clean."""
     return reference_tables.clean(text)
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Builds a device database (DESIGN's logical tables, plain SQLite tables) from an
+"""Builds a device database (the logical tables of DeviceDatabase.md, plain SQLite tables) from an
 api-data sample, for the delta and updater tests.
 
 Python stdlib only. This is test tooling, not the exporter: it fills every column of
-DESIGN's device schema from the sample's documents, bundles `front_default` sprites
+the device schema from the sample's documents, bundles `front_default` sprites
 only, and leaves meta.content_digest for the caller (the tests compute it with the
 reader library's ContentDigest). With --sprites-out it also writes each bundled
 sprite's bytes (a stand-in derived from its URL, so that the same URL gives the same

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The device database's reference tables (DESIGN, "The device database": type*,
+"""The device database's reference tables (DeviceDatabase.md, Reference tables: type*,
 ability*, move*, stat*, version*, language*), computed from an api-data folder.
 
-Written from DESIGN alone (stdlib only), independent of the Swift builder, so that a
+Written from the article alone (stdlib only), independent of the Swift builder, so that a
 test can check the builder's tables against the JSON; make_device_db.py and
 make_update_test_db.py use it to fill the same tables.
 
@@ -16,7 +16,7 @@ import os
 import sqlite3
 import sys
 
-# Table -> (listed columns, key column count), in DESIGN's order.
+# Table -> (listed columns, key column count), in the article's order.
 TABLES = [
     ("type", ["id", "name", "generation"], 1),
     ("type_name", ["type_id", "language", "name"], 2),
@@ -41,7 +41,7 @@ KINDS = ("type", "ability", "move", "stat", "version", "language")
 
 
 def create_sql():
-    """Plain tables with DESIGN's columns and keys (how a test database holds them)."""
+    """Plain tables with the article's columns and keys (how a test database holds them)."""
     statements = []
     for table, columns, keys in TABLES:
         statements.append('CREATE TABLE "%s"(%s, PRIMARY KEY(%s))' % (
@@ -62,7 +62,7 @@ WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0
 
 
 def clean(text):
-    """DESIGN's flavor text cleaning: U+00AD followed by a line break is removed; a line
+    """The flavor text cleaning (DeviceDatabase.md, Flavor texts): U+00AD followed by a line break is removed; a line
     break or form feed between two CJK characters is removed; any other is a space;
     runs of spaces become one; trimmed of Unicode White_Space (U+3000 included)."""
     for brk in ("\r\n", "\n", "\r"):

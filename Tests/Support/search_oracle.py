@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A brute-force search oracle, written from DESIGN alone and independent of the
+"""A brute-force search oracle, written from Reader.md's Search alone and independent of the
 reader and of make_device_db.py: it reads the api-data JSON itself.
 
     search_oracle.py --source DIR [--source DIR...] [--query Q ...] [--generate [--every N]]
@@ -7,7 +7,7 @@ reader and of make_device_db.py: it reads the api-data JSON itself.
 Prints JSON: [{"query": Q, "hits": [[id, rank], ...]}, ...] with rank 0 exact,
 1 prefix, 2 substring, ordered by rank then id.
 
-DESIGN's rule: fold (NFKD, drop U+0300-U+036F, str.casefold(), U+2019 as '), split on
+The rule: fold (NFKD, drop U+0300-U+036F, str.casefold(), U+2019 as '), split on
 whitespace; every term must be a substring of one of the pokemon's strings (its name,
 its species' name in each language, its types' slugs and their names in each language
 of the type documents); a term's rank is the best over the

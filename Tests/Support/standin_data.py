@@ -14,7 +14,7 @@ import threading
 import time
 import urllib.parse
 
-# The ten kinds pokesync mirrors by default (DESIGN, Sources): the four the apps are
+# The ten kinds pokesync mirrors by default (Sources.md, Kinds): the four the apps are
 # built on, then the six reference kinds. A root with api/v2/index.json (the whole API)
 # serves every endpoint that index names instead, meta and encounters included.
 KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",

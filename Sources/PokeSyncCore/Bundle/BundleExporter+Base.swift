@@ -6,7 +6,7 @@ extension BundleExporter {
     ///
     /// Usually the version built again from the store (`rebuilt`) is that database. It is
     /// not when the builder has changed since that version's full bundle was published
-    /// (issue 24: flavor texts trimmed of U+3000 as well): a delta from the rebuilt base
+    /// (flavor texts came to be trimmed of U+3000 as well): a delta from the rebuilt base
     /// would leave the changed rows out, and every device applying it would fail its
     /// `content_digest` check and fall back to the full bundle. So when the folder still
     /// holds that full bundle, of this lineage and profile, and its digest is not the

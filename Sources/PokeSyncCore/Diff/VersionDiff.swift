@@ -110,7 +110,7 @@ extension VersionDiff {
         return (counts, files)
     }
 
-    /// The `--json` form: `{from, to, summary, changes}` as in the design contract.
+    /// The `--json` form: `{from, to, summary, changes}` as <doc:PokeSyncCore/VersionsAndDiffs#The-diff-JSON> gives it.
     package func jsonData() throws -> Data {
         try BundleJSON.data(JSONForm(self))
     }

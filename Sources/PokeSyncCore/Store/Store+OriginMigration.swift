@@ -4,7 +4,7 @@ import PokeSQLite
 
 extension Store {
     /// The meta key recording that stored documents follow the rule "any http(s) origin
-    /// in front of `/api/v2/` is stripped" (issue 18). Stores made before the rule may hold
+    /// in front of `/api/v2/` is stripped" (<doc:PokeSyncCore/Sources#Ids-and-URLs>). Stores made before the rule may hold
     /// bodies that name the host a reverse proxy passed on (`http://127.0.0.1:8000/api/v2/...`).
     static let originRuleKey = "canonical_any_origin"
 

@@ -207,7 +207,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             completionHandler(.cancel)
             // Answer now: libcurl may go on decoding (and dropping) a refused body for a while.
             finish(with: problem)
-            // FoundationNetworking ignores the `.cancel` disposition (PLATFORM.md): without a
+            // FoundationNetworking ignores the `.cancel` disposition (it lets libcurl go on): without a
             // real cancel a gzip body goes on decoding into memory. Off this queue, which the
             // cancel may wait for.
             cancelLater(dataTask)

@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// FoundationNetworking (libcurl underneath) hands each decoded piece of a body (at most
 /// 16 KB) to the delegate queue with `addOperation` and goes on reading at once: nothing
-/// slows the socket while the delegate falls behind (swift-corelibs-foundation issue 3204).
+/// slows the socket while the delegate falls behind (no back-pressure).
 /// libcurl decodes gzip at about 1 GB/s, so a 1 MB gzip bomb had queued 1 GB of pieces
 /// (1.18 GB of RSS) before the delegate refused it. Run here, inside libcurl's write
 /// callback, the delegate sees every piece before the next one is decoded: at most one

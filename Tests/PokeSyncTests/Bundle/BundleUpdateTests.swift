@@ -4,7 +4,7 @@ import Testing
 import PokeSQLite
 import PokedexReader
 
-/// The nightly path end to end, as DESIGN draws it: a mirror exports, a device installs,
+/// The nightly path end to end, as <doc:PokeSyncCore/DataFlow> draws it: a mirror exports, a device installs,
 /// upstream changes, the mirror syncs and exports a delta, the device updates through it.
 @Suite("Bundle update, end to end", .serialized)
 struct BundleUpdateTests {

@@ -189,7 +189,7 @@ struct DeviceDatabaseTests {
         #expect(FlavorTextRule.clean("\n\u{0C}") == "")
     }
 
-    /// DESIGN's CJK rule: a line break between two CJK characters goes (Chinese and
+    /// The CJK rule (<doc:PokedexReader/DeviceDatabase#Flavor-texts>): a line break between two CJK characters goes (Chinese and
     /// Japanese put no space there); next to anything else it is a space.
     @Test func flavorTextCleaningKeepsChineseAndJapaneseLinesTogether() {
         // pikachu's shield entries, as the 2026 snapshot has them.
@@ -206,7 +206,7 @@ struct DeviceDatabaseTests {
         #expect(FlavorTextRule.clean("電気 \n流し") == "電気 流し")
     }
 
-    /// DESIGN's cleaning, written independently: soft hyphen + line break dropped, form
+    /// The cleaning of <doc:PokedexReader/DeviceDatabase#Flavor-texts>, written independently: soft hyphen + line break dropped, form
     /// feeds and line breaks as spaces, runs of spaces as one, trimmed.
     static func clean(_ text: String) -> String {
         var result = text.replacingOccurrences(of: "\u{00AD}\n", with: "")

@@ -5,7 +5,7 @@ import Testing
 @testable import PokeSyncCore
 
 /// The view tables (`species_flavor_text`, `pokemon_move`, `pokemon_sprite`) over the
-/// builder's own tables: DESIGN's plain-SQL delta must work through them unchanged.
+/// builder's own tables: the plain-SQL delta must work through them unchanged.
 @Suite("Device database: view tables and deltas")
 struct DeviceDatabaseViewTests {
     /// Every logical row of the entity tables, as `quote()`d text.

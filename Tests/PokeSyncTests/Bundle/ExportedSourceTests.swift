@@ -3,7 +3,7 @@ import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 24: what bundles say a version came from (`source` in the manifest and the device
+/// What bundles say a version came from (`source` in the manifest and the device
 /// database's meta) is "api-data folder" for a folder source and an HTTP source's base URL
 /// without userinfo, query or fragment: no exported byte names the builder's folder or a
 /// password. The mirror's own store keeps the source as given.

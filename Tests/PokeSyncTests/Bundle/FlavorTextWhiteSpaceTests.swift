@@ -3,7 +3,7 @@ import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 24: DESIGN trims flavor texts of Unicode White_Space at both ends, not only of
+/// <doc:PokedexReader/DeviceDatabase#Flavor-texts> trims flavor texts of Unicode White_Space at both ends, not only of
 /// U+0020. Japanese texts of the 2026 snapshots end in the ideographic space (U+3000),
 /// and some Japanese move texts start with a narrow no-break space (U+202F).
 @Suite("Flavor texts trimmed of Unicode White_Space")

@@ -4,7 +4,7 @@ import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
-/// The device database's reference tables (DESIGN: type*, ability*, move*, stat*,
+/// The device database's reference tables (<doc:PokedexReader/DeviceDatabase#Reference-tables>: type*, ability*, move*, stat*,
 /// version*, language*), checked against the JSON by a separate implementation
 /// (Tests/Support/reference_tables.py), and carried by deltas by the entity rule.
 @Suite("Reference tables", .serialized)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `export` (bundles) writes only into a folder of its own, and an index names only files
-/// it checked: issue 14, breaks 5 and 6.
+/// it checked.
 @Suite("Bundle export safety, end to end")
 struct BundleExportSafetyTests {
     /// A mirror of the 2025 sample (version 1), and the 2026 one (version 2) when asked.

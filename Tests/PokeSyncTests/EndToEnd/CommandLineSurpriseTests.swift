@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 14's command-line surprises: each answered with the usage code, one safe line,
+/// Command-line surprises a red team found: each answered with the usage code, one safe line,
 /// or the same profile, rather than something a user did not mean.
 @Suite("Command-line surprises, end to end")
 struct CommandLineSurpriseTests {

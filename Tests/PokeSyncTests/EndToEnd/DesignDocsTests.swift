@@ -2,11 +2,12 @@ import Foundation
 import Testing
 
 /// The design lives in the repo, in the DocC catalogs beside the code, and every pointer to
-/// it leads somewhere: `Tests/Support/check_doc_links.py` reads every comment in `Sources/`,
-/// every article and the README, and fails on a comment or article naming DESIGN (a file a
-/// clone does not have), a `<doc:>` link to a missing article or section, a relative link
-/// to a missing file or heading (the README's links into the articles included), or an
-/// article its landing page's Topics does not list.
+/// it leads somewhere: `Tests/Support/check_doc_links.py` reads every comment in `Sources/`
+/// and `Tests/`, every article and the README, and fails on a `<doc:>` link to a missing
+/// article or section, a relative link to a missing file or heading (the README's links
+/// into the articles included), an article its landing page's Topics does not list, or a
+/// line anywhere in the sources, tests, scripts or README that cites an issue number or a
+/// document the repo does not have (a newcomer cannot follow either).
 @Suite("Design docs")
 struct DesignDocsTests {
     static let script = TestPaths.packageRoot.appendingPathComponent("Tests/Support/check_doc_links.py")
@@ -31,17 +32,36 @@ struct DesignDocsTests {
         try write("Sources/Thing/Thing.docc/Guide.md", "# Guide\n\n## Real section\n\nSee <doc:Missing>.\n")
         try write("Sources/Thing/Thing.docc/Unlisted.md", "# Unlisted\n")
         try write("Sources/Thing/Code.swift", "// <doc:Guide#No-such-section>\n// See DESIGN, section 4.\nlet x = 1\n")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Tests/Support"), withIntermediateDirectories: true)
+        try write("Tests/ThingTests.swift", "// <doc:Guide>\n@Suite(\"Updater hardening (issue 14)\")\n"
+                  + "// Fixed upstream: https://github.com/swiftlang/swift-corelibs-foundation/issues/3204\n"
+                  + "// Prints \"#25 pikachu\"; <doc:Thing/Guide#Real-section>\n")
+        try write("Tests/Support/tool.py", "# Targets (see #12): REDTEAM.md and PLATFORM.md say why.\n")
         try write("README.md", "[ok](Sources/Thing/Thing.docc/Guide.md#real-section), "
-                  + "[bad](Sources/Thing/Thing.docc/Guide.md#gone), [missing](Sources/Thing/Thing.docc/Nope.md)\n")
+                  + "[bad](Sources/Thing/Thing.docc/Guide.md#gone), [missing](Sources/Thing/Thing.docc/Nope.md)\n"
+                  + "After issues 27 to 31 the server kept up.\n")
 
         let result = try runProgram("python3", [Self.script.path, root.path])
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
-        for expected in ["Code.swift:1: <doc:Guide#No-such-section>", "Code.swift:2: a comment points to DESIGN",
+        for expected in ["Code.swift:1: <doc:Guide#No-such-section>",
+                         "Code.swift:2: cites a document the repo does not have ('DESIGN')",
                          "Guide.md:5: <doc:Missing>", "does not list <doc:Unlisted>",
                          "README.md:1: link to Sources/Thing/Thing.docc/Guide.md#gone",
-                         "README.md:1: link to Sources/Thing/Thing.docc/Nope.md: no such file"] {
+                         "README.md:1: link to Sources/Thing/Thing.docc/Nope.md: no such file",
+                         "README.md:2: cites an issue number ('issues 27')",
+                         "ThingTests.swift:1: <doc:Guide> must name its target",
+                         "ThingTests.swift:2: cites an issue number ('issue 14')",
+                         "tool.py:1: cites an issue number ('#12')",
+                         "tool.py:1: cites a document the repo does not have ('REDTEAM.md')"] {
             #expect(result.text.contains(expected), "no \(expected) in:\n\(result.text)")
         }
-        #expect(!result.text.contains("#real-section"), "\(result.text)")
+        // A link that resolves, a URL naming an issue (it can be followed) and a dex number are no problem.
+        for fine in ["#real-section", "ThingTests.swift:3", "ThingTests.swift:4"] {
+            #expect(!result.text.contains(fine), "\(fine) in:\n\(result.text)")
+        }
+        // The citation check alone, as the lead re-runs it after merging other branches.
+        let citations = try runProgram("python3", [Self.script.path, "--citations", root.path])
+        #expect(citations.status == 1 && citations.text.contains("ThingTests.swift:2: cites an issue number"), "\(citations.text)")
+        #expect(!citations.text.contains("<doc:"), "\(citations.text)")
     }
 }

@@ -3,7 +3,7 @@ import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
-/// Every file the API links (DESIGN, Sources: linked files): the sprites of pokemon,
+/// Every file the API links (<doc:PokeSyncCore/Sources#Linked-files>): the sprites of pokemon,
 /// forms, items and types with `--sprites all`, and the cries with `--cries`, end to end
 /// on the whole-API sample served by the stand-in.
 @Suite("Linked files: sprites of every kind and cries, end to end", .serialized)

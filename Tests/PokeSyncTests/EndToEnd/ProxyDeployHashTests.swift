@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 24, README "A self-hosted PokeAPI as the source": Django's middlewares save the
+/// <doc:PokeSyncCore/Sources#A-self-hosted-PokeAPI>: Django's middlewares save the
 /// bytes, not the time; a deploy hash set by the proxy saves the time, as long as it
 /// changes with the data.
 @Suite("A self-hosted source behind a proxy that sends a deploy hash", .serialized)

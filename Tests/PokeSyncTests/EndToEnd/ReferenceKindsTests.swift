@@ -3,7 +3,7 @@ import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
-/// The six reference kinds (DESIGN, Sources) come to a mirror made before they existed.
+/// The six reference kinds (<doc:PokeSyncCore/Sources#Kinds>) come to a mirror made before they existed.
 @Suite("Reference kinds, end to end")
 struct ReferenceKindsTests {
     static let referenceKinds: [ResourceKind] = [.type, .ability, .move, .stat, .version, .language]

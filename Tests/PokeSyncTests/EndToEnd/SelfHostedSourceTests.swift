@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 18: a self-hosted PokeAPI (its stock Django server) as the source, reached through
+/// A self-hosted PokeAPI (its stock Django server) as the source, reached through
 /// addresses whose absolute URLs name other hosts, sending no validators.
 ///
 /// Only 127.0.0.1 is contacted. Host A is a canary stand-in on 127.0.0.2 that must get no

@@ -16,7 +16,7 @@ struct SpriteMirrorTests {
             }
         }
         // default, artwork and paths select among a pokemon's sprites; all is every sprite any
-        // document links (a type's icons too: DESIGN, --sprites).
+        // document links (a type's icons too: <doc:PokeSyncCore/Sources#Linked-files>).
         for (key, document) in try Samples.documents(sample) where key.hasPrefix("pokemon/") || set == .all {
             if let sprites = (document as? [String: Any])?["sprites"] { walk(sprites, "") }
         }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 24: "bytes on the wire" are what arrived before decoding, or said to be unknown;
+/// "Bytes on the wire" are what arrived before decoding, or said to be unknown;
 /// a folder source has no wire at all.
 @Suite("Bytes on the wire", .serialized)
 struct WireBytesTests {

@@ -2,12 +2,12 @@ import Foundation
 import PokedexReader
 import Testing
 
-/// The reader on the whole 2026-08-08 snapshot (1,351 pokemon), which holds DESIGN's own
-/// examples the small sample lacks. Runs where `../shared/fixtures` is beside the package
+/// The reader on the whole 2026-08-08 snapshot (1,351 pokemon), which holds the search examples
+/// of <doc:PokedexReader/Reader#Search> the small sample lacks. Runs where `../shared/fixtures` is beside the package
 /// (development machines and CI); about a minute, most of it Python building the database.
 @Suite("PokedexReader: the full 2026-08-08 snapshot", .enabled(if: FullSnapshot.tarball != nil))
 struct FullSnapshotReaderTests {
-    @Test("DESIGN's examples, the species-name lookup, the oracle, and timings on the full data")
+    @Test("The search article's examples, the species-name lookup, the oracle, and timings on the full data")
     func fullSnapshot() throws {
         let tarball = try #require(FullSnapshot.tarball)
         try FullSnapshot.withScratchFolder { folder in
@@ -25,7 +25,7 @@ struct FullSnapshotReaderTests {
             #expect(firstPage[5] == PokemonSummary(id: 6, name: "charizard", types: ["fire", "flying"],
                                                    thumbnail: "sprites/pokemon/6.png"))
 
-            // DESIGN's examples.
+            // The examples of <doc:PokedexReader/Reader#Search>.
             #expect(try pokedex.search("fire dragon").map(\.pokemon.name)
                     == ["reshiram", "turtonator", "gouging-fire", "charizard-mega-x"])
             #expect(try pokedex.search("flabébé").map(\.pokemon.name) == ["flabebe"])
@@ -56,7 +56,7 @@ struct FullSnapshotReaderTests {
             #expect(eevee.children.map(\.speciesID) == [134, 135, 136, 196, 197, 470, 471, 700])
             #expect(eevee.children.allSatisfy { $0.defaultPokemonID == $0.speciesID })
 
-            // The independent oracle, on every 40th generated query plus DESIGN's examples.
+            // The independent oracle, on every 40th generated query plus the article's examples.
             let answers = try ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d",
                                                                                    "eau", "électrique", "물", "전기", "ほのお", "Wasser"],
                                                      generate: true, every: 40)

@@ -9,7 +9,7 @@ struct PokedexSearchTests {
     @Test("types' names in every language of the bundle are search strings, exactly as the oracle says")
     func typeNamesInEveryLanguage() throws {
         // "électrique" is in the issue, but the API's French name of the type is "Électrik":
-        // by DESIGN's rule it finds nothing, and the oracle agrees.
+        // by the rule of <doc:PokedexReader/Reader#Search> it finds nothing, and the oracle agrees.
         let queries = ["eau", "électrique", "électrik", "물", "전기", "ほのお", "Wasser", "feu", "drache", "ドラゴン", "fée"]
         let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], queries: queries)
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
@@ -29,7 +29,7 @@ struct PokedexSearchTests {
     @Test("terms over names in every language and types; ranked exact, prefix, substring, then by id")
     func namesTypesAndRanks() throws {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
-            // DESIGN's examples: both types exact for all four (reshiram is dragon and fire),
+            // The examples of <doc:PokedexReader/Reader#Search>: both types exact for all four (reshiram is dragon and fire),
             // so by id; applin is the sample's one grass and dragon.
             let fireDragon = try pokedex.search("fire dragon")
             #expect(fireDragon.map(\.pokemon.name) == ["reshiram", "turtonator", "gouging-fire", "charizard-mega-x"])
@@ -83,7 +83,7 @@ struct PokedexSearchTests {
         try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let hits = try pokedex.search("e")
             // Applin is a prefix: its type grass is "Erba" in Italian, and types' names in
-            // every language count (DESIGN; the oracle agrees, see typeNamesInEveryLanguage).
+            // every language count (<doc:PokedexReader/Reader#Search>; the oracle agrees, see typeNamesInEveryLanguage).
             #expect(ids(hits) == [25, 133, 840, 10158, 10199, 10213,
                                   643, 669, 776, 790, 808, 824, 999, 1020, 10034, 10312])
             #expect(hits.map(\.rank) == Array(repeating: .prefix, count: 6) + Array(repeating: .substring, count: 10))

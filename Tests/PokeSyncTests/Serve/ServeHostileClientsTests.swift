@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 import Testing
 
-/// Clients that cost others (REDTEAM, "A server's clients"; issue 27), against a real
+/// Clients that cost others (<doc:PokeServe/Serving#What-clients-cannot-do-to-it>), against a real
 /// `serve` with real sockets: while they run, a probe from another loopback address
 /// (127.0.0.2) is answered, with a 200, within a generous bound (tests are not benchmarks:
 /// `make bench-serve` measures the latencies).

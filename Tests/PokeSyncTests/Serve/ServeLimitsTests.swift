@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `serve` holds up against its clients (REDTEAM, "A server's clients"): bounded heads,
+/// `serve` holds up against its clients (<doc:PokeServe/Serving#What-clients-cannot-do-to-it>): bounded heads,
 /// a head deadline, a connection cap, pipelining in order, odd and hostile requests.
 @Suite("serve: limits and hostile clients", .serialized)
 struct ServeLimitsTests {

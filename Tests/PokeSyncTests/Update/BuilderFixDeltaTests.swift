@@ -4,7 +4,7 @@ import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 24: the flavor-text trim changes rows of versions already on devices, and "a device
+/// The flavor-text trim changes rows of versions already on devices, and "a device
 /// gets the fix as an ordinary delta". A delta is made against the base devices hold: the
 /// published full bundle when it differs from what this build makes of that version.
 @Suite("A builder fix reaches devices as a delta", .serialized)

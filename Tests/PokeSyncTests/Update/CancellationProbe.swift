@@ -3,7 +3,7 @@ import PokedexReader
 @testable import PokeSyncCore
 
 /// Cancels an update a set time after it enters a phase and measures how long the update
-/// then takes to return: issue 17 asks for 100 ms at most, in every phase.
+/// then takes to return: <doc:PokedexReader/Installing#Cancelling-and-blocking> allows 100 ms at most, in every phase.
 final class CancellationProbe: @unchecked Sendable {
     /// What one cancelled update did.
     struct Outcome: CustomStringConvertible {

@@ -6,7 +6,7 @@ import Testing
 @testable import PokeSyncCore
 
 /// A `Content-Encoding: gzip` answer is refused, and the refusal must come at once: the
-/// red team of issue 14 found an index.json bomb of 16 GiB (16 MB on the wire) answered
+/// a red team found an index.json bomb of 16 GiB (16 MB on the wire) answered
 /// after 50 s at 530 MB: a cancel queued for every decoded chunk and the caller held
 /// until libcurl had decoded it all.
 @Suite("Encoding bombs", .serialized)

@@ -6,7 +6,7 @@ import Testing
 
 /// A full bundle's `pokedex.sqlite` is checked like a delta's `changes.sqlite`: its views,
 /// triggers and indexes are code that the digest check, `verify` and every app query
-/// run, so only the reader's own are accepted (red team of issue 14: a full bundle whose
+/// run, so only the reader's own are accepted (a red team's break: a full bundle whose
 /// `pokemon_move` was an endless recursive view hung install and verify for ever).
 @Suite("Full bundle schema", .serialized)
 struct FullBundleSchemaTests {

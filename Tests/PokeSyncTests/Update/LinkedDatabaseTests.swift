@@ -4,7 +4,7 @@ import Testing
 
 /// The database a delta is applied to is a copy of the installed one; when the installed
 /// `pokedex.sqlite` is a link (someone's edit of the device folder), the copy must still
-/// be a file of its own. Red team of issue 14: `copyItem` copied the link, and the apply
+/// be a file of its own. A red team's break: `copyItem` copied the link, and the apply
 /// wrote through it into the file outside the device folder.
 @Suite("Delta on a linked database", .serialized)
 struct LinkedDatabaseTests {

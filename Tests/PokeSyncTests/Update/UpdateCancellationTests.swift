@@ -4,14 +4,14 @@ import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 17: a cancelled update returns within 100 ms in every phase, the blocking ones
+/// A cancelled update returns within 100 ms in every phase, the blocking ones
 /// included (a bundle copied from a folder, extraction, a delta applied, the digest
 /// checked, the switch), and leaves the device as it was.
 ///
 /// The sample data installs in a blink; version 2 here carries 300,000 padding pokedexes
 /// (incompressible names, about 12 MB gzipped) so that each phase lasts long enough to be
 /// cancelled inside, as the full data's do on a phone.
-@Suite("Update cancellation latency (issue 17)", .serialized)
+@Suite("Update cancellation latency", .serialized)
 struct UpdateCancellationTests {
     struct HeavyWorld {
         var v1: UpdateFixtures.Version

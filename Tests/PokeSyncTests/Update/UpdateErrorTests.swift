@@ -4,9 +4,9 @@ import Testing
 @testable import PokeSyncCore
 @testable import pokesync
 
-/// Issue 17: an `UpdateError` speaks to an app (no command-line flags, a recovery to act
+/// An `UpdateError` speaks to an app (no command-line flags, a recovery to act
 /// on); `pokesync install` still names its flags, byte for byte as before.
-@Suite("Update errors for apps (issue 17)")
+@Suite("Update errors for apps")
 struct UpdateErrorTests {
     static let every: [UpdateError] = [
         .badBundle(path: "pokedex-2.tar.gz", reason: "is truncated"),

@@ -3,7 +3,7 @@ import PokeSQLite
 import PokedexReader
 @testable import PokeSyncCore
 
-/// Helpers for the tests of what issue 14 found: CLI runs with a guard against hangs,
+/// Helpers for the tests of what a red team found in the updater: CLI runs with a guard against hangs,
 /// peak memory from /proc, and hostile bundles folders built from the update world.
 enum Hardening {
     /// Runs the CLI, killing it after `limit` seconds (a hang must fail the test, not hold

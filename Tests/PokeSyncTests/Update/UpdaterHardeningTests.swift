@@ -4,10 +4,10 @@ import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
-/// Issue 14's breaks of the updater, each kept: a device bricked by a same-version switch,
+/// A red team's breaks of the updater, each kept: a device bricked by a same-version switch,
 /// lying numbers, a delta's database that is code, hangs, a lock defeated, memory blown,
 /// no fallback from a failed delta.
-@Suite("Updater hardening (issue 14)", .serialized)
+@Suite("Updater hardening", .serialized)
 struct UpdaterHardeningTests {
     /// b2 rebuilt in another lineage at the same version 2: a same-version switch.
     static func otherLineage(_ world: UpdaterTests.World) throws -> URL {
