@@ -15,10 +15,7 @@ extension Store {
     /// so no hash and no version changes.
     /// - Throws: `StoreError.corrupt` when a stored body cannot be read; `DatabaseError`.
     static func collectLinks(_ database: Database, display: String) throws {
-        guard try database.row("SELECT value FROM meta WHERE key = ?", [.text(linkRuleKey)], { $0.text(0) }) == nil else {
-            return
-        }
-        try database.transaction { database in
+        try runOnce(database, rule: linkRuleKey) { database in
             // Only the kinds that link files (<doc:PokeSyncCore/Sources#Linked-files>), and of those the bodies with a
             // `sprites` or `cries` member naming a URL (a cheap byte test picks them).
             let kinds = "'pokemon', 'pokemon-form', 'item', 'type'"
@@ -28,18 +25,12 @@ extension Store {
                 []) { $0.blob(0) }
             let update = try database.statement("UPDATE documents SET sprite_refs = ?, cry_refs = ? WHERE hash = ?")
             for hash in hashes {
-                guard let (size, compressed) = try database.row(
-                    "SELECT size, body FROM documents WHERE hash = ?", [.blob(hash)], { ($0.int(0), $0.blob(1)) }) else { continue }
-                let body: [UInt8]
-                do { body = try Zlib.decompress(compressed, limit: size) } catch {
-                    throw StoreError.corrupt(display, "document \(SHA256Digest(bytes: hash)?.hex ?? "?"): \(error)")
-                }
+                guard let body = try storedBody(database, hash: hash, display: display) else { continue }
                 guard Self.mayLink(body), let document = try? CanonicalJSON.canonicalize(body, stripPrefix: nil) else { continue }
                 let links = try StoredDocument.links(of: document)
                 guard links.sprites != nil || links.cries != nil else { continue }
                 try update.run([links.sprites.map { .blob($0) } ?? .null, links.cries.map { .blob($0) } ?? .null, .blob(hash)])
             }
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", [.text(linkRuleKey)])
         }
     }
 

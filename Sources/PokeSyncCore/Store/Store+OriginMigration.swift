@@ -21,18 +21,10 @@ extension Store {
     /// next version replaces them.
     /// - Throws: `StoreError.corrupt` when a stored body cannot be read; `DatabaseError`.
     static func applyOriginRule(_ database: Database, display: String) throws {
-        guard try database.row("SELECT value FROM meta WHERE key = ?", [.text(originRuleKey)], { $0.text(0) }) == nil else {
-            return
-        }
-        try database.transaction { database in
+        try runOnce(database, rule: originRuleKey) { database in
             let hashes = try database.rows("SELECT hash FROM documents", []) { $0.blob(0) }
             for old in hashes {
-                guard let (size, compressed) = try database.row(
-                    "SELECT size, body FROM documents WHERE hash = ?", [.blob(old)], { ($0.int(0), $0.blob(1)) }) else { continue }
-                let body: [UInt8]
-                do { body = try Zlib.decompress(compressed, limit: size) } catch {
-                    throw StoreError.corrupt(display, "document \(SHA256Digest(bytes: old)?.hex ?? "?"): \(error)")
-                }
+                guard let body = try storedBody(database, hash: old, display: display) else { continue }
                 // Only bodies that name an origin before /api/v2/ can change: skip the scan otherwise.
                 guard Self.mayNameOrigin(body),
                       let document = try? CanonicalJSON.canonicalize(body, stripPrefix: nil),
@@ -48,7 +40,6 @@ extension Store {
                 try database.run("UPDATE frontier SET hash = ? WHERE job = 'document' AND hash = ?", [.blob(new), .blob(old)])
                 try database.run("DELETE FROM documents WHERE hash = ?", [.blob(old)])
             }
-            try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", [.text(originRuleKey)])
         }
     }
 
