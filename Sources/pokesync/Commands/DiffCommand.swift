@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 
 /// `pokesync diff [FROM [TO]] [--json]`: default the last two versions.
-struct DiffCommand {
+struct DiffCommand: MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror"]
     static let flags: Set<String> = ["json"]
@@ -14,15 +14,10 @@ struct DiffCommand {
     with the JSON paths that differ. A change of formatting or serving host is not a change.
     """
 
+    static let positionals = (count: 0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
     let arguments: Arguments
 
-    init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
-    }
-
     func execute() throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let store = try Store(layout: layout, create: false, readOnly: true)
         return try store.snapshot { try diff(store) }
     }

@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 
 /// `pokesync prune --keep N`.
-struct PruneCommand {
+struct PruneCommand: MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror", "keep"]
     static let flags: Set<String> = []
@@ -14,15 +14,10 @@ struct PruneCommand {
     version needs. Never touches the latest version or a run in progress.
     """
 
+    static let positionals = (count: 0...0, usage: "pokesync prune --keep N [--mirror DIR]")
     let arguments: Arguments
 
-    init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync prune --keep N [--mirror DIR]")
-    }
-
     func execute() throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         // Without --keep, mirror.json's retention.keep (what the nightly job uses).
         let report = try MirrorPrune.run(layout: layout, keep: try arguments.integer("keep", minimum: 1))
         let (result, keep) = (report.store, report.keep)

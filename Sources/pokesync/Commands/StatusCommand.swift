@@ -2,7 +2,7 @@ import Foundation
 import PokeSyncCore
 
 /// `pokesync status [--json]`: the last version, and the run in progress with its progress.
-struct StatusCommand {
+struct StatusCommand: MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror"]
     static let flags: Set<String> = ["json"]
@@ -16,15 +16,10 @@ struct StatusCommand {
     A --mirror that is a file or does not exist is a usage error (64).
     """
 
+    static let positionals = (count: 0...0, usage: "pokesync status [--json] [--mirror DIR]")
     let arguments: Arguments
 
-    init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync status [--json] [--mirror DIR]")
-    }
-
     func execute() throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root.path, isDirectory: &isDirectory) else {
             throw UsageError("no mirror folder at \(layout.root.path) (give --mirror DIR, or run `pokesync full` to make one)")

@@ -2,22 +2,17 @@ import Foundation
 import PokeSyncCore
 
 /// `pokesync versions [--json]`: every retained version.
-struct VersionsCommand {
+struct VersionsCommand: MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror"]
     static let flags: Set<String> = ["json"]
     /// `pokesync help versions`.
     static let help = "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source."
 
+    static let positionals = (count: 0...0, usage: "pokesync versions [--json] [--mirror DIR]")
     let arguments: Arguments
 
-    init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync versions [--json] [--mirror DIR]")
-    }
-
     func execute() throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
         let versions = FileManager.default.fileExists(atPath: layout.storeFile.path)
             ? try Store(layout: layout, create: false, readOnly: true).versions() : []
         if arguments.flags.contains("json") {
