@@ -18,7 +18,7 @@ struct DiffCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
+        try arguments.expectPositionals(0...2, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {

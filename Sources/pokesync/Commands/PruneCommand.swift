@@ -18,7 +18,7 @@ struct PruneCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync prune --keep N [--mirror DIR]")
+        try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {

@@ -13,7 +13,7 @@ struct VersionsCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync versions [--json] [--mirror DIR]")
+        try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {
