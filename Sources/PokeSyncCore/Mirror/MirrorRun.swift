@@ -14,16 +14,20 @@ package enum MirrorRun {
         let latest = try MirrorChoices.recorded(in: store)
         let choices = settings.choices(latest: latest)
         let rate = settings.rate(for: choices)
-        if rate.origin == .polite {
-            log("pokeapi.co asks its users to go gently: at most \(ConfigReader.format(RunSettings.politeRate)) requests a second (--rate, or \"rate\" in mirror.json, to change)")
-        }
-        recordChoices(layout: layout, settings: settings, choices: choices, rate: rate, isNew: latest == nil, log: log)
         do {
+            let summary: CrawlSummary
             if let finished = try finishStoppedFull(store: store, layout: layout, mode: settings.mode, choices: choices, log: log) {
-                return finished
+                summary = finished
+            } else {
+                summary = try await crawl(store: store, layout: layout, settings: settings, choices: choices, rate: rate,
+                                          progressDisplay: progressDisplay, log: log)
             }
-            return try await crawl(store: store, layout: layout, settings: settings, choices: choices, rate: rate,
-                                   progressDisplay: progressDisplay, log: log)
+            // Only a run that ended well records its choices: a failed one (a source that
+            // is not there, a typo) must not become what the nightly job repeats, and its
+            // one-line error stays the only line.
+            recordChoices(layout: layout, settings: settings, choices: choices, rate: rate,
+                          isFirstVersion: try store.latestVersion()?.number == 1, log: log)
+            return summary
         } catch {
             // Said by `status` instead of "interrupted", which then means a kill or a power cut.
             if let unfinished = try? store.currentRun() {
@@ -34,14 +38,16 @@ package enum MirrorRun {
         }
     }
 
-    /// A new mirror's first run writes `mirror.json` with what it is made with; a later run
+    /// A new mirror's first run writes `mirror.json` with what it was made with; a later run
     /// records there a choice its command line changed, so that the nightly `sync` repeats
-    /// it. Neither may stop the run: a file that cannot be written is a warning.
+    /// it. Neither may fail the run: a file that cannot be written is a warning.
+    /// - Parameter isFirstVersion: the mirror's latest version is its first (a mirror
+    ///   with more, made by an older build, keeps its choices in its versions).
     static func recordChoices(layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices, rate: RateInForce,
-                              isNew: Bool, log: @Sendable (String) -> Void) {
+                              isFirstVersion: Bool, log: @Sendable (String) -> Void) {
         do {
             if !settings.config.exists {
-                guard isNew else { return }
+                guard isFirstVersion else { return }
                 try MirrorConfigFile.writeNew(layout: layout, settings: settings, choices: choices, rate: rate)
                 log("wrote \(layout.display(layout.configFile)) with this mirror's choices: later runs repeat them unless told otherwise")
                 return
@@ -105,6 +111,10 @@ package enum MirrorRun {
         let client = HTTPClient(configuration: clientConfiguration(settings, rate: rate, policies: [policy, cryPolicy]))
         defer { client.invalidate() }
         let source = try SourceFactory.documentSource(choices.source, client: client)
+        // Once, when the sources are known to be there and before the first request.
+        if rate.origin == .polite {
+            log("pokeapi.co asks its users to go gently: at most \(ConfigReader.format(RunSettings.politeRate)) requests a second (--rate, or \"rate\" in mirror.json, to change)")
+        }
         let fetcher = SpriteFetcher(policy: policy, cryPolicy: cryPolicy, client: client, layout: layout)
         let cries = choices.cries
         do {

@@ -37,8 +37,8 @@ struct MirrorChoicesTests {
             let older = try cli.run(["sync"])
             #expect(older.status == 0 && older.stdout.contains("no changes since version 1"), "\(older.stdout)\(older.stderr)")
             #expect(older.stdout.contains("0 requests"), "\(older.stdout)")
-            #expect(!FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("mirror.json").path),
-                    "only a new mirror gets a mirror.json written")
+            // A mirror of one version is still new: it gets its mirror.json back, from that version.
+            #expect(try Self.config(cli.mirror)["source"] as? String == TestPaths.sample2025.standardizedFileURL.path)
 
             // A choice given on the command line is recorded where mirror.json names another.
             try #"{"source": "\#(TestPaths.sample2025.path)", "sprites": "none"}"#
@@ -133,19 +133,35 @@ struct MirrorChoicesTests {
         #expect(MirrorChoices.linkedSource("https://raw.githubusercontent.com/PokeAPI/cries/main/", tree: .cries) == nil)
     }
 
-    /// Says the cap once, before anything is fetched; `status` shows the rate in force. The
-    /// run is stopped before its first request (its sprite folder is gone), so nothing
-    /// leaves this machine.
-    @Test func aRunAgainstPokeAPISaysItsCapOnceAndStatusShowsIt() throws {
+    /// Says the cap once, before anything is fetched; `status` shows the rate in force.
+    /// The run reads its documents from a folder and would fetch their sprites from
+    /// upstream (so the cap applies), but its one document does not parse: it fails with
+    /// no sprite to fetch, and nothing leaves this machine.
+    @Test func aRunReachingPokeAPISaysItsCapOnceAndStatusShowsIt() throws {
         try withTemporaryDirectory { scratch in
+            let source = scratch.appendingPathComponent("api-data")
+            try FileManager.default.createDirectory(at: source.appendingPathComponent("api/v2/pokemon/1"), withIntermediateDirectories: true)
+            try #"{"count": 1, "next": null, "previous": null, "results": [{"name": "bulbasaur", "url": "https://pokeapi.co/api/v2/pokemon/1/"}]}"#
+                .write(to: source.appendingPathComponent("api/v2/pokemon/index.json"), atomically: true, encoding: .utf8)
+            try "not json".write(to: source.appendingPathComponent("api/v2/pokemon/1/index.json"), atomically: true, encoding: .utf8)
+            let upstream = PokesyncCLI(mirror: scratch.appendingPathComponent("Upstream"))
+            let capped = try upstream.run(["full", "--source", source.path, "--kinds", "pokemon", "--sprites", "default"])
+            #expect(capped.status == 1, "\(capped.stderr)")
+            #expect(capped.stderr.components(separatedBy: "requests a second").count == 2, "said once: \(capped.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: upstream.mirror.appendingPathComponent("mirror.json").path),
+                    "a run that failed writes no mirror.json")
+            // Its own sprite source: no cap, nothing said.
+            let clone = scratch.appendingPathComponent("sprites-clone")
+            try FileManager.default.createDirectory(at: clone, withIntermediateDirectories: true)
+            let local = try upstream.run(["full", "--source", source.path, "--kinds", "pokemon", "--sprites", "default",
+                                          "--sprite-source", clone.path])
+            #expect(local.status == 1 && !local.stderr.contains("requests a second"), "\(local.stderr)")
+
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let sprites = scratch.appendingPathComponent("sprites-clone")
-            try FileManager.default.createDirectory(at: sprites, withIntermediateDirectories: true)
-            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--sprite-source", sprites.path])
+            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
             try #require(full.status == 0, "\(full.stderr)")
             let noCap = try cli.run(["status"])
             #expect(noCap.stdout.contains("rate     no cap (default)"), "\(noCap.stdout)")
-
             try #"{"source": "https://pokeapi.co/api/v2"}"#
                 .write(to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
             let status = try cli.run(["status"])
@@ -154,16 +170,14 @@ struct MirrorChoicesTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             let rate = try #require(object["rate"] as? [String: Any])
             #expect(rate["requests_per_second"] as? Double == 20 && rate["from"] as? String == "default for pokeapi.co")
-
-            try FileManager.default.removeItem(at: sprites)
-            let sync = try cli.run(["sync"])
-            #expect(sync.status == 69, "\(sync.stderr)")
-            #expect(sync.stderr.components(separatedBy: "requests a second").count == 2, "said once: \(sync.stderr)")
-            #expect(sync.stderr.contains("sprites-clone"), "\(sync.stderr)")
-
             try #"{"source": "https://pokeapi.co/api/v2", "rate": 2.5}"#
                 .write(to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
             #expect(try cli.run(["status"]).stdout.contains("rate     2.5 requests/s (mirror.json)"))
+            // A mirror folder with no store yet says it too.
+            let empty = scratch.appendingPathComponent("Empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let fresh = try PokesyncCLI(mirror: empty).run(["status"])
+            #expect(fresh.stdout.contains("rate     20 requests/s (default for pokeapi.co)"), "\(fresh.stdout)")
         }
     }
 }
