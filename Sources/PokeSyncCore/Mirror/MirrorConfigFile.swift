@@ -15,7 +15,11 @@ enum MirrorConfigFile {
 
     /// A new mirror's `mirror.json`: its choices, its rate (null when it has no cap), the
     /// other settings in force, and an empty contact for the operator to fill in.
-    static func writeNew(layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices, rate: RateInForce) throws {
+    /// - Returns: false when a `mirror.json` appeared meanwhile (written by hand, or by a
+    ///   run that held the lock since this one read its settings): it is left as it is.
+    @discardableResult
+    static func writeNew(layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices, rate: RateInForce) throws -> Bool {
+        guard !FileManager.default.fileExists(atPath: layout.configFile.path) else { return false }
         let config = settings.config
         let object: [String: ConfigValue] = [
             "source": .string(absolute(choices.source)),
@@ -35,6 +39,7 @@ enum MirrorConfigFile {
             "contact": settings.contact.map { .string($0) } ?? .null,
         ]
         try write(object, to: layout)
+        return true
     }
 
     /// The choice keys the command line gave a value for that `mirror.json` names with

@@ -48,7 +48,7 @@ package enum MirrorRun {
         do {
             if !settings.config.exists {
                 guard isFirstVersion else { return }
-                try MirrorConfigFile.writeNew(layout: layout, settings: settings, choices: choices, rate: rate)
+                guard try MirrorConfigFile.writeNew(layout: layout, settings: settings, choices: choices, rate: rate) else { return }
                 log("wrote \(layout.display(layout.configFile)) with this mirror's choices: later runs repeat them unless told otherwise")
                 return
             }
