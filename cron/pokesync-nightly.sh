@@ -30,6 +30,7 @@ log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
 # sync's output named it (a version published now, or one a stopped run left unwritten).
 started="$MIRROR/logs/.night-$$"
 : >"$started" || exit 74
+trap 'rm -f "$started"' EXIT
 tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$started" 2>/dev/null | sort -V; }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
@@ -42,7 +43,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     case $rc in
         0)
             # The night's diff in the log, for whoever reads it later.
-            for diff in $(tonights_diffs); do echo "$(stamp) the night's diff, $diff:"; cat "$diff"; done
+            tonights_diffs | while IFS= read -r diff; do echo "$(stamp) the night's diff, $diff:"; cat "$diff"; done
             echo "$(stamp) pokesync prune"
             "$POKESYNC" prune --mirror "$MIRROR" || rc=$?
             # `export` keeps what is already there: with the newest version's bundle and
@@ -66,14 +67,12 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 rc=$?
 
 # The mail: a night that published says what changed; a quiet night says nothing.
-diffs=$(tonights_diffs)
-if [ -n "$diffs" ]; then
+if [ -n "$(tonights_diffs)" ]; then
     grep -E '^(published version|changes since version)' "$log"
-    for diff in $diffs; do echo; cat "$diff"; done
+    tonights_diffs | while IFS= read -r diff; do echo; cat "$diff"; done
     echo
     echo "log: $log"
 fi
-rm -f "$started"
 
 # Rotation: keep the newest $KEEP_LOGS logs.
 ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" | while read -r old; do rm -f "$old"; done
