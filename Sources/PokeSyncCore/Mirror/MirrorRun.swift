@@ -21,6 +21,9 @@ package enum MirrorRun {
             } else {
                 summary = try await crawl(store: store, layout: layout, settings: settings, choices: choices, rate: rate,
                                           progressDisplay: progressDisplay, log: log)
+                // Published or not, the crawl finished the latest version's trees and diff
+                // (a version a stopped run left is finished before the crawl starts).
+                if let latest = try store.latestVersion() { try store.setMeta(finishedKey, String(latest.number)) }
             }
             // Only a run that ended well records its choices: a failed one (a source that
             // is not there, a typo) must not become what the nightly job repeats, and its
@@ -151,7 +154,6 @@ package enum MirrorRun {
             } catch let failure as FollowUpFailure {
                 throw PublishedFollowUpError(version: version.number, failure: failure)
             }
-            try? store.setMeta(finishedKey, String(version.number))
         case .unchanged(let version):
             // A damaged object the run fetched again is a new file; the tree's hard link
             // still names the old one until it is placed again (files already right are skipped).
