@@ -2,8 +2,12 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 RELEASE_BIN = .build/release/pokesync
+# `make install`'s build: the Swift runtime and Foundation linked in (--static-swift-stdlib),
+# so the binary runs on a machine without the toolchain; its own folder, so that `make build`
+# and this do not rebuild each other. It still loads system libraries (static-check lists them).
+STATIC_BIN = .build/static/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-media bench-serve install clean
+.PHONY: build debug test demo bench bench-whole bench-media bench-serve static static-check install clean
 
 build:
 	$(SWIFT) build -c release
@@ -47,9 +51,19 @@ bench-media: build
 bench-serve: build
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
 
-install: build
-	install -d $(PREFIX)/bin
-	install -m 0755 $(RELEASE_BIN) $(PREFIX)/bin/pokesync
+# FoundationNetworking, linked statically, asks the linker for -lcurl: libcurl4-openssl-dev.
+static:
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static
+
+# The static build loads nothing from the toolchain's folder: ldd names only system
+# libraries, and it runs (`--version`, then a `full` of the sample folder).
+static-check: static
+	bash Tests/Support/static_check.sh $(STATIC_BIN)
+
+install: static
+	install -d $(PREFIX)/bin $(PREFIX)/lib/pokesync
+	install -m 0755 $(STATIC_BIN) $(PREFIX)/bin/pokesync
+	install -m 0755 cron/pokesync-nightly.sh cron/pokesync-publish-rsync.sh $(PREFIX)/lib/pokesync/
 
 clean:
 	rm -rf .build

@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
 # The nightly pokesync job: sync, prune to mirror.json's retention.keep, then export
 # the bundles devices download (whenever the newest version has none yet, so a failed
-# export is retried the next night).
+# export is retried the next night), then the publish hook, if one is set.
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
 #   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
+# A night that publishes a version prints its diff (the changed documents by name) on
+# standard output, which cron mails; a night with no changes prints nothing.
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
+#
+# Environment: POKESYNC_MIRROR (the mirror folder), POKESYNC (the binary, default
+# pokesync on PATH, /usr/local/bin included), POKESYNC_KEEP_LOGS (default 30),
+# POKESYNC_PUBLISH (an executable run with the bundles folder after a good export, to
+# copy it to a static host: cron/pokesync-publish-rsync.sh is one). The log's times are UTC.
 set -u
 
 MIRROR=${POKESYNC_MIRROR:-$(cd "$(dirname "$0")/.." && pwd)/Mirror}
+# cron's PATH is /usr/bin:/bin; `make install` puts pokesync in /usr/local/bin.
+export PATH="/usr/local/bin:$PATH"
 POKESYNC=${POKESYNC:-pokesync}
 KEEP_LOGS=${POKESYNC_KEEP_LOGS:-30}
+PUBLISH=${POKESYNC_PUBLISH:-}
 export POKESYNC_MIRROR=$MIRROR
 
 mkdir -p "$MIRROR/logs" || exit 74
 log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
+# Diff files newer than this were written tonight: the night's diff, whichever line of
+# sync's output named it (a version published now, or one a stopped run left unwritten).
+started="$MIRROR/logs/.night-$$"
+: >"$started" || exit 74
+trap 'rm -f "$started"' EXIT
+tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$started" 2>/dev/null | sort -V; }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
@@ -26,15 +42,21 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     rc=$?
     case $rc in
         0)
-            # The published version's diff, if there was one, for whoever reads the mail.
-            newest=$(ls -t "$MIRROR/diffs/"*.txt 2>/dev/null | head -n 1)
-            if [ -n "$newest" ] && [ "$newest" -nt "$log" ]; then cat "$newest"; fi
+            # The night's diff in the log, for whoever reads it later.
+            tonights_diffs | while IFS= read -r diff; do echo "$(stamp) the night's diff, $diff:"; cat "$diff"; done
             echo "$(stamp) pokesync prune"
             "$POKESYNC" prune --mirror "$MIRROR" || rc=$?
             # `export` keeps what is already there: with the newest version's bundle and
             # deltas in place it only rewrites the index and sweeps old files.
             echo "$(stamp) pokesync export"
-            "$POKESYNC" export --mirror "$MIRROR" || { r=$?; [ $rc -ne 0 ] || rc=$r; }
+            if "$POKESYNC" export --mirror "$MIRROR"; then
+                if [ -n "$PUBLISH" ]; then
+                    echo "$(stamp) $PUBLISH $MIRROR/bundles"
+                    "$PUBLISH" "$MIRROR/bundles" || { r=$?; echo "$(stamp) the publish hook failed with exit $r: the static host keeps what it had"; [ $rc -ne 0 ] || rc=$r; }
+                fi
+            else
+                r=$?; [ $rc -ne 0 ] || rc=$r
+            fi
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
@@ -43,6 +65,14 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     exit $rc
 ) >>"$log" 2>&1
 rc=$?
+
+# The mail: a night that published says what changed; a quiet night says nothing.
+if [ -n "$(tonights_diffs)" ]; then
+    grep -E '^(published version|changes since version)' "$log"
+    tonights_diffs | while IFS= read -r diff; do echo; cat "$diff"; done
+    echo
+    echo "log: $log"
+fi
 
 # Rotation: keep the newest $KEEP_LOGS logs.
 ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" | while read -r old; do rm -f "$old"; done

@@ -24,6 +24,22 @@ struct HelpTests {
         }
     }
 
+    /// The usage line (the help's first paragraph, which a usage error repeats) names every
+    /// option and flag too; full and sync say `[options]` and list them below it.
+    @Test(arguments: commands.map(\.topic))
+    func everyOptionIsInItsUsageLine(topic: String) throws {
+        let command = try #require(Self.commands.first { $0.topic == topic })
+        let synopsis = Help.synopsis(try #require(Help.topics[topic]))
+        #expect(synopsis.hasPrefix("pokesync \(topic)"), "\(synopsis)")
+        if topic == "full" || topic == "sync" {
+            #expect(synopsis.contains("[options]"))
+            return
+        }
+        for name in command.options.union(command.flags).sorted() {
+            #expect(synopsis.contains("--\(name)"), "`pokesync \(topic)`'s usage line does not name --\(name): \(synopsis)")
+        }
+    }
+
     @Test func everyCommandHasHelp() {
         #expect(Set(Help.topics.keys) == Set(Self.commands.map(\.topic)))
     }

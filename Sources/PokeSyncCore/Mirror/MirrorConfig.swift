@@ -1,14 +1,19 @@
 import Foundation
 import PokedexReader
 
-/// `mirror.json`: a mirror's defaults. Command-line options override them.
+/// `mirror.json`: a mirror's settings. Command-line options override them; the choices
+/// that make the mirror what it is (source, linked-file sources and sets, kinds) that
+/// neither gives are the latest version's (``MirrorChoices``).
 ///
 /// Every key is checked as strictly as its command-line option: a wrong type, a value
 /// out of range or an unknown key (a typo) is a usage error (64) naming the key.
 package struct MirrorConfig: Sendable, Equatable {
-    package var source: String = "https://pokeapi.co/api/v2"
+    /// `--source`; nil: the latest version's (pokeapi.co for a new mirror).
+    package var source: String?
+    /// `--sprite-source`; nil: the latest version's (upstream for a new mirror).
     package var spriteSource: String?
-    package var sprites: String = "default"
+    /// `--sprites`; nil: the latest version's (`default` for a new mirror).
+    package var sprites: String?
     /// `--kinds`: `default`, `all` or a comma list of endpoint names; nil: what the
     /// mirror's latest version was made with (`default` for a new mirror).
     package var kinds: String?
@@ -18,7 +23,8 @@ package struct MirrorConfig: Sendable, Equatable {
     /// `--cry-source`: where cry bytes come from (a URL or a clone of PokeAPI/cries).
     package var crySource: String?
     package var concurrency: Int = 8
-    /// Requests per second at most; nil for no cap.
+    /// Requests per second at most; nil: the polite default when the run reaches
+    /// pokeapi.co or its file hosts (``RunSettings/politeRate``), else no cap.
     package var rate: Double?
     package var allowHosts: [String] = []
     package var timeoutSeconds: Int = 30
@@ -27,6 +33,8 @@ package struct MirrorConfig: Sendable, Equatable {
     package var bundles = Bundles()
     /// Added to the User-Agent so that the API's operators can reach you.
     package var contact: String?
+    /// Whether the mirror has a `mirror.json` (a new mirror's first run writes one).
+    package var exists = true
 
     package struct Retry: Sendable, Equatable {
         package var attempts: Int = 5
@@ -59,14 +67,18 @@ package struct MirrorConfig: Sendable, Equatable {
 
     package init() {}
 
-    /// Reads `mirror.json`; a mirror without one uses the defaults.
+    /// Reads `mirror.json`; a mirror without one uses the defaults (``exists`` is false).
     /// - Throws: `ConfigError` (64) naming the file and the key when it is not valid;
     ///   `LocalFileError` (74) when it exists but cannot be read.
     package static func load(_ layout: MirrorLayout) throws -> MirrorConfig {
         let file = layout.configFile
         let name = layout.display(file)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { return MirrorConfig() }
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            var absent = MirrorConfig()
+            absent.exists = false
+            return absent
+        }
         guard !isDirectory.boolValue else { throw ConfigError("\(name) is a folder, not a configuration file") }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw LocalFileError(path: file.path, reason: "cannot read (no permission?)")

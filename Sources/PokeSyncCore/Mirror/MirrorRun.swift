@@ -11,8 +11,26 @@ package enum MirrorRun {
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: true)
+        let latest = try MirrorChoices.recorded(in: store)
+        let choices = settings.choices(latest: latest)
+        let rate = settings.rate(for: choices)
         do {
-            return try await crawl(store: store, layout: layout, settings: settings, progressDisplay: progressDisplay, log: log)
+            let summary: CrawlSummary
+            if let finished = try finishStoppedFull(store: store, layout: layout, mode: settings.mode, choices: choices, log: log) {
+                summary = finished
+            } else {
+                summary = try await crawl(store: store, layout: layout, settings: settings, choices: choices, rate: rate,
+                                          progressDisplay: progressDisplay, log: log)
+                // Published or not, the crawl finished the latest version's trees and diff
+                // (a version a stopped run left is finished before the crawl starts).
+                if let latest = try store.latestVersion() { try store.setMeta(finishedKey, String(latest.number)) }
+            }
+            // Only a run that ended well records its choices: a failed one (a source that
+            // is not there, a typo) must not become what the nightly job repeats, and its
+            // one-line error stays the only line.
+            recordChoices(layout: layout, settings: settings, choices: choices, rate: rate,
+                          isFirstVersion: try store.latestVersion()?.number == 1, log: log)
+            return summary
         } catch {
             // Said by `status` instead of "interrupted", which then means a kill or a power cut.
             if let unfinished = try? store.currentRun() {
@@ -23,19 +41,85 @@ package enum MirrorRun {
         }
     }
 
-    static func crawl(store: Store, layout: MirrorLayout, settings: RunSettings,
+    /// A new mirror's first run writes `mirror.json` with what it was made with; a later run
+    /// records there a choice its command line changed, so that the nightly `sync` repeats
+    /// it. Neither may fail the run: a file that cannot be written is a warning.
+    /// - Parameter isFirstVersion: the mirror's latest version is its first (a mirror
+    ///   with more, made by an older build, keeps its choices in its versions).
+    static func recordChoices(layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices, rate: RateInForce,
+                              isFirstVersion: Bool, log: @Sendable (String) -> Void) {
+        do {
+            if !settings.config.exists {
+                guard isFirstVersion else { return }
+                guard try MirrorConfigFile.writeNew(layout: layout, settings: settings, choices: choices, rate: rate) else { return }
+                log("wrote \(layout.display(layout.configFile)) with this mirror's choices: later runs repeat them unless told otherwise")
+                return
+            }
+            let changes = MirrorConfigFile.changes(settings)
+            guard !changes.isEmpty else { return }
+            try MirrorConfigFile.record(Dictionary(uniqueKeysWithValues: changes.map { ($0.key, $0.new) }), layout: layout)
+            for change in changes {
+                log("\(layout.display(layout.configFile)): \"\(change.key)\" is now \"\(change.new)\" (was \"\(change.old)\"), so later runs repeat it")
+            }
+        } catch {
+            log("warning: \(error); later runs that name no source, sprites, cries or kinds take them from the latest version")
+        }
+    }
+
+    /// The version a run finished all of (its trees and diff written), in the meta table,
+    /// so that a `full` killed after publishing is finished, not fetched again, by the same
+    /// command. A store made before this was kept counts its versions as finished.
+    static let finishedKey = "finished_version"
+
+    /// When the latest version was published by a `full` with these choices that was
+    /// stopped before it finished (killed after its publish), and no run is in progress:
+    /// finishes its trees and diff and returns its summary instead of fetching everything again.
+    static func finishStoppedFull(store: Store, layout: MirrorLayout, mode: RunMode, choices: MirrorChoices,
+                                  log: @escaping @Sendable (String) -> Void) throws -> CrawlSummary? {
+        guard let latest = try store.latestVersion() else {
+            if try store.meta(finishedKey) == nil { try store.setMeta(finishedKey, "0") }
+            return nil
+        }
+        guard let finished = try store.meta(finishedKey).flatMap(Int.init) else {
+            try store.setMeta(finishedKey, String(latest.number))
+            return nil
+        }
+        guard mode == .full, latest.mode == .full, latest.number > finished, try store.currentRun() == nil,
+              try MirrorChoices.recorded(in: store)?.normalized == choices.normalized else { return nil }
+        var summary = CrawlSummary(outcome: .published(latest), documentsFetched: 0, documentsUnchanged: 0,
+                                   spritesFetched: 0, spritesUnchanged: 0, spriteReports: [], requests: 0,
+                                   transfer: TransferBytes(), sourceNotice: nil, seconds: 0, diff: nil, diffFile: nil)
+        summary.cries = try store.fileCount(.cries, version: latest.number)
+        do {
+            if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
+                summary.diff = diff
+                summary.diffFile = file
+            }
+        } catch let failure as FollowUpFailure {
+            throw PublishedFollowUpError(version: latest.number, failure: failure)
+        }
+        try store.setMeta(finishedKey, String(latest.number))
+        log("version \(latest.number) was published by this full, which was stopped before it finished: its trees and diff are now written, nothing is fetched again (run it once more for a new full)")
+        return summary
+    }
+
+    static func crawl(store: Store, layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices, rate: RateInForce,
                       progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)?,
                       log: @escaping @Sendable (String) -> Void) async throws -> CrawlSummary {
-        let policy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
-                                  source: try settings.spriteSource.map { try SourceFactory.spriteSource($0) })
-        let cryPolicy = SpritePolicy(sourceURL: URL(string: settings.source), extraHosts: settings.allowHosts,
-                                     source: try settings.crySource.map { try SourceFactory.spriteSource($0, option: "cry-source") },
+        let policy = SpritePolicy(sourceURL: URL(string: choices.source), extraHosts: settings.allowHosts,
+                                  source: try choices.spriteSource.map { try SourceFactory.spriteSource($0) })
+        let cryPolicy = SpritePolicy(sourceURL: URL(string: choices.source), extraHosts: settings.allowHosts,
+                                     source: try choices.crySource.map { try SourceFactory.spriteSource($0, option: "cry-source") },
                                      tree: .cries)
-        let client = HTTPClient(configuration: clientConfiguration(settings, policies: [policy, cryPolicy]))
+        let client = HTTPClient(configuration: clientConfiguration(settings, rate: rate, policies: [policy, cryPolicy]))
         defer { client.invalidate() }
-        let source = try SourceFactory.documentSource(settings.source, client: client)
+        let source = try SourceFactory.documentSource(choices.source, client: client)
+        // Once, when the sources are known to be there and before the first request.
+        if rate.origin == .polite {
+            log("pokeapi.co asks its users to go gently: at most \(ConfigReader.format(RunSettings.politeRate)) requests a second (--rate, or \"rate\" in mirror.json, to change)")
+        }
         let fetcher = SpriteFetcher(policy: policy, cryPolicy: cryPolicy, client: client, layout: layout)
-        let cries = try self.cries(settings, store: store)
+        let cries = choices.cries
         do {
             if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
                 log("wrote the diff of versions \(diff.from) and \(diff.to) that the last run left unwritten: \(file.path)")
@@ -51,10 +135,10 @@ package enum MirrorRun {
         defer { printer?.stop() }
         let crawler = Crawler(
             store: store, source: source, sprites: fetcher,
-            planner: SpritePlanner(set: settings.sprites, policy: policy, cries: cries, cryPolicy: cryPolicy),
+            planner: SpritePlanner(set: choices.sprites, policy: policy, cries: cries, cryPolicy: cryPolicy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
-                                  revalidate: settings.revalidate, sprites: settings.sprites,
-                                  kinds: try kinds(settings, store: store), allowShrink: settings.allowShrink, cries: cries),
+                                  revalidate: settings.revalidate, sprites: choices.sprites,
+                                  kinds: choices.kinds, allowShrink: settings.allowShrink, cries: cries),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)
@@ -116,28 +200,12 @@ package enum MirrorRun {
         }
     }
 
-    /// `--kinds` as given, else what the latest version was made with: a mirror made with
-    /// `--kinds all` stays whole through a nightly `sync` that names no kinds. Only a set
-    /// given on purpose narrows a mirror.
-    static func kinds(_ settings: RunSettings, store: Store) throws -> KindSelection {
-        if let kinds = settings.kinds { return kinds }
-        guard let latest = try store.latestVersion() else { return .default }
-        return try store.versionKinds(latest.number)?.selection ?? .default
-    }
-
-    /// `--cries` as given, else what the latest version was made with, as for `--kinds`.
-    static func cries(_ settings: RunSettings, store: Store) throws -> CrySet {
-        if let cries = settings.cries { return cries }
-        guard let latest = try store.latestVersion() else { return .none }
-        return try store.versionCrySet(latest.number)?.selection ?? .none
-    }
-
-    static func clientConfiguration(_ settings: RunSettings, policies: [SpritePolicy]) -> HTTPClientConfiguration {
+    static func clientConfiguration(_ settings: RunSettings, rate: RateInForce, policies: [SpritePolicy]) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.userAgent = settings.userAgent
         configuration.maxConnectionsPerHost = settings.concurrency
         configuration.timeout = max(1, settings.timeoutSeconds)
-        configuration.requestsPerSecond = settings.rate
+        configuration.requestsPerSecond = rate.requestsPerSecond
         configuration.retry = settings.retry
         // Redirects are followed only to origins we would fetch from anyway (the client
         // itself always follows a redirect to the same origin, such as PokeAPI's 301).

@@ -26,6 +26,9 @@ package struct MirrorStatus: Sendable {
     package var holderPID: Int32?
     /// What the last run said about its source (it sends no validators ...), if anything.
     package var sourceNotice: String?
+    /// The request rate a bare `sync` would keep to (`mirror.json`, else the polite
+    /// default when it reaches pokeapi.co), or why it cannot be told (a bad `mirror.json`).
+    package var rate: Result<RateInForce, ConfigError> = .failure(ConfigError("not read"))
 
     /// Reads the status of the mirror whose store is open (read-only) in `store`.
     /// - Throws: store errors.
@@ -46,6 +49,20 @@ package struct MirrorStatus: Sendable {
         }
         status.holderPID = MirrorLock.holderPID(layout: layout)
         status.sourceNotice = try store.sourceNotice()
+        status.rate = rate(layout: layout, latest: try MirrorChoices.recorded(in: store))
         return status
+    }
+
+    /// The rate a bare `sync` of the mirror would keep to, from its `mirror.json` and the
+    /// latest version's choices (nil for a mirror with no version).
+    package static func rate(layout: MirrorLayout, latest: MirrorChoices?) -> Result<RateInForce, ConfigError> {
+        do {
+            let settings = try RunSettings(mode: .sync, config: try MirrorConfig.load(layout))
+            return .success(settings.rate(for: settings.choices(latest: latest)))
+        } catch let error as ConfigError {
+            return .failure(error)
+        } catch {
+            return .failure(ConfigError("\(layout.display(layout.configFile)): \(error)"))
+        }
     }
 }

@@ -14,7 +14,7 @@ struct DiffCommand: MirrorCommand {
     with the JSON paths that differ. A change of formatting or serving host is not a change.
     """
 
-    static let positionals = (count: 0...2, usage: "pokesync diff [FROM [TO]] [--json] [--mirror DIR]")
+    static let positionalCount = 0...2
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {

@@ -60,7 +60,7 @@ struct ExportCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync export [--version N] [--format bundle|api-data] [--sprites SET] [--languages LIST] [--out PATH] [--replace-damaged]")
+        try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {

@@ -44,6 +44,14 @@ enum Help {
         "search": SearchCommand.help, "prune": PruneCommand.help, "serve": ServeCommand.help,
     ]
 
+    /// A command's usage line from its help (the paragraph after `usage: `, on one line),
+    /// so that a usage error names every option the help does.
+    static func synopsis(_ help: String) -> String {
+        let paragraph = help.components(separatedBy: "\n\n")[0]
+        let words = paragraph.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        return words.drop { $0 == "usage:" }.joined(separator: " ")
+    }
+
     static func print(topic: String?) -> ExitStatus {
         guard let topic, topic != "help", !topic.hasPrefix("-") else {
             Swift.print(overview)

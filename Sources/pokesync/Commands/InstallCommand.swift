@@ -30,7 +30,7 @@ struct InstallCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(1...1, usage: "pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]")
+        try arguments.expectPositionals(1...1, usage: Help.synopsis(Self.help))
         guard arguments.options["from"] != nil else {
             throw UsageError("install needs --from URL|DIR (an index.json URL or a bundles folder)")
         }

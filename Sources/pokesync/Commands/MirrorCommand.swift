@@ -7,8 +7,10 @@ protocol MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static var options: Set<String> { get }
     static var flags: Set<String> { get }
-    /// How many positionals it takes, and the usage line a wrong count prints (exit 64).
-    static var positionals: (count: ClosedRange<Int>, usage: String) { get }
+    /// Its help text; the first paragraph is the usage line a wrong count prints (exit 64).
+    static var help: String { get }
+    /// How many positionals it takes.
+    static var positionalCount: ClosedRange<Int> { get }
     var arguments: Arguments { get }
     init(arguments: Arguments)
 }
@@ -18,7 +20,7 @@ extension MirrorCommand {
     ///   wrong number of positionals.
     init(words: ArraySlice<String>) throws {
         let arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(Self.positionals.count, usage: Self.positionals.usage)
+        try arguments.expectPositionals(Self.positionalCount, usage: Help.synopsis(Self.help))
         self.init(arguments: arguments)
     }
 

@@ -14,7 +14,7 @@ struct PruneCommand: MirrorCommand {
     version needs. Never touches the latest version or a run in progress.
     """
 
-    static let positionals = (count: 0...0, usage: "pokesync prune --keep N [--mirror DIR]")
+    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {

@@ -10,14 +10,17 @@ struct RunCommand {
     /// `pokesync help full` / `pokesync help sync`.
     static func help(_ mode: RunMode) -> String { mode == .sync ? syncHelp : fullHelp }
     static let runOptions = """
-      --source URL|DIR        a PokeAPI base URL ending in /api/v2 (default https://pokeapi.co/api/v2;
-                              a self-hosted one too, e.g. http://127.0.0.1:8000/api/v2) or an api-data folder
+      --source URL|DIR        a PokeAPI base URL ending in /api/v2 (a self-hosted one too, e.g.
+                              http://127.0.0.1:8000/api/v2) or an api-data folder (default: mirror.json's
+                              "source", else the latest version's, else https://pokeapi.co/api/v2)
       --sprite-source URL|DIR where sprite bytes come from: replaces
-                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server);
+                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server;
+                              that address itself goes back to upstream; default as for --source);
                               a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
       --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
                               or a comma list of sprite paths under `sprites`: a field such as front_default,
-                              or other/... or versions/... ending in one (default from mirror.json);
+                              or other/... or versions/... ending in one (default: mirror.json's "sprites",
+                              else the latest version's, else default);
                               default, artwork and paths pick among pokemon's sprites, all is every
                               sprite any mirrored document links (pokemon-form, item and type too)
       --cries SET             none, latest, legacy or all: the cries of every pokemon (cries.latest,
@@ -32,7 +35,8 @@ struct RunCommand {
                               "kinds", else the set the latest version was made with, else default);
                               a changed set publishes the added or removed documents as a version
       --concurrency N         requests in flight at most (default 8)
-      --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
+      --rate R                requests per second at most (default: mirror.json's "rate", else 20 when
+                              the run reaches pokeapi.co or raw.githubusercontent.com, else no cap)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
                               one attempt ends after 4 x S whatever the server sends
@@ -46,7 +50,11 @@ struct RunCommand {
     usage: pokesync full [options]
 
     Fetches every document (and the selected sprites) unconditionally and publishes the
-    next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes.
+    next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes;
+    stopped after it published, the same command finishes that version and fetches nothing.
+    A choice (--source, --sprite-source, --sprites, --cries, --cry-source, --kinds) not given
+    is mirror.json's, else the latest version's, else the default; a new mirror's first run
+    writes mirror.json, and a choice given later is recorded there, so a bare sync repeats it.
 
     \(runOptions)
     """
@@ -61,6 +69,7 @@ struct RunCommand {
     A source that sends no ETag, Last-Modified nor deploy hash (a stock self-hosted PokeAPI) is
     downloaded whole every time; the run says so once (and `status` repeats it), and counts a
     document that came back the same as unchanged.
+    Options not given are mirror.json's, else the latest version's choices (see `help full`).
 
     \(runOptions)
       --revalidate            check every document and sprite even when the deploy is unchanged
@@ -75,31 +84,40 @@ struct RunCommand {
         try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
     }
 
-    /// Validates everything before the lock is taken or the network is touched.
+    /// Validates everything before the lock is taken or the network is touched. The
+    /// mirror's choices neither the command line nor mirror.json gives stay nil: the run
+    /// takes them from the latest version.
     func settings(layout: MirrorLayout) throws -> RunSettings {
-        var config = try MirrorConfig.load(layout)
-        if let source = arguments.options["source"] { config.source = source }
-        if let spriteSource = arguments.options["sprite-source"] { config.spriteSource = spriteSource }
-        if let sprites = arguments.options["sprites"] { config.sprites = sprites }
-        if let kinds = arguments.options["kinds"] { config.kinds = kinds }
-        if let cries = arguments.options["cries"] { config.cries = cries }
-        if let crySource = arguments.options["cry-source"] { config.crySource = crySource }
-        if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { config.concurrency = concurrency }
-        if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { config.timeoutSeconds = timeout }
-        if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) { config.rate = rate }
+        let config = try MirrorConfig.load(layout)
+        var settings = try RunSettings(mode: mode, config: config)
+        // The choices given here, under their mirror.json names: a run records them there.
+        let choiceOptions = ["source": "source", "sprite-source": "sprite_source", "sprites": "sprites",
+                             "kinds": "kinds", "cries": "cries", "cry-source": "cry_source"]
+        for (option, key) in choiceOptions { settings.givenOnCommandLine[key] = arguments.options[option] }
+        if let source = arguments.options["source"] { settings.source = source }
+        if let spriteSource = arguments.options["sprite-source"] { settings.spriteSource = spriteSource }
+        if let sprites = arguments.options["sprites"] { settings.sprites = try SpriteSet(parsing: sprites) }
+        if let kinds = arguments.options["kinds"] { settings.kinds = try KindSelection(parsing: kinds) }
+        if let cries = arguments.options["cries"] { settings.cries = try CrySet(parsing: cries) }
+        if let crySource = arguments.options["cry-source"] { settings.crySource = crySource }
+        if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { settings.concurrency = concurrency }
+        if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { settings.timeoutSeconds = timeout }
+        if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) {
+            settings.rate = rate
+            settings.givenOnCommandLine["rate"] = arguments.options["rate"]
+        }
         if let hosts = arguments.options["allow-host"] {
-            config.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            settings.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
         // Checked here, so that a wrong source is said with its flag and is not recorded
         // as how an unfinished run ended.
-        try SourceFactory.check(documentSource: config.source)
-        if let spriteSource = config.spriteSource { _ = try SourceFactory.spriteSource(spriteSource) }
-        if let crySource = config.crySource {
+        if let source = settings.source { try SourceFactory.check(documentSource: source) }
+        if let spriteSource = settings.spriteSource { _ = try SourceFactory.spriteSource(spriteSource) }
+        if let crySource = settings.crySource {
             do { _ = try SourceFactory.spriteSource(crySource, option: "cry-source") } catch RequestError.invalidSpriteSource {
                 throw ConfigError("--cry-source \(crySource): not a valid URL")
             }
         }
-        var settings = try RunSettings(mode: mode, config: config)
         settings.revalidate = arguments.flags.contains("revalidate")
         settings.allowShrink = arguments.flags.contains("allow-shrink")
         return settings

@@ -31,7 +31,7 @@ struct SearchCommand {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         // No terms, or only spaces, would list everything: a usage error, like a missing argument.
         guard !arguments.positionals.joined().allSatisfy(\.isWhitespace) else {
-            throw UsageError("usage: pokesync search TERM... [--bundle PATH] [--language L] [--json] (give a name, part of one, or an id)")
+            throw UsageError("usage: \(Help.synopsis(Self.help)) (give a name, part of one, or an id)")
         }
     }
 

@@ -61,8 +61,7 @@ struct ServeCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(0...0, usage: "pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]"
-                                        + " [--max-connections N] [--max-connections-per-address N]")
+        try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {

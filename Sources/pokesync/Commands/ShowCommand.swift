@@ -30,7 +30,7 @@ struct ShowCommand {
 
     init(words: ArraySlice<String>) throws {
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(1...1, usage: "pokesync show NAME|ID [--bundle PATH] [--language L] [--json]")
+        try arguments.expectPositionals(1...1, usage: Help.synopsis(Self.help))
     }
 
     func execute() throws -> ExitStatus {

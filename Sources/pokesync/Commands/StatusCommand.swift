@@ -10,13 +10,14 @@ struct StatusCommand: MirrorCommand {
     static let help = """
     usage: pokesync status [--json] [--mirror DIR]
 
-    The latest version, and the run in progress (done/total, failures): running, stopped
-    with how it ended (failed after retries, source unavailable, I/O error), or interrupted
-    (killed). --json also lists every refused or missing sprite (latest.sprite_reports).
+    The latest version, the request rate a bare sync keeps to (--rate or mirror.json's
+    "rate", else 20 a second against pokeapi.co and its file hosts, else no cap), and the run
+    in progress (done/total, failures): running, stopped with how it ended (failed after
+    retries, source unavailable, I/O error), or interrupted (killed). --json also lists every refused or missing sprite (latest.sprite_reports).
     A --mirror that is a file or does not exist is a usage error (64).
     """
 
-    static let positionals = (count: 0...0, usage: "pokesync status [--json] [--mirror DIR]")
+    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {
@@ -26,10 +27,11 @@ struct StatusCommand: MirrorCommand {
         }
         guard isDirectory.boolValue else { throw UsageError("\(layout.root.path) is a file, not a mirror folder") }
         guard FileManager.default.fileExists(atPath: layout.storeFile.path) else {
+            let rate = MirrorStatus.rate(layout: layout, latest: nil)
             if arguments.flags.contains("json") {
-                print(try JSONOutput.string(StatusJSON(mirror: layout.root.path)))
+                print(try JSONOutput.string(StatusJSON(mirror: layout.root.path, rate: rate)))
             } else {
-                print("mirror  \(layout.root.path)\nno versions yet: run `pokesync full`")
+                print("mirror  \(layout.root.path)\nno versions yet: run `pokesync full`\n" + MirrorStatus.rateLine(rate))
             }
             return .success
         }
@@ -42,6 +44,14 @@ struct StatusCommand: MirrorCommand {
 
 /// `status`'s two forms of what the core reads.
 extension MirrorStatus {
+    /// "rate     20 requests/s (default for pokeapi.co)": what a bare `sync` keeps to.
+    static func rateLine(_ rate: Result<RateInForce, ConfigError>) -> String {
+        switch rate {
+        case .success(let rate): return "rate     \(rate.description)"
+        case .failure(let error): return "rate     not known: \(error.message)"
+        }
+    }
+
     var text: String {
         var lines = ["mirror   \(mirror)"]
         if let latest {
@@ -54,6 +64,7 @@ extension MirrorStatus {
             lines.append("latest   no versions yet")
         }
         if let sourceNotice { lines.append("source   \(sourceNotice)") }
+        lines.append(Self.rateLine(rate))
         if let run, let progress = runProgress {
             let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"
             let state = holderPID.map { "running (pid \($0))" }

@@ -78,23 +78,53 @@ struct StatusJSON: Encodable {
         }
     }
 
+    /// The request rate a bare `sync` keeps to: requests per second (null: no cap) and
+    /// where that comes from, or the `mirror.json` error that keeps it from being told.
+    struct Rate: Encodable {
+        var requestsPerSecond: Double?
+        var from: String?
+        var error: String?
+
+        enum CodingKeys: String, CodingKey { case requestsPerSecond = "requests_per_second", from, error }
+
+        init(_ result: Result<RateInForce, ConfigError>) {
+            switch result {
+            case .success(let rate): (requestsPerSecond, from) = (rate.requestsPerSecond, rate.origin.rawValue)
+            case .failure(let failure): error = failure.message
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if let error {
+                try container.encode(error, forKey: .error)
+            } else {
+                try container.encode(requestsPerSecond, forKey: .requestsPerSecond)
+                try container.encode(from, forKey: .from)
+            }
+        }
+    }
+
     var mirror: String
     var sourceNotice: String?
     var latest: Latest?
     var run: Run?
+    var rate: Rate
     /// A mirror folder with no store yet says only its path (no `source_notice`).
     var hasStore = true
 
-    enum CodingKeys: String, CodingKey { case mirror, sourceNotice = "source_notice", latest, run }
+    enum CodingKeys: String, CodingKey { case mirror, sourceNotice = "source_notice", latest, run, rate }
 
     /// A mirror folder with no store yet.
-    init(mirror: String) {
+    init(mirror: String, rate: Result<RateInForce, ConfigError>) {
         self.mirror = mirror
+        self.rate = Rate(rate)
         hasStore = false
     }
 
     init(_ status: MirrorStatus) {
         mirror = status.mirror
+        rate = Rate(status.rate)
         sourceNotice = status.sourceNotice
         latest = status.latest.map { record in
             Latest(record: record,
@@ -119,5 +149,6 @@ struct StatusJSON: Encodable {
         if hasStore { try container.encode(sourceNotice, forKey: .sourceNotice) }
         try container.encode(latest, forKey: .latest)
         try container.encode(run, forKey: .run)
+        try container.encode(rate, forKey: .rate)
     }
 }

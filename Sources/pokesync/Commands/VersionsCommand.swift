@@ -9,7 +9,7 @@ struct VersionsCommand: MirrorCommand {
     /// `pokesync help versions`.
     static let help = "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source."
 
-    static let positionals = (count: 0...0, usage: "pokesync versions [--json] [--mirror DIR]")
+    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {

@@ -8,16 +8,24 @@ struct CronJobTests {
     static let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
 
     func night(_ mirror: URL, keepLogs: Int = 30) throws -> (status: Int32, log: String) {
+        let night = try nightWithOutput(mirror, keepLogs: keepLogs)
+        return (night.status, night.log)
+    }
+
+    /// One night: its exit code, its log, and what it printed (what cron mails).
+    func nightWithOutput(_ mirror: URL, keepLogs: Int = 30, publish: URL? = nil) throws -> (status: Int32, log: String, mail: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["POKESYNC"] = PokesyncCLI.binary.path
         environment["POKESYNC_MIRROR"] = mirror.path
         environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
+        if let publish { environment["POKESYNC_PUBLISH"] = publish.path }
         let night = try runProgram("/bin/bash", [Self.script.path], environment: environment)
         let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
         let newest = try #require(try logs.max { a, b in
             try Self.modified(mirror, a) < Self.modified(mirror, b)
         })
-        return (night.status, try String(contentsOf: mirror.appendingPathComponent("logs/\(newest)"), encoding: .utf8))
+        return (night.status, try String(contentsOf: mirror.appendingPathComponent("logs/\(newest)"), encoding: .utf8),
+                String(decoding: night.stdout, as: UTF8.self) + night.stderr)
     }
 
     static func modified(_ mirror: URL, _ name: String) throws -> Date {
@@ -54,6 +62,55 @@ struct CronJobTests {
             _ = try night(mirror, keepLogs: 2)
             let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
             #expect(logs.count == 2)
+        }
+    }
+
+    /// Two snapshots of upstream on two nights: the night that publishes puts its diff (the
+    /// changed documents by name) in the log and on standard output, for cron to mail; a
+    /// night with no changes prints nothing. The publish hook gets the bundles folder.
+    @Test func aNightThatPublishesMailsItsDiffAndAQuietNightSaysNothing() throws {
+        try withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+            // One source path whose content changes between nights, as upstream's does.
+            let upstream = scratch.appendingPathComponent("upstream")
+            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2025)
+            try """
+            {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
+            """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+            // The hook records what it was given and whether the index was there.
+            let hook = scratch.appendingPathComponent("publish.sh")
+            let record = scratch.appendingPathComponent("published.txt")
+            try """
+            #!/bin/sh
+            [ -f "$1/index.json" ] && echo "published $1" >>"\(record.path)"
+            """.write(to: hook, atomically: true, encoding: .utf8)
+            chmod(hook.path, 0o755)
+
+            let first = try nightWithOutput(mirror, publish: hook)
+            #expect(first.status == 0 && first.log.contains("published version 1"), "\(first.log)")
+            #expect(first.mail.isEmpty, "a first version has no diff to mail: \(first.mail)")
+            #expect(try String(contentsOf: record, encoding: .utf8) == "published \(mirror.path)/bundles\n")
+
+            try FileManager.default.removeItem(at: upstream)
+            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2026)
+            let second = try nightWithOutput(mirror, publish: hook)
+            #expect(second.status == 0 && second.log.contains("published version 2"), "\(second.log)")
+            let diff = try String(contentsOf: mirror.appendingPathComponent("diffs/1-2.txt"), encoding: .utf8)
+            #expect(diff.contains("version 1 → 2") && diff.contains("pokemon "), "\(diff)")
+            // The changed documents by name, in the log and in the mail.
+            let changedName = try #require(diff.split(separator: "\n").first { $0.hasPrefix("  ~ ") })
+            #expect(second.log.contains(diff), "the log holds the diff: \(second.log)")
+            #expect(second.mail.contains("published version 2") && second.mail.contains(String(changedName)), "\(second.mail)")
+            #expect(second.mail.contains("changes since version 1"))
+
+            let third = try nightWithOutput(mirror, publish: hook)
+            #expect(third.status == 0 && third.log.contains("no changes since version 2"), "\(third.log)")
+            #expect(third.mail.isEmpty, "a night with no changes is quiet: \(third.mail)")
+            #expect(try String(contentsOf: record, encoding: .utf8).split(separator: "\n").count == 3)
+            // No stamp file is left behind.
+            let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
+            #expect(logs.allSatisfy { $0.hasPrefix("nightly-") }, "\(logs)")
         }
     }
 }

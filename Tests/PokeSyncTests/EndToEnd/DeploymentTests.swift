@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import pokesync
+
+/// The production recipe's pieces, run: the systemd units in `cron/` pass
+/// `systemd-analyze verify`, and nginx with the Deployment article's block serves a
+/// mirror's bundles folder in place to `pokesync install --from`. Each is skipped with a
+/// line when its program is missing.
+@Suite("Deployment: service units and bundles served in place")
+struct DeploymentTests {
+    static let analyze: String? = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let cron = TestPaths.packageRoot.appendingPathComponent("cron")
+    static let article = TestPaths.packageRoot.appendingPathComponent("Sources/PokeSyncCore/PokeSyncCore.docc/Deployment.md")
+
+    @Test(.enabled(if: analyze != nil, "needs systemd-analyze (apt-get install systemd)"))
+    func theServiceUnitsVerify() throws {
+        try withTemporaryDirectory { scratch in
+            // verify needs each ExecStart program to exist: the units as shipped, with the
+            // installed paths pointing at this build's binary and the checkout's script.
+            let names = ["pokesync-serve.service", "pokesync-nightly.service", "pokesync-nightly.timer"]
+            for name in names {
+                let text = try String(contentsOf: Self.cron.appendingPathComponent(name), encoding: .utf8)
+                let local = text
+                    .replacingOccurrences(of: "/usr/local/bin/pokesync", with: PokesyncCLI.binary.path)
+                    .replacingOccurrences(of: "/usr/local/lib/pokesync/pokesync-nightly.sh",
+                                          with: Self.cron.appendingPathComponent("pokesync-nightly.sh").path)
+                try local.write(to: scratch.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            let result = try runProgram(Self.analyze!, ["verify"] + names.map { scratch.appendingPathComponent($0).path },
+                                        environment: ProcessInfo.processInfo.environment.merging(["SYSTEMD_LOG_LEVEL": "notice"]) { $1 })
+            #expect(result.status == 0, "\(result.stderr)")
+            // Unknown keys and other slips are warnings with status 0: none may be left.
+            #expect(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(result.stderr)")
+
+            let serve = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-serve.service"), encoding: .utf8)
+            for line in ["User=pokesync", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                         "ReadWritePaths=/srv/pokesync/Mirror", "--max-connections-per-address"] {
+                #expect(serve.contains(line), "pokesync-serve.service lacks \(line)")
+            }
+            // The flags it passes are serve's own.
+            let execStart = try #require(serve.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+            for flag in execStart.split(separator: " ").filter({ $0.hasPrefix("--") }) {
+                #expect(ServeCommand.options.contains(String(flag.dropFirst(2))), "serve takes no \(flag)")
+            }
+            let timer = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-nightly.timer"), encoding: .utf8)
+            #expect(timer.contains("OnCalendar=*-*-* 03:17:00 UTC"))
+        }
+    }
+
+    @Test(.enabled(if: StaticHostingTests.nginx != nil, "needs nginx (apt-get install nginx-light)"))
+    func nginxServesTheBundlesFolderInPlace() throws {
+        try withTemporaryDirectory { scratch in
+            chmod(scratch.path, 0o755)  // nginx's workers may run as another user when the tests run as root
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try #require(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            let export = try cli.run(["export", "--sprites", "none"])
+            try #require(export.status == 0, "\(export.stderr)")
+            let bundles = cli.mirror.appendingPathComponent("bundles")
+            let server = try NginxProcess(serverBlock: try Self.recipe(), root: bundles, scratch: scratch)
+            defer { server.stop() }
+
+            let device = scratch.appendingPathComponent("device")
+            let install = try cli.run(["install", device.path, "--from", "http://127.0.0.1:\(server.port)/index.json"], addMirror: false)
+            #expect(install.status == 0 && install.stdout.contains("installed version 1"), "\(install.stdout)\(install.stderr)")
+            // The index is revalidated every time, bundles are cached for good, and export's
+            // bookkeeping is not served.
+            let index = try ServeProcess.get(port: server.port, "/index.json")
+            #expect(index.status == 200 && index.headers["cache-control"] == "no-cache", "\(index.headers)")
+            let bundle = try ServeProcess.get(port: server.port, "/pokedex-1.tar.gz")
+            #expect(bundle.status == 200 && bundle.headers["cache-control"]?.contains("immutable") == true, "\(bundle.headers)")
+            #expect(try ServeProcess.get(port: server.port, "/.pokesync-bundles").status == 404)
+        }
+    }
+
+    /// The Deployment article's ```nginx block for the bundles folder.
+    static func recipe() throws -> String {
+        let text = try String(contentsOf: article, encoding: .utf8)
+        let section = try #require(text.range(of: "## Bundles on a static host"))
+        let start = try #require(text.range(of: "```nginx\n", range: section.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+}
