@@ -22,7 +22,7 @@ struct StoreFiles: Equatable {
             return stat(path + suffix, &other) == 0 ? UInt64(other.st_ino) : nil
         }
         return StoreFiles(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                          modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec),
+                          modified: Int(info.modificationNanoseconds),
                           wal: inode("-wal"), shm: inode("-shm"))
     }
 

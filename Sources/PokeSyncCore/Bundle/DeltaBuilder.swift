@@ -39,13 +39,17 @@ package struct DeltaBuilder: Sendable {
 
     package let old: URL
     package let new: URL
+    /// The schema whose declared columns are compared and carried.
+    package let tables: [DeviceSchema.Table]
 
     /// - Parameters:
     ///   - old: the base version's `pokedex.sqlite`.
     ///   - new: the target version's `pokedex.sqlite`.
-    package init(old: URL, new: URL) {
+    ///   - tables: the schema (its own; a test passes one with a column added).
+    package init(old: URL, new: URL, tables: [DeviceSchema.Table] = DeviceSchema.tables) {
         self.old = old
         self.new = new
+        self.tables = tables
     }
 
     /// Writes `changes.sqlite` at `destination` (written aside, then renamed into place).
@@ -79,13 +83,13 @@ package struct DeltaBuilder: Sendable {
         try database.execute("PRAGMA page_size = 1024; PRAGMA journal_mode = DELETE")
         try database.run("ATTACH DATABASE ? AS old", [.text(old.path)])
         try database.run("ATTACH DATABASE ? AS new", [.text(new.path)])
-        for table in DeviceSchema.tables {
+        for table in tables {
             try requireTable(table, in: "old", path: old.path, database)
             try requireTable(table, in: "new", path: new.path, database)
         }
         var summary = Summary(upserted: [:], removed: [:], sprites: SpriteChanges())
         try database.transaction { database in
-            for table in DeviceSchema.tables {
+            for table in tables {
                 let key = table.keyList
                 // WITHOUT ROWID: the rows live in their key's b-tree, with no second copy in an
                 // index beside them (half the size of a small delta).
@@ -114,7 +118,7 @@ package struct DeltaBuilder: Sendable {
     /// Finds the entity's changed ids, writes their rows and `removed`, and returns
     /// (ids whose rows the delta holds, ids named in `removed`), ascending.
     private func writeEntity(_ entity: DeviceSchema.Entity, _ database: Database) throws -> ([Int], [Int]) {
-        let tables = DeviceSchema.tables(of: entity)
+        let tables = DeviceSchema.tables(of: entity, in: self.tables)
         for table in tables {
             let columns = table.columnList
             let first = table.entityColumn

@@ -68,7 +68,6 @@ package struct FolderSource: DocumentSource {
     static func fileStamp(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return "file:\(info.st_ino)-\(info.st_size)-\(nanoseconds)"
+        return "file:\(info.st_ino)-\(info.st_size)-\(info.modificationNanoseconds)"
     }
 }

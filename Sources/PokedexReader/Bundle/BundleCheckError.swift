@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bundle file (an `index.json`, a manifest, an archive's contents) that is not what
 /// the format allows or what its index promises. The one error the reader library's
 /// bundle checks throw; the updater and `pokesync verify` both report it as bad data.
@@ -41,6 +43,35 @@ package enum BundleLimits {
             return "is not a plain file name"
         }
         return nil
+    }
+
+    /// Why a file's `format_version` is not one this reader knows (1 to `current`), or nil.
+    static func formatVersionProblem(_ formatVersion: Int, current: Int) -> String? {
+        (1...current).contains(formatVersion) ? nil
+            : "is format version \(formatVersion), not one this reader knows (1...\(current))"
+    }
+
+    /// Why a file's `schema_version` is not a version at all, or nil. A newer one is not
+    /// refused here: the caller decides (an app says an update is needed; `verify` says the
+    /// build is too old).
+    static func schemaVersionProblem(_ schemaVersion: Int) -> String? {
+        schemaVersion < 1 ? "has schema_version \(schemaVersion), not a positive number" : nil
+    }
+
+    /// Decodes an `index.json` or a `manifest.json` of `file` and checks it: at most
+    /// `maxBytes`, JSON of `Value`'s shape, and no `problem`. Index and manifest say each
+    /// failure in their own words (`tooLarge`, `unreadable`, `broken`).
+    static func decode<Value: Decodable>(_ data: Data, as _: Value.Type, file: String, maxBytes: Int,
+                                         tooLarge: (Int) -> String, unreadable: (String) -> String,
+                                         broken: (String) -> String,
+                                         problem: (Value) -> String?) throws(BundleCheckError) -> Value {
+        guard data.count <= maxBytes else { throw BundleCheckError(file: file, reason: tooLarge(data.count)) }
+        let value: Value
+        do { value = try JSONDecoder().decode(Value.self, from: data) } catch {
+            throw BundleCheckError(file: file, reason: unreadable(DecodingFailure.describe(error, in: data)))
+        }
+        if let problem = problem(value) { throw BundleCheckError(file: file, reason: broken(problem)) }
+        return value
     }
 
     /// Whether `text` is 64 hex digits (a SHA-256).

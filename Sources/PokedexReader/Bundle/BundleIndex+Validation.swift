@@ -16,22 +16,17 @@ extension BundleIndex {
     ///   - source: the index's path or URL, for messages.
     /// - Throws: ``BundleCheckError`` naming `source` and the first problem.
     package init(validating data: Data, source: String) throws(BundleCheckError) {
-        guard data.count <= Self.maxBytes else {
-            throw BundleCheckError(file: source, reason: "is \(data.count) bytes, more than an index may be (\(Self.maxBytes))")
-        }
-        do { self = try JSONDecoder().decode(BundleIndex.self, from: data) } catch {
-            throw BundleCheckError(file: source, reason: "is not a pokesync index: \(DecodingFailure.describe(error, in: data))")
-        }
-        if let problem = validationProblem { throw BundleCheckError(file: source, reason: problem) }
+        self = try BundleLimits.decode(data, as: BundleIndex.self, file: source, maxBytes: Self.maxBytes,
+                                       tooLarge: { "is \($0) bytes, more than an index may be (\(Self.maxBytes))" },
+                                       unreadable: { "is not a pokesync index: \($0)" }, broken: { $0 },
+                                       problem: \.validationProblem)
     }
 
     /// Why this index breaks a rule of the format, or nil.
     package var validationProblem: String? {
         if format != Self.format { return "has format \(format), not \(Self.format)" }
-        if !(1...Self.currentFormatVersion).contains(formatVersion) {
-            return "is format version \(formatVersion), not one this reader knows (1...\(Self.currentFormatVersion))"
-        }
-        if schemaVersion < 1 { return "has schema_version \(schemaVersion), not a positive number" }
+        if let problem = BundleLimits.formatVersionProblem(formatVersion, current: Self.currentFormatVersion)
+            ?? BundleLimits.schemaVersionProblem(schemaVersion) { return problem }
         if lineage.isEmpty || lineage.utf8.count > 200 { return "has a lineage that is empty or too long" }
         if !(0...BundleLimits.maxVersion).contains(latest) { return "has latest \(latest), out of range" }
         if deltas.count > BundleLimits.maxDeltas { return "names \(deltas.count) deltas, more than \(BundleLimits.maxDeltas)" }

@@ -13,23 +13,18 @@ extension BundleManifest {
     ///   - file: the bundle it came from, for messages.
     /// - Throws: ``BundleCheckError`` naming `file` and the first problem.
     package init(validating data: Data, file: String) throws(BundleCheckError) {
-        guard data.count <= Self.maxBytes else {
-            throw BundleCheckError(file: file, reason: "has a manifest.json of \(data.count) bytes, more than \(Self.maxBytes)")
-        }
-        do { self = try JSONDecoder().decode(BundleManifest.self, from: data) } catch {
-            throw BundleCheckError(file: file, reason: "has no readable manifest.json: \(DecodingFailure.describe(error, in: data))")
-        }
-        if let problem = validationProblem { throw BundleCheckError(file: file, reason: "has a manifest that \(problem)") }
+        self = try BundleLimits.decode(data, as: BundleManifest.self, file: file, maxBytes: Self.maxBytes,
+                                       tooLarge: { "has a manifest.json of \($0) bytes, more than \(Self.maxBytes)" },
+                                       unreadable: { "has no readable manifest.json: \($0)" },
+                                       broken: { "has a manifest that \($0)" }, problem: \.validationProblem)
     }
 
     /// Why this manifest breaks a rule of the format, or nil. A newer `schema_version`
     /// is not refused here (the caller says an app update is needed).
     package var validationProblem: String? {
         if format != Self.fullFormat && format != Self.deltaFormat { return "is format \(format), not a bundle or delta" }
-        if !(1...Self.currentFormatVersion).contains(formatVersion) {
-            return "is format version \(formatVersion), not one this reader knows (1...\(Self.currentFormatVersion))"
-        }
-        if schemaVersion < 1 { return "has schema_version \(schemaVersion), not a positive number" }
+        if let problem = BundleLimits.formatVersionProblem(formatVersion, current: Self.currentFormatVersion)
+            ?? BundleLimits.schemaVersionProblem(schemaVersion) { return problem }
         if !(0...BundleLimits.maxVersion).contains(version) { return "has version \(version), out of range" }
         if isDelta != (baseVersion != nil) { return "is a \(isDelta ? "delta without" : "full bundle with") a base_version" }
         if let baseVersion, !(0..<version).contains(baseVersion) { return "has base_version \(baseVersion), not older than \(version)" }

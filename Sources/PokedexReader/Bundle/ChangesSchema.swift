@@ -8,15 +8,17 @@ import PokeSQLite
 /// `PRAGMA table_xinfo` before any statement reads a row, by the updater and by
 /// `pokesync verify` alike.
 package enum ChangesSchema {
-    /// The tables and columns a delta's database holds (DeltaBuilder writes these).
-    package static let expected: [String: [String]] = {
-        var tables = Dictionary(uniqueKeysWithValues: DeviceSchema.tables.map { ($0.name, $0.columns) })
-        tables["removed"] = ["entity", "id"]
-        return tables
-    }()
+    /// The tables and columns a delta's database holds (DeltaBuilder writes these): the
+    /// declared columns of `tables`, and `removed`.
+    package static func expected(for tables: [DeviceSchema.Table] = DeviceSchema.tables) -> [String: [String]] {
+        var expected = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0.columns) })
+        expected["removed"] = ["entity", "id"]
+        return expected
+    }
 
-    /// Why the database at `path` is not a delta's `changes.sqlite`, or nil.
-    package static func problem(at path: URL) -> String? {
+    /// Why the database at `path` is not a delta's `changes.sqlite` for the schema `tables`, or nil.
+    package static func problem(at path: URL, tables: [DeviceSchema.Table] = DeviceSchema.tables) -> String? {
+        let expected = Self.expected(for: tables)
         do {
             let database = try Database(path: path.path, mode: .immutable)
             // Reading the schema runs no user SQL; the bound is for a damaged file.

@@ -13,17 +13,18 @@ import PokeSQLite
 ///
 /// The exporter, the delta builder and the updater all call this one function.
 package enum ContentDigest {
-    /// Computes the digest of the database open as `database`.
+    /// Computes the digest of the database open as `database`, over the columns `tables`
+    /// declare (the schema's, but for a test that adds a column).
     /// - Throws: `DatabaseError` when a table is missing or unreadable;
     ///   ``ContentDigestError`` for a value that is a real number or a blob.
-    package static func compute(_ database: Database) throws -> SHA256Digest {
+    package static func compute(_ database: Database, tables: [DeviceSchema.Table] = DeviceSchema.tables) throws -> SHA256Digest {
         // Rows are encoded into one buffer that goes to the hasher when it fills: the
         // digest reads every row of the database (about a million for the full data), so
         // this loop is what installs and exports spend most of their checking time in.
         // It is written for an unoptimised build too (an app's debug build installs with
         // it): `while` loops, not ranges; pointer stores and `memcpy`, not Array appends.
         let output = DigestBuffer()
-        for table in DeviceSchema.tables {
+        for table in tables {
             let columns = table.columnList
             let filter = table.name == "meta" ? " WHERE key <> '\(DeviceSchema.MetaKey.contentDigest)'" : ""
             let sql = "SELECT \(columns) FROM \(table.quotedName)\(filter) ORDER BY \(columns)"

@@ -1,70 +1,66 @@
 import PokeSQLite
 
 /// The physical layout of `pokedex.sqlite`: what the builder creates and what the
-/// updater applies deltas to.
+/// updater applies deltas to, made from the declaration (``DeviceSchema/tables``).
 ///
-/// Every table of ``DeviceSchema/tables`` has the columns of <doc:PokedexReader/DeviceDatabase> in its order, keyed by
-/// its key, so that the plain-SQL delta application (`DELETE FROM t WHERE <first
-/// key column> = ?`, `INSERT INTO t(cols) SELECT cols FROM changes.t`) works as written.
-/// Most are plain tables: entity tables with a single integer key use it as the rowid;
-/// the others are `WITHOUT ROWID`, so the key is the only b-tree and no index is stored
-/// twice. `pokemon.name` is `UNIQUE` (<doc:PokedexReader/DeviceDatabase#The-tables>), which gives the reader its lookup by name.
+/// Every table has its declared columns in order, keyed by its key, so that the plain-SQL
+/// delta application (`DELETE FROM t WHERE <first key column> = ?`, `INSERT INTO t(cols)
+/// SELECT cols FROM changes.t`) works as written. Most are plain tables: a table whose
+/// key is a single integer column uses it as the rowid; the others are `WITHOUT ROWID`,
+/// so the key is the only b-tree and no index is stored twice. `pokemon.name` is `UNIQUE`
+/// (<doc:PokedexReader/DeviceDatabase#The-tables>), which gives the reader its lookup by name.
 ///
-/// Three are views over the builder's own tables (<doc:PokedexReader/DeviceDatabase#Views-over-shared-tables> allows it), because they were
-/// most of the gzipped file: `species_flavor_text`, `pokemon_move` and `pokemon_sprite`
-/// (see `DeviceSchema+SharedTables.swift`). Their `INSTEAD OF` triggers make the same
-/// plain SQL work on them.
+/// Five are views over the builder's own tables (<doc:PokedexReader/DeviceDatabase#Views-over-shared-tables> allows it), because they were
+/// most of the gzipped file: `species_flavor_text`, `pokemon_move`, `pokemon_sprite`
+/// (see `DeviceSchema+SharedTables.swift`), `ability_text` and `move_text`
+/// (`DeviceSchema+SharedTexts.swift`). Their `INSTEAD OF` triggers make the same plain SQL
+/// work on them.
 extension DeviceSchema {
     /// The page size every database is built and shipped with: fixed, so that equal
     /// content gives equal bytes.
     package static let pageSize = 4096
 
     /// `CREATE` statements of the device tables, the search table included.
-    package static let ddl = """
-    CREATE TABLE meta(key TEXT NOT NULL PRIMARY KEY, value TEXT) WITHOUT ROWID;
-    CREATE TABLE pokemon(
-        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, species_id INTEGER NOT NULL,
-        height INTEGER, weight INTEGER, base_experience INTEGER, is_default INTEGER NOT NULL,
-        sort_order INTEGER);
-    CREATE TABLE pokemon_type(
-        pokemon_id INTEGER NOT NULL, slot INTEGER NOT NULL, type TEXT NOT NULL,
-        PRIMARY KEY(pokemon_id, slot)) WITHOUT ROWID;
-    CREATE TABLE pokemon_stat(
-        pokemon_id INTEGER NOT NULL, stat TEXT NOT NULL, base_stat INTEGER NOT NULL, effort INTEGER NOT NULL,
-        PRIMARY KEY(pokemon_id, stat)) WITHOUT ROWID;
-    CREATE TABLE pokemon_ability(
-        pokemon_id INTEGER NOT NULL, slot INTEGER NOT NULL, ability TEXT NOT NULL, is_hidden INTEGER NOT NULL,
-        PRIMARY KEY(pokemon_id, slot)) WITHOUT ROWID;
-    \(sharedMoveDDL)
-    \(sharedSpriteDDL)
-    CREATE TABLE species(
-        id INTEGER PRIMARY KEY, name TEXT NOT NULL, generation TEXT, evolution_chain_id INTEGER,
-        evolves_from_species_id INTEGER, is_baby INTEGER NOT NULL, is_legendary INTEGER NOT NULL,
-        is_mythical INTEGER NOT NULL, color TEXT, habitat TEXT, gender_rate INTEGER, capture_rate INTEGER);
-    CREATE TABLE species_name(
-        species_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT, genus TEXT,
-        PRIMARY KEY(species_id, language)) WITHOUT ROWID;
-    \(sharedFlavorTextDDL)
-    CREATE TABLE pokedex(id INTEGER PRIMARY KEY, name TEXT NOT NULL, region TEXT, is_main_series INTEGER NOT NULL);
-    CREATE TABLE pokedex_entry(
-        pokedex_id INTEGER NOT NULL, entry_number INTEGER NOT NULL, species_id INTEGER NOT NULL,
-        PRIMARY KEY(pokedex_id, entry_number)) WITHOUT ROWID;
-    CREATE TABLE pokedex_description(
-        pokedex_id INTEGER NOT NULL, language TEXT NOT NULL, description TEXT NOT NULL,
-        PRIMARY KEY(pokedex_id, language)) WITHOUT ROWID;
-    CREATE TABLE evolution_chain(id INTEGER PRIMARY KEY, root_species_id INTEGER NOT NULL, baby_trigger_item TEXT);
-    CREATE TABLE evolution_step(
-        chain_id INTEGER NOT NULL, to_species_id INTEGER NOT NULL, from_species_id INTEGER NOT NULL,
-        trigger TEXT, min_level INTEGER, item TEXT, details_json TEXT NOT NULL,
-        PRIMARY KEY(chain_id, to_species_id)) WITHOUT ROWID;
-    \(referenceDDL)
-    \(DeviceSearchIndex.ddl)
-    """
+    package static let ddl = ddl(for: tables)
 
-    /// Creates the schema in an empty database, with the fixed page size.
+    /// `CREATE` statements of `tables`, in order, then the search table's.
+    package static func ddl(for tables: [Table]) -> String {
+        (tables.map(\.createStatement) + [DeviceSearchIndex.ddl]).joined(separator: "\n")
+    }
+
+    /// Creates the schema of `tables` in an empty database, with the fixed page size.
     /// - Throws: `DatabaseError` when the database is not empty or cannot be written.
-    package static func create(in database: Database) throws {
+    package static func create(in database: Database, tables: [Table] = tables) throws {
         try database.execute("PRAGMA page_size=\(pageSize);")
-        try database.execute(ddl)
+        try database.execute(ddl(for: tables))
+    }
+}
+
+extension DeviceSchema.Table {
+    /// Whether the table is stored without a rowid: all but those keyed by one integer column.
+    package var isWithoutRowid: Bool { !(keyCount == 1 && declaredColumns[0].type == .integer) }
+
+    /// The statement that creates the table (for a view, its builder tables, the view and
+    /// its triggers), ending in `;`.
+    package var createStatement: String {
+        switch storage {
+        case let .view(ddl):
+            return ddl
+        case let .table(lines, quotedName):
+            let name = quotedName ? self.quotedName : self.name
+            let key = keyCount > 1 ? ["PRIMARY KEY(\(keyColumns.joined(separator: ", ")))"] : []
+            let end = isWithoutRowid ? ") WITHOUT ROWID;" : ");"
+            guard !lines.isEmpty else {
+                return "CREATE TABLE \(name)(" + (declaredColumns.map(\.definition) + key).joined(separator: ", ") + end
+            }
+            precondition(lines.reduce(0, +) == declaredColumns.count, "\(self.name): its DDL lines hold every column")
+            var rest = declaredColumns[...]
+            var body: [String] = []
+            for count in lines {
+                body.append(rest.prefix(count).map(\.definition).joined(separator: ", "))
+                rest = rest.dropFirst(count)
+            }
+            return "CREATE TABLE \(name)(\n" + (body + key).map { "    " + $0 }.joined(separator: ",\n") + end
+        }
     }
 }

@@ -6,38 +6,55 @@
 /// keyed by (entity id, language), so one entity's languages sit together in the file;
 /// `ability_text` and `move_text` are views over shared texts (DeviceSchema+SharedTexts).
 extension DeviceSchema {
-    static let referenceDDL = """
-    CREATE TABLE "type"(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, generation TEXT);
-    CREATE TABLE type_name(
-        type_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(type_id, language)) WITHOUT ROWID;
-    CREATE TABLE type_efficacy(
-        attacking_type_id INTEGER NOT NULL, defending_type_id INTEGER NOT NULL, factor INTEGER NOT NULL,
-        PRIMARY KEY(attacking_type_id, defending_type_id)) WITHOUT ROWID;
-    CREATE TABLE ability(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, generation TEXT, is_main_series INTEGER NOT NULL);
-    CREATE TABLE ability_name(
-        ability_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(ability_id, language)) WITHOUT ROWID;
-    \(sharedTextDDL("ability"))
-    CREATE TABLE move(
-        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, type_id INTEGER, damage_class TEXT, power INTEGER,
-        accuracy INTEGER, pp INTEGER, priority INTEGER, generation TEXT);
-    CREATE TABLE move_name(
-        move_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(move_id, language)) WITHOUT ROWID;
-    \(sharedTextDDL("move"))
-    CREATE TABLE stat(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, is_battle_only INTEGER NOT NULL);
-    CREATE TABLE stat_name(
-        stat_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(stat_id, language)) WITHOUT ROWID;
-    CREATE TABLE version(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, version_group TEXT);
-    CREATE TABLE version_name(
-        version_id INTEGER NOT NULL, language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(version_id, language)) WITHOUT ROWID;
-    CREATE TABLE language(
-        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, iso639 TEXT, iso3166 TEXT, official INTEGER NOT NULL);
-    CREATE TABLE language_name(
-        language_id INTEGER NOT NULL, in_language TEXT NOT NULL, name TEXT NOT NULL,
-        PRIMARY KEY(language_id, in_language)) WITHOUT ROWID;
-    """
+    static let referenceTables: [Table] = [
+        Table("type", entity: .type, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("generation"),
+        ], storage: .table(quotedName: true)),
+        localizedNames("type_name", of: .type, idColumn: "type_id"),
+        Table("type_efficacy", entity: .type, keyCount: 2, [
+            .integer("attacking_type_id", "NOT NULL"), .integer("defending_type_id", "NOT NULL"),
+            .integer("factor", "NOT NULL"),
+        ], storage: .table(lines: [3])),
+        Table("ability", entity: .ability, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("generation"),
+            .integer("is_main_series", "NOT NULL"),
+        ]),
+        localizedNames("ability_name", of: .ability, idColumn: "ability_id"),
+        sharedTexts(of: .ability),
+        Table("move", entity: .move, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("type_id"), .text("damage_class"),
+            .integer("power"), .integer("accuracy"), .integer("pp"), .integer("priority"), .text("generation"),
+        ], storage: .table(lines: [5, 4])),
+        localizedNames("move_name", of: .move, idColumn: "move_id"),
+        sharedTexts(of: .move),
+        Table("stat", entity: .stat, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("is_battle_only", "NOT NULL"),
+        ]),
+        localizedNames("stat_name", of: .stat, idColumn: "stat_id"),
+        Table("version", entity: .version, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("version_group"),
+        ]),
+        localizedNames("version_name", of: .version, idColumn: "version_id"),
+        Table("language", entity: .language, keyCount: 1, [
+            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("iso639"), .text("iso3166"),
+            .integer("official", "NOT NULL"),
+        ], storage: .table(lines: [5])),
+        localizedNames("language_name", of: .language, idColumn: "language_id", languageColumn: "in_language"),
+    ]
+
+    /// `<kind>_name(<kind>_id*, language*, name)`: an entity's name in each language.
+    private static func localizedNames(_ name: String, of entity: Entity, idColumn: String,
+                                       languageColumn: String = "language") -> Table {
+        Table(name, entity: entity, keyCount: 2, [
+            .integer(idColumn, "NOT NULL"), .text(languageColumn, "NOT NULL"), .text("name", "NOT NULL"),
+        ], storage: .table(lines: [3]))
+    }
+
+    /// `<kind>_text(<kind>_id*, language*, short_effect, flavor_text)`, a view over shared texts.
+    private static func sharedTexts(of entity: Entity) -> Table {
+        let kind = entity.rawValue
+        return Table("\(kind)_text", entity: entity, keyCount: 2, [
+            .integer("\(kind)_id"), .text("language"), .text("short_effect"), .text("flavor_text"),
+        ], storage: .view(ddl: sharedTextDDL(kind)))
+    }
 }

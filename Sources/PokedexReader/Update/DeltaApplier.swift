@@ -13,12 +13,17 @@ package struct DeltaApplier: Sendable {
     package typealias SearchRebuild = @Sendable (Database) throws -> Void
 
     private let rebuildSearch: SearchRebuild
+    private let tables: [DeviceSchema.Table]
 
+    /// - Parameter tables: the schema whose declared columns the delta carries (the
+    ///   schema's own; a test passes one with a column added).
     /// - Parameter rebuildSearch: rebuilds the search tables inside the apply transaction
     ///   (<doc:PokedexReader/Installing#Applying-a-delta>: they are rebuilt on apply, not shipped in the delta), with the delta's
     ///   `changes.sqlite` attached as `changes`. The default is
     ///   ``DeviceSearchIndex/rebuildAfterDelta(_:)``: the rows of what the delta touched.
-    package init(rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
+    package init(tables: [DeviceSchema.Table] = DeviceSchema.tables,
+                 rebuildSearch: @escaping SearchRebuild = DeviceSearchIndex.rebuildAfterDelta) {
+        self.tables = tables
         self.rebuildSearch = rebuildSearch
     }
 
@@ -71,7 +76,7 @@ package struct DeltaApplier: Sendable {
     private func applyInPlace(changes: URL, database path: URL, manifest: BundleManifest,
                               stop: @escaping @Sendable () -> Bool) throws {
         // Data, not code: nothing reads changes.sqlite before its schema is known to be a delta's.
-        if let problem = ChangesSchema.problem(at: changes) {
+        if let problem = ChangesSchema.problem(at: changes, tables: tables) {
             throw DeltaApplyError.invalidChanges(path: changes.path, reason: problem)
         }
         let database: Database
@@ -109,14 +114,14 @@ package struct DeltaApplier: Sendable {
         do {
             try database.transaction { database in
                 for entity in DeviceSchema.Entity.allCases {
-                    for table in DeviceSchema.tables(of: entity) {
+                    for table in DeviceSchema.tables(of: entity, in: tables) {
                         try database.run("""
                             DELETE FROM main.\(table.quotedName) WHERE \(table.entityColumn) IN
                             (SELECT id FROM changes.removed WHERE entity = ?)
                             """, [.text(entity.rawValue)])
                     }
                 }
-                for table in DeviceSchema.tables where table.entity != nil {
+                for table in tables where table.entity != nil {
                     let columns = table.columnList
                     try database.execute("""
                         INSERT INTO main.\(table.quotedName) (\(columns)) SELECT \(columns) FROM changes.\(table.quotedName)
@@ -136,7 +141,7 @@ package struct DeltaApplier: Sendable {
         }
         let digest: String
         do {
-            digest = try ContentDigest.compute(database).hex
+            digest = try ContentDigest.compute(database, tables: tables).hex
         } catch {
             throw DeltaApplyError.invalidChanges(path: changes.path, reason: "the result cannot be digested: \(error)")
         }

@@ -19,8 +19,19 @@ struct DeviceRowsTests {
         var widths: [String: Set<Int>] = [:]
         var firstValues: [String: [SQLValue]] = [:]
         var languages: [String: Set<String?>] = [:]
+        /// `table.column: value` for each value that is neither NULL nor of its column's declared type.
+        var mistyped: [String] = []
         mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
             let rows = self.rows[keyPath: path]
+            let columns = DeviceSchema.tables.first { $0.name == table }?.declaredColumns ?? []
+            for row in rows {
+                for (value, column) in zip(row.values, columns) {
+                    switch (value, column.type) {
+                    case (.null, _), (.integer, .integer), (.text, .text): continue
+                    default: mistyped.append("\(table).\(column.name): \(value)")
+                    }
+                }
+            }
             counts[table] = rows.count
             widths[table] = Set(rows.map(\.values.count))
             firstValues[table] = rows.first?.values
@@ -47,6 +58,8 @@ struct DeviceRowsTests {
                 let localized = table.columns.contains("language") || table.columns.contains("in_language")
                 #expect(shapes.languages[table.name]?.contains(nil) == !localized, "\(table.name)")
             }
+            // Every value has its column's declared type (SQLite would store it either way).
+            #expect(shapes.mistyped.isEmpty, "\(shapes.mistyped.prefix(5))")
             // Spot checks of column order against the sample's JSON.
             // (Pikachu is the sample's first pokemon.)
             #expect(shapes.firstValues["pokemon_stat"]?.prefix(2) == [.integer(25), .text("attack")])

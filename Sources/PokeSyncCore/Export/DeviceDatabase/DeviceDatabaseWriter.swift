@@ -71,15 +71,33 @@ struct DeviceDatabaseWriter {
                 preconditionFailure("\(table) is not a table of the device schema")
             }
             let rows = self.rows[keyPath: path]
-            // A row type whose values do not follow the schema's columns would bind too few
-            // (the last columns silently NULL) or fail: stop the build instead.
-            precondition(rows.first.map { $0.values.count == schema.columns.count } ?? true,
-                         "\(Row.self) gives other values than \(table)'s \(schema.columns.count) columns")
             rowCounts[table] = rows.count
-            if sharedTables.contains(table) { return }
+            if sharedTables.contains(table) {
+                if let first = rows.first { Self.checkValues(first.values, of: Row.self, against: schema) }
+                return
+            }
             let marks = schema.columns.map { _ in "?" }.joined(separator: ", ")
             let statement = try database.statement("INSERT INTO \"\(table)\"(\(schema.columnList)) VALUES (\(marks))")
-            for row in rows { try statement.run(row.values) }
+            for row in rows {
+                let values = row.values
+                Self.checkValues(values, of: Row.self, against: schema)
+                try statement.run(values)
+            }
+        }
+
+        /// Stops the build when a row type's values do not follow its table's declared
+        /// columns: too few would leave the last columns NULL, and SQLite stores a text in an
+        /// INTEGER column without a word (the digest would then cover the wrong value), so
+        /// the values are held to the declaration's count and types, not to SQLite's.
+        static func checkValues<Row>(_ values: [SQLValue], of _: Row.Type, against table: DeviceSchema.Table) {
+            precondition(values.count == table.declaredColumns.count,
+                         "\(Row.self) gives \(values.count) values for \(table.name)'s \(table.columns.count) columns")
+            for (value, column) in zip(values, table.declaredColumns) {
+                switch (value, column.type) {
+                case (.null, _), (.integer, .integer), (.text, .text): continue
+                default: preconditionFailure("\(Row.self) gives \(value) for \(table.name).\(column.name) (\(column.type.rawValue))")
+                }
+            }
         }
     }
 
