@@ -26,6 +26,8 @@ package struct MirrorStatus: Sendable {
     package var holderPID: Int32?
     /// What the last run said about its source (it sends no validators ...), if anything.
     package var sourceNotice: String?
+    /// What the last run that reached publishing did with linked files whose host failed.
+    package var lastRunCarried: LastRunCarried?
 
     /// Reads the status of the mirror whose store is open (read-only) in `store`.
     /// - Throws: store errors.
@@ -46,6 +48,7 @@ package struct MirrorStatus: Sendable {
         }
         status.holderPID = MirrorLock.holderPID(layout: layout)
         status.sourceNotice = try store.sourceNotice()
+        status.lastRunCarried = try store.lastRunCarried()
         return status
     }
 }

@@ -113,7 +113,7 @@ struct RunCommand {
         defer { withExtendedLifetime(signals) {} }
         let summary = try await work.value
         print(Self.describe(summary))
-        return .success
+        return summary.carried.isEmpty ? .success : .filesCarried
     }
 
     static func describe(_ summary: CrawlSummary) -> String {
@@ -149,6 +149,8 @@ struct RunCommand {
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
             if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }
+        // Last, where cron's mail and the nightly log's tail show them.
+        for entry in summary.carried { lines.append("warning: " + entry.line) }
         return lines.joined(separator: "\n")
     }
 }
