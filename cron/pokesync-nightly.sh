@@ -5,6 +5,9 @@
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
+#   2 published, but a sprite or cry host failed: files carried from the version before
+#     (prune and export still run; the log's tail names the host)
+#   65 bad data (lists or linked files lost upstream: nothing published)
 #   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
 set -u
@@ -25,7 +28,10 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     "$POKESYNC" sync --mirror "$MIRROR" "$@"
     rc=$?
     case $rc in
-        0)
+        0|2)
+            if [ $rc -eq 2 ]; then
+                echo "$(stamp) WARNING: published, but a file host failed: see the warning lines above (\`pokesync status\` repeats them)"
+            fi
             # The published version's diff, if there was one, for whoever reads the mail.
             newest=$(ls -t "$MIRROR/diffs/"*.txt 2>/dev/null | head -n 1)
             if [ -n "$newest" ] && [ "$newest" -nt "$log" ]; then cat "$newest"; fi
@@ -34,7 +40,8 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
             # `export` keeps what is already there: with the newest version's bundle and
             # deltas in place it only rewrites the index and sweeps old files.
             echo "$(stamp) pokesync export"
-            "$POKESYNC" export --mirror "$MIRROR" || { r=$?; [ $rc -ne 0 ] || rc=$r; }
+            # A failed export outranks the carried files' 2 (it is the worse news).
+            "$POKESYNC" export --mirror "$MIRROR" || { r=$?; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi; }
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;

@@ -57,6 +57,20 @@ final class HostWatch: Sendable {
         }
     }
 
+    /// Gives `host` up at once: every request to it would fail the same way (its TLS
+    /// certificate is not accepted). Not said through `onGiveUp`: the caller says it.
+    /// - Returns: true for the one caller that gave it up (the others find it done).
+    func giveUp(_ host: String, because reason: String) -> Bool {
+        let now = ContinuousClock.now
+        return hosts.withLock { hosts in
+            var state = hosts[host] ?? State(anchor: now)
+            guard state.givenUp == nil else { return false }
+            state.givenUp = reason
+            hosts[host] = state
+            return true
+        }
+    }
+
     /// Why `host` is given up, or nil while it is not. The first call that finds it so
     /// tells `onGiveUp`.
     func givenUp(_ host: String) -> String? {

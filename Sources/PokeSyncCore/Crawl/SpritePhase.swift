@@ -61,7 +61,15 @@ struct SpritePhase {
                 try fail(job, fetched: fetched, error: "\(fetched ?? job.url): \(reason)", quietly: false)
             }
         } catch where !Self.isFatal(error) {
-            if let host { watch.end(host, succeeded: false) }
+            if let host {
+                watch.end(host, succeeded: false)
+                // The same certificate comes back for every file: one line, then the rest wait.
+                if case HTTPError.tls = error {
+                    let first = watch.giveUp(host, because: "its TLS certificate is not accepted")
+                    try fail(job, fetched: fetched, error: "\(error)", quietly: !first)
+                    return
+                }
+            }
             try fail(job, fetched: fetched, error: "\(error)", quietly: error is HostGivenUp)
         }
     }

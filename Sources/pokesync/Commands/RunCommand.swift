@@ -35,10 +35,14 @@ struct RunCommand {
       --rate R                requests per second at most (default: no cap; be kind to pokeapi.co)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
-                              one attempt ends after 4 x S whatever the server sends
+                              one attempt ends after 4 x S whatever the server sends; a sprite
+                              or cry host that delivers no file for 4 x S, or fails 20 files in a
+                              row, is given up for the run (its files carried or left for the next;
+                              the run exits 2)
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
-                              entries (without it such a run exits 65 and publishes nothing; the next
-                              run lists those kinds again)
+                              entries, or more than 5% of its sprites or cries answered 404/410 at their
+                              host (without it such a run exits 65 and publishes nothing; the next
+                              run lists those kinds and asks for those files again)
       --mirror DIR            the mirror folder
     """
 
