@@ -5,6 +5,9 @@
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
+#   2 published, but a sprite or cry host failed: files carried from the version before
+#     (prune and export still run; the log's tail names the host)
+#   65 bad data (lists or linked files lost upstream: nothing published)
 #   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
 # A night that publishes a version prints its diff (the changed documents by name) on
 # standard output, which cron mails; a night with no changes prints nothing.
@@ -41,7 +44,10 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     "$POKESYNC" sync --mirror "$MIRROR" "$@"
     rc=$?
     case $rc in
-        0)
+        0|2)
+            if [ $rc -eq 2 ]; then
+                echo "$(stamp) WARNING: published, but a file host failed: see the warning lines above (\`pokesync status\` repeats them)"
+            fi
             # The night's diff in the log, for whoever reads it later.
             tonights_diffs | while IFS= read -r diff; do echo "$(stamp) the night's diff, $diff:"; cat "$diff"; done
             echo "$(stamp) pokesync prune"
@@ -49,13 +55,15 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
             # `export` keeps what is already there: with the newest version's bundle and
             # deltas in place it only rewrites the index and sweeps old files.
             echo "$(stamp) pokesync export"
+            # A failed export outranks the carried files' 2 (it is the worse news); a failed
+            # publish hook leaves the static host with what it had.
             if "$POKESYNC" export --mirror "$MIRROR"; then
                 if [ -n "$PUBLISH" ]; then
                     echo "$(stamp) $PUBLISH $MIRROR/bundles"
-                    "$PUBLISH" "$MIRROR/bundles" || { r=$?; echo "$(stamp) the publish hook failed with exit $r: the static host keeps what it had"; [ $rc -ne 0 ] || rc=$r; }
+                    "$PUBLISH" "$MIRROR/bundles" || { r=$?; echo "$(stamp) the publish hook failed with exit $r: the static host keeps what it had"; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi; }
                 fi
             else
-                r=$?; [ $rc -ne 0 ] || rc=$r
+                r=$?; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi
             fi
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;

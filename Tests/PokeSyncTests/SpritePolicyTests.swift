@@ -127,15 +127,45 @@ struct SpritePolicyTests {
         #expect(ImageCheck.problem(Array("{\"json\":1}".utf8), fileExtension: "svg") != nil)
     }
 
-    /// A cry is an Ogg stream: the capture pattern first, a page with the end-of-stream
-    /// flag near its end; HTML is refused, a stream cut before its last page is incomplete.
+    /// A cry is a whole Ogg stream: pages from its first byte to its last, each with its
+    /// checksum right, the last with the end-of-stream flag. HTML, a wrong checksum on the
+    /// last page or bytes after it are refused; a stream cut before its end is incomplete.
     @Test func criesMustBeWholeOggStreams() {
-        func page(_ type: UInt8, _ payload: Int) -> [UInt8] {
-            Array("OggS".utf8) + [0, type] + Array(repeating: 1, count: 20) + [1, UInt8(payload)] + Array(repeating: 7, count: payload)
+        // The checksum written independently of the one checked: bit by bit.
+        func checksum(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0
+            for byte in bytes {
+                crc ^= UInt32(byte) << 24
+                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+            }
+            return crc
         }
-        let stream = page(0x02, 30) + page(0x00, 200) + page(0x04, 40)
+        func page(_ type: UInt8, _ payload: Int, sequence: UInt8) -> [UInt8] {
+            var bytes = Array("OggS".utf8) + [0, type] + Array(repeating: 0, count: 8) + [9, 9, 9, 9, sequence, 0, 0, 0]
+                + [0, 0, 0, 0] + [1, UInt8(payload)] + Array(repeating: 7, count: payload)
+            let crc = checksum(bytes)
+            bytes.replaceSubrange(22..<26, with: [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])
+            return bytes
+        }
+        let stream = page(0x02, 30, sequence: 0) + page(0x00, 200, sequence: 1) + page(0x04, 40, sequence: 2)
         #expect(ImageCheck.problem(stream, fileExtension: "ogg") == nil)
         #expect(ImageCheck.problem(Array(stream.prefix(260)), fileExtension: "ogg") == .incomplete)
+        // No end-of-stream page: cut short.
+        #expect(ImageCheck.problem(page(0x02, 30, sequence: 0) + page(0x00, 20, sequence: 1), fileExtension: "ogg") == .incomplete)
+        // Garbage after the end page, even one byte, or another page: not a whole stream.
+        for tail in [[0x0A], Array("<html>".utf8), page(0x00, 10, sequence: 3)] {
+            guard case .wrongType(let reason)? = ImageCheck.problem(stream + tail, fileExtension: "ogg") else {
+                Issue.record("\(tail.count) bytes after the end page were accepted"); continue
+            }
+            #expect(reason.contains("after its end-of-stream page"), "\(reason)")
+        }
+        // A wrong checksum on the last page (one payload byte changed).
+        var damaged = stream
+        damaged[damaged.count - 1] ^= 0x01
+        guard case .wrongType(let reason)? = ImageCheck.problem(damaged, fileExtension: "ogg") else {
+            Issue.record("a damaged last page was accepted"); return
+        }
+        #expect(reason.contains("wrong checksum"), "\(reason)")
         #expect(ImageCheck.problem(Array("<!DOCTYPE html><html>rate limited</html>".utf8), fileExtension: "ogg")
                 == .wrongType("not an Ogg stream (no OggS capture pattern)"))
         #expect(ImageCheck.problem(stream, fileExtension: "png") != nil)

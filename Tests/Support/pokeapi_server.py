@@ -5,7 +5,8 @@
         [--port-file FILE] [--pid-file FILE] [--latency-ms N]
         [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
         [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
-        [--sprite-missing GLOB] [--pregzip] [--quiet]
+        [--sprite-missing GLOB] [--file-host-fault MODE] [--file-host-fault-tree TREE]
+        [--pregzip] [--quiet]
         [--url-base http://HOST:PORT] [--no-validators] [--no-gzip] [--chunked-gzip]
         [--proxy-deploy-hash STR]
 
@@ -18,6 +19,8 @@ Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audi
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
+File host: --file-host-fault 404|500|html|drip|endless turns every sprite and cry request
+           (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night.
 Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
            among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
            connection. truncate always sends the identity body, so a client sees a short 200.
@@ -154,6 +157,12 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
+    parser.add_argument("--file-host-fault", choices=["404", "500", "html", "drip", "endless"],
+                        help="answer every sprite and cry request (see --file-host-fault-tree) this way: "
+                             "404; 500; html (200 text/html error page); drip (the file's header, then "
+                             "one byte a second); endless (200 chunked, never finished: 48 MB, then a close)")
+    parser.add_argument("--file-host-fault-tree", choices=["sprites", "cries", "all"], default="all",
+                        help="which tree --file-host-fault applies to (default all)")
     parser.add_argument("--pregzip", action="store_true",
                         help="gzip every document at start, so answers come from memory (benchmarks)")
     parser.add_argument("--url-base",
@@ -200,6 +209,8 @@ def main(argv=None):
     server.sprite_salt = arguments.sprite_salt
     server.sprite_salt_glob = arguments.sprite_salt_glob
     server.sprite_missing = arguments.sprite_missing
+    server.file_host_fault = arguments.file_host_fault
+    server.file_host_fault_tree = arguments.file_host_fault_tree
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt

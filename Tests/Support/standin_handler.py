@@ -150,6 +150,11 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             return
         is_cry = path.startswith(CRY_PREFIX)
         is_sprite = path.startswith(SPRITE_PREFIX) or is_cry
+        fault_tree = getattr(server, "file_host_fault_tree", "all")
+        if is_sprite and getattr(server, "file_host_fault", None) and \
+                fault_tree in ("all", "cries" if is_cry else "sprites"):
+            self._send_file_host_fault(server.file_host_fault, path)
+            return
         if is_api or is_sprite:
             fault = server.faults.draw()
             if fault is not None:
@@ -289,6 +294,46 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             self.connection.close()
         except OSError:
             pass
+
+    def _send_file_host_fault(self, mode, path):
+        """A file host gone bad (--file-host-fault): every file answered the same wrong way."""
+        if mode == "404":
+            self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
+            return
+        if mode == "500":
+            self._record(500, 21)
+            self._send(500, [("Content-Type", "text/plain")], b"500: Internal Error\n", close=True)
+            return
+        if mode == "html":
+            page = b"<!DOCTYPE html><html><body><h1>Temporarily unavailable</h1></body></html>\n"
+            self._respond_plain(200, page, "text/html; charset=utf-8")
+            return
+        extension = path[path.rfind("."):].lower()
+        content_type = standin_sprites.CONTENT_TYPES.get(extension, "application/octet-stream")
+        full = self._fault_body(path, "", False)
+        self.close_connection = True
+        sent = 0
+        try:
+            if mode == "drip":
+                head = (f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
+                        f"Content-Length: {len(full)}\r\nConnection: close\r\n\r\n")
+                self.wfile.write(head.encode("latin-1"))
+                for index in range(len(full)):
+                    self.wfile.write(full[index:index + 1])
+                    self.wfile.flush()
+                    sent += 1
+                    time.sleep(1)
+            else:
+                head = (f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n"
+                        f"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+                self.wfile.write(head.encode("latin-1"))
+                chunk = (full * (65536 // max(1, len(full)) + 1))[:65536]
+                while sent < 48 << 20:
+                    self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                    sent += len(chunk)
+        except OSError:
+            pass  # the client gave up: what a bad host sees
+        self._record(200, sent, "file-host-" + mode)
 
     def _fault_body(self, path, query, is_api):
         """The identity body the request would have had (a placeholder when it has none)."""

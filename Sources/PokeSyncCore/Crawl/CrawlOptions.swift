@@ -65,4 +65,7 @@ package struct CrawlSummary: Sendable {
     package var diffFile: URL?
     /// The cries the published version holds (its sprites are in its record).
     package var cries = 0
+    /// Linked files whose host failed this run: carried from the latest version, or left
+    /// for the next run; by tree and host. Not empty: the run exits ``ExitStatus/filesCarried``.
+    package var carried: [CarriedFiles] = []
 }

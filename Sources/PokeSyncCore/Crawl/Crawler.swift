@@ -59,9 +59,18 @@ package struct Crawler: Sendable {
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
+        // Linked files whose host failed do not hold the documents back: the latest
+        // version's bytes are carried, files never held are left for the next run.
+        let carried = try store.carryFailedFiles(run: current.id)
         let reports = try store.spriteReports(version: nil, run: current.id)
         let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
+        switch outcome {
+        case .published(let version):
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: version.number, published: true, files: carried))
+        case .unchanged(let base):
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: base, published: false, files: carried))
+        }
         let counters = progress.snapshot()
         var cries = 0
         if case .published(let version) = outcome { cries = try store.fileCount(.cries, version: version.number) }
@@ -70,7 +79,8 @@ package struct Crawler: Sendable {
                             spritesFetched: counters.spritesFetched, spritesUnchanged: counters.spritesUnchanged,
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
-                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries)
+                            seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries,
+                            carried: carried)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.
@@ -80,7 +90,13 @@ package struct Crawler: Sendable {
             log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
         }
         progress.begin(phase: .sprites)
-        try await SpritePhase(crawler: self, fetcher: fetcher, run: run).run()
+        // A host that delivers no file for as long as one attempt may take (4 x --timeout)
+        // is given up: its remaining files are carried or left for the next run.
+        let log = self.log
+        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120)) { host, reason in
+            log("giving up on \(host) for the rest of this run: \(reason); its other files are carried from the latest version or left for the next run")
+        }
+        try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
         // Object files are not fsynced one by one: flush them all at once, then check
         // none was lost to a power cut earlier in this run before a version names them.
         FileSystem.flush(fetcher.objects.root)
@@ -88,7 +104,7 @@ package struct Crawler: Sendable {
         if !damaged.isEmpty {
             log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
             try store.requeueSprites(run: run.id, damaged)
-            try await SpritePhase(crawler: self, fetcher: fetcher, run: run).run()
+            try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
             FileSystem.flush(fetcher.objects.root)
         }
     }

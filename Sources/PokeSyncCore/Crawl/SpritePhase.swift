@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeSQLite
 
 /// Fetches the run's unfinished sprites (deduplicated by URL when queued) into the
 /// content-addressed object folder.
@@ -10,6 +11,8 @@ struct SpritePhase {
     let crawler: Crawler
     let fetcher: SpriteFetcher
     let run: RunRecord
+    /// Gives up a host that keeps failing; shared by the phase's passes over one run.
+    let watch: HostWatch
 
     private var store: Store { crawler.store }
 
@@ -27,8 +30,19 @@ struct SpritePhase {
         if crawler.options.mode == .sync, let known = job.knownHash, fetcher.objects.isSound(known) {
             validators = job.validators
         }
+        let fetched = fetcher.location(of: job)
+        let host = fetched.flatMap(Self.httpHost)
+        if let host, let reason = watch.givenUp(host) {
+            try fail(job, fetched: fetched, error: "not asked: \(host) given up for this run (\(reason))", quietly: true)
+            return
+        }
+        if let host { watch.begin(host) }
         do {
-            switch try await fetcher.fetch(job, validators: validators) {
+            let outcome = try await watchedFetch(job, validators: validators, host: host)
+            if let host {
+                if case .failed = outcome { watch.end(host, succeeded: false) } else { watch.end(host, succeeded: true) }
+            }
+            switch outcome {
             case .stored(let hash, let size, let kept, let bodyBytes, let wire):
                 crawler.progress.addRequestBytes(bodyBytes, wire: wire)
                 try settle(job, .done, hash: hash, size: size, validators: kept, report: nil)
@@ -38,16 +52,74 @@ struct SpritePhase {
             case .missing(let reason):
                 try settle(job, .missing, hash: nil, size: nil, validators: nil,
                            report: SpriteReport(url: job.url, document: job.document, outcome: .missing, reason: reason))
+                try store.recordFetched(run: run.id, job: job, fetched: fetched)
             case .refused(let reason):
                 try settle(job, .refused, hash: nil, size: nil, validators: nil,
                            report: SpriteReport(url: job.url, document: job.document, outcome: .refused, reason: reason))
                 crawler.log("refused \(job.tree.noun) \(job.url) named by \(job.document): \(reason)")
+            case .failed(let reason):
+                try fail(job, fetched: fetched, error: "\(fetched ?? job.url): \(reason)", quietly: false)
             }
-        } catch where !isFatalToRun(error) {
-            try store.failJob(run: run.id, job: job.tree.job, key: job.url, error: "\(error)")
-            crawler.progress.spriteSettled(state: .failed)
-            crawler.log("failed: \(job.tree.noun) \(job.path) named by \(job.document): \(error)")
+        } catch where !Self.isFatal(error) {
+            if let host {
+                watch.end(host, succeeded: false)
+                // The same certificate comes back for every file: one line, then the rest wait.
+                if case HTTPError.tls = error {
+                    let first = watch.giveUp(host, because: "its TLS certificate is not accepted")
+                    try fail(job, fetched: fetched, error: "\(error)", quietly: !first)
+                    return
+                }
+            }
+            try fail(job, fetched: fetched, error: "\(error)", quietly: error is HostGivenUp)
         }
+    }
+
+    /// Records a failed file (carried or postponed at publish) and says it, until its
+    /// host is given up: then once for the host, not once a file.
+    private func fail(_ job: SpriteJob, fetched: String?, error: String, quietly: Bool) throws {
+        try store.failLinkedFile(run: run.id, job: job, fetched: fetched, error: error)
+        crawler.progress.spriteSettled(state: .failed)
+        if !quietly { crawler.log("failed: \(job.tree.noun) \(job.path) named by \(job.document): \(error)") }
+        // Checked after each failure, so that the line saying so comes as it happens.
+        if let host = fetched.flatMap(Self.httpHost) { _ = watch.givenUp(host) }
+    }
+
+    /// The fetch, stopped when its host is given up meanwhile (by this request's own
+    /// silence or by others failing): a dripping host holds a file no longer than the
+    /// watch's budget.
+    private func watchedFetch(_ job: SpriteJob, validators: Validators?, host: String?) async throws -> SpriteFetchOutcome {
+        guard let host else { return try await fetcher.fetch(job, validators: validators) }
+        let fetcher = self.fetcher, watch = self.watch
+        return try await withThrowingTaskGroup(of: SpriteFetchOutcome?.self) { group in
+            group.addTask { try await fetcher.fetch(job, validators: validators) }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .milliseconds(250))
+                    if watch.givenUp(host) != nil { return nil }
+                }
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let outcome = first else {
+                throw HostGivenUp(reason: "\(host) given up for this run (\(watch.givenUp(host) ?? "failing"))")
+            }
+            return outcome
+        }
+    }
+
+    /// Errors that end the run: the store or the disk failing, or the user interrupting.
+    /// Anything a host does (TLS included: a file host is not the source) fails one file.
+    static func isFatal(_ error: any Error) -> Bool {
+        switch error {
+        case is CancellationError, is DatabaseError, is StoreError, is LocalFileError: return true
+        default: return false
+        }
+    }
+
+    /// `host:port` of an http(s) URL; nil for a local file.
+    static func httpHost(_ location: String) -> String? {
+        guard let url = URL(string: location), let scheme = url.scheme, scheme == "http" || scheme == "https",
+              let host = url.host else { return nil }
+        return "\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 
     private func settle(_ job: SpriteJob, _ state: JobState, hash: SHA256Digest?, size: Int?,

@@ -36,12 +36,23 @@ extension VersionDiff {
             var change: String
         }
 
+        /// Linked files carried from the version before (their host failed), by tree and host:
+        /// `{"tree": "cries", "host": "127.0.0.1:8081", "carried": 1302, "postponed": 0, "example": "..."}`.
+        struct Carried: Encodable {
+            var tree: String
+            var host: String
+            var carried: Int
+            var postponed: Int
+            var example: String
+        }
+
         var from: Int
         var to: Int
         /// Each kind's API name, `sprites` and `cries`, to its counts.
         var summary: [String: Counts]
         var changes: [Change]
         var files: [File]
+        var carried: [Carried]
 
         init(_ diff: VersionDiff) {
             from = diff.from
@@ -49,6 +60,9 @@ extension VersionDiff {
             summary = Dictionary(uniqueKeysWithValues: diff.summary.map { ($0.key.apiName, Counts($0.value)) })
             summary["sprites"] = Counts(diff.sprites)
             summary["cries"] = Counts(diff.cries)
+            carried = diff.carried.map {
+                Carried(tree: $0.tree.folderName, host: $0.host, carried: $0.carried, postponed: $0.postponed, example: $0.example)
+            }
             files = diff.files.map { File(tree: $0.tree.folderName, path: $0.path, change: $0.change.rawValue) }
             changes = diff.changes.map {
                 Change(kind: $0.kind.apiName, id: $0.id, name: $0.name, change: $0.change.rawValue,

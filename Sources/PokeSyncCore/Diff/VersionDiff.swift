@@ -39,8 +39,11 @@ package struct VersionDiff: Sendable, Equatable {
     package var changes: [Change]
     /// Every linked file that differs, sprites then cries, each in path order.
     package var files: [FileChange] = []
+    /// Linked files `to` carried from the version before because their host failed (and
+    /// those it left out, never held), by tree and host: kept, not changes, but said.
+    package var carried: [CarriedFiles] = []
 
-    package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 && cries.total == 0 }
+    package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 && cries.total == 0 && carried.isEmpty }
 }
 
 extension VersionDiff {
@@ -82,6 +85,7 @@ extension VersionDiff {
             if tree == .sprites { diff.sprites = counts } else { diff.cries = counts }
             diff.files += files
         }
+        diff.carried = try store.carriedFiles(version: to)
         return diff
     }
 
@@ -148,6 +152,7 @@ extension VersionDiff {
                 if ofTree.count > limit { lines.append("    ... and \(ofTree.count - limit) more \(change.rawValue) (--json lists all)") }
             }
         }
+        for entry in carried { lines.append("carried          " + entry.line) }
         return lines.joined(separator: "\n")
     }
 

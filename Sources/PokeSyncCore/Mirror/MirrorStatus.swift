@@ -29,6 +29,8 @@ package struct MirrorStatus: Sendable {
     /// The request rate a bare `sync` would keep to (`mirror.json`, else the polite
     /// default when it reaches pokeapi.co), or why it cannot be told (a bad `mirror.json`).
     package var rate: Result<RateInForce, ConfigError> = .failure(ConfigError("not read"))
+    /// What the last run that reached publishing did with linked files whose host failed.
+    package var lastRunCarried: LastRunCarried?
 
     /// Reads the status of the mirror whose store is open (read-only) in `store`.
     /// - Throws: store errors.
@@ -50,6 +52,7 @@ package struct MirrorStatus: Sendable {
         status.holderPID = MirrorLock.holderPID(layout: layout)
         status.sourceNotice = try store.sourceNotice()
         status.rate = rate(layout: layout, latest: try MirrorChoices.recorded(in: store))
+        status.lastRunCarried = try store.lastRunCarried()
         return status
     }
 

@@ -9,8 +9,12 @@ package enum SpriteFetchOutcome: Sendable {
     case notModified(wire: WireSize)
     /// The upstream does not have it (404): a normal, recorded outcome; the real repository has gaps.
     case missing(String)
-    /// Refused: wrong image type, too large, or a redirect off the allow-list.
+    /// Refused by its URL (the policy will not fetch it): decided without asking a host.
     case refused(String)
+    /// The host answered, but not with the file: the wrong type (an error page with a
+    /// 200), cut short after every retry, too large, or a redirect off the allow-list.
+    /// A failure of the host, not a removal: the file is carried or asked for again.
+    case failed(String)
 }
 
 /// Fetches linked files over HTTP or from a local clone of PokeAPI/sprites or
@@ -35,6 +39,16 @@ package struct SpriteFetcher: Sendable {
         self.objects = SpriteObjects(layout: layout)
         self.tree = SpriteTree(layout: layout)
         self.maxBytes = maxBytes
+    }
+
+    /// Where `job`'s bytes are asked for: the URL on its host, or the file in a local
+    /// clone; nil when the policy refuses the URL.
+    package func location(of job: SpriteJob) -> String? {
+        guard case .success(let resolved) = (job.tree == .cries ? cryPolicy : policy).resolve(job.url) else { return nil }
+        switch resolved.location {
+        case .file(let file): return file.path
+        case .http(let url): return url.absoluteString
+        }
     }
 
     /// - Throws: `HTTPError` when retries are spent, `LocalFileError` when the disk
@@ -70,11 +84,11 @@ package struct SpriteFetcher: Sendable {
         } catch HTTPError.invalidBody(_, let reason) {
             // Still cut short after every retry: refused and reported, so that one broken
             // file upstream cannot hold back every version after it.
-            return .refused("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
+            return .failed("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
         } catch HTTPError.bodyTooLarge(_, let limit) {
-            return .refused("larger than \(limit) bytes")
+            return .failed("larger than \(limit) bytes")
         } catch HTTPError.redirectRefused(_, let target) {
-            return .refused("redirects to \(target.host ?? "?"), not on the allow-list")
+            return .failed("redirects to \(target.host ?? "?"), not on the allow-list")
         }
         switch response.status {
         case 200:
@@ -90,7 +104,7 @@ package struct SpriteFetcher: Sendable {
         guard let stamp = FolderSource.fileStamp(file.path) else { return .missing("not in the \(resolved.tree.folderName) folder") }
         if let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        guard size <= maxBytes else { return .refused("larger than \(maxBytes) bytes") }
+        guard size <= maxBytes else { return .failed("larger than \(maxBytes) bytes") }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw SourceError(resource: file.path, reason: "cannot read the \(resolved.tree.noun)")
         }
@@ -101,8 +115,8 @@ package struct SpriteFetcher: Sendable {
     private func keep(_ bytes: [UInt8], fileExtension: String, validators: Validators, wire: WireSize) throws -> SpriteFetchOutcome {
         if let problem = ImageCheck.problem(bytes, fileExtension: fileExtension) {
             switch problem {
-            case .wrongType(let reason): return .refused(reason)
-            case .incomplete: return .refused("\(ImageCheck.noun(fileExtension)) cut short")
+            case .wrongType(let reason): return .failed(reason)
+            case .incomplete: return .failed("\(ImageCheck.noun(fileExtension)) cut short")
             }
         }
         let hash = try objects.store(bytes)

@@ -88,10 +88,11 @@ enum ImageCheck {
             }
             return String(decoding: body.suffix(1024), as: UTF8.self).contains("</svg>") ? nil : .incomplete
         case "ogg":
-            // An Ogg stream starts with a page's capture pattern; it is whole when a page
-            // near its end says "end of stream" (header type flag 0x04, RFC 3533).
+            // An Ogg stream is a chain of pages (RFC 3533); it is whole when its pages run
+            // to the very end of the body, each with its checksum right, and the last says
+            // "end of stream" (header type flag 0x04). Unlike images, nothing may follow.
             guard body.starts(with: oggCapture) else { return .wrongType("not an Ogg stream (no OggS capture pattern)") }
-            return endsOggStream(body) ? nil : .incomplete
+            return oggProblem(body)
         default:
             return .wrongType("not a .png, .gif or .svg image")
         }
@@ -102,19 +103,53 @@ enum ImageCheck {
     /// What a file of that extension is, for messages.
     static func noun(_ fileExtension: String) -> String { fileExtension.lowercased() == "ogg" ? "Ogg stream" : "image" }
 
-    /// Whether a page header (capture pattern, version 0) with the end-of-stream flag is in
-    /// the last 64 kB (a page is at most 65,307 bytes, so the last one starts there).
-    static func endsOggStream(_ body: [UInt8]) -> Bool {
-        let start = max(0, body.count - 65_536)
-        var index = body.count - 27
-        while index >= start {
-            if body[index] == 0x4F, body[index + 1] == 0x67, body[index + 2] == 0x67, body[index + 3] == 0x53,
-               body[index + 4] == 0, body[index + 5] & 0x04 != 0 {
-                return true
+    /// Walks the pages of an Ogg stream from its first byte: a page cut short is
+    /// `incomplete` (worth another try); a broken page, a wrong checksum or bytes after the
+    /// end-of-stream page are `wrongType` (the file is not a whole stream).
+    static func oggProblem(_ body: [UInt8]) -> Problem? {
+        var index = 0
+        var flags: UInt8 = 0
+        while index < body.count {
+            if flags & 0x04 != 0 {
+                return .wrongType("not a whole Ogg stream (\(body.count - index) bytes after its end-of-stream page)")
             }
-            index -= 1
+            guard index + 27 <= body.count else { return .incomplete }
+            guard body[index] == 0x4F, body[index + 1] == 0x67, body[index + 2] == 0x67, body[index + 3] == 0x53,
+                  body[index + 4] == 0 else {
+                return .wrongType("not a whole Ogg stream (no page at byte \(index))")
+            }
+            let segments = Int(body[index + 26])
+            guard index + 27 + segments <= body.count else { return .incomplete }
+            var payload = 0
+            for lacing in body[(index + 27)..<(index + 27 + segments)] { payload += Int(lacing) }
+            let end = index + 27 + segments + payload
+            guard end <= body.count else { return .incomplete }
+            let stored = UInt32(body[index + 22]) | UInt32(body[index + 23]) << 8
+                | UInt32(body[index + 24]) << 16 | UInt32(body[index + 25]) << 24
+            guard oggChecksum(body[index..<end]) == stored else {
+                return .wrongType("not a whole Ogg stream (the page at byte \(index) has a wrong checksum)")
+            }
+            flags = body[index + 5]
+            index = end
         }
-        return false
+        return flags & 0x04 != 0 ? nil : .incomplete
+    }
+
+    /// The Ogg page checksum: CRC-32 with polynomial 0x04C11DB7, not reflected, initial 0,
+    /// over the page with its checksum field (bytes 22-25) taken as zero.
+    static func oggChecksum(_ page: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0
+        for (offset, byte) in page.enumerated() {
+            let value: UInt8 = (22...25).contains(offset) ? 0 : byte
+            crc = (crc << 8) ^ oggTable[Int(UInt8(truncatingIfNeeded: crc >> 24) ^ value)]
+        }
+        return crc
+    }
+
+    private static let oggTable: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index) << 24
+        for _ in 0..<8 { value = value & 0x8000_0000 != 0 ? (value << 1) ^ 0x04C1_1DB7 : value << 1 }
+        return value
     }
 
     private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {

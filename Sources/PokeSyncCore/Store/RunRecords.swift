@@ -108,11 +108,18 @@ package enum JobState: String, Sendable, CaseIterable {
     case failed
     /// A sprite the upstream does not have (404): a normal outcome, recorded.
     case missing
-    /// A sprite URL or body that was refused (foreign host, path escape, wrong type).
+    /// A sprite URL that was refused (foreign host, path escape, a clashing path).
     case refused
+    /// A linked file whose host failed (timeouts, 5xx, resets, TLS, a wrong type) that the
+    /// latest version holds: its bytes there are carried into the next version unchanged.
+    case carried
+    /// A linked file whose host failed that no version holds: it stays out of the next
+    /// version (serve keeps upstream's link) and is asked for again by the next run.
+    case postponed
 
-    /// States that still need work when a run is resumed.
-    package static let unfinished: [JobState] = [.pending, .failed]
+    /// States that still need work when a run is resumed (a carried or postponed file
+    /// is asked for again: its host may be back).
+    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed]
     /// States that let a run publish.
     package var isSettled: Bool { self != .pending && self != .failed }
 }

@@ -166,10 +166,11 @@ extension Store {
         }
     }
 
-    /// Jobs that failed after retries: (job key, error).
+    /// Jobs that failed after retries and hold the run back: (job key, error). A linked
+    /// file that failed does not (it is carried or postponed: ``carryFailedFiles(run:)``).
     package func failures(run: Int) throws -> [(key: String, error: String)] {
         try read { database in
-            try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' ORDER BY job, key",
+            try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' AND job NOT IN ('sprite', 'cry') ORDER BY job, key",
                               [SQLValue(run)]) { ($0.text(0), $0.optionalText(1) ?? "failed") }
         }
     }

@@ -26,7 +26,7 @@ extension Store {
             let removed = Array(numbers.dropFirst(keep)).sorted()
             for number in removed {
                 for table in ["version_documents", "version_sprites", "version_cries", "version_cry_sets", "sprite_reports",
-                              "version_kinds"] {
+                              "version_kinds", "version_carried"] {
                     try database.run("DELETE FROM \(table) WHERE version = ?", [SQLValue(number)])
                 }
                 try database.run("DELETE FROM versions WHERE number = ?", [SQLValue(number)])

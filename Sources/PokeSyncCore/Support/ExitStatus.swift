@@ -4,6 +4,10 @@ package enum ExitStatus: Int32, Sendable {
     case success = 0
     /// The run finished, but some resources still failed after retries; no version was published.
     case resourcesFailed = 1
+    /// The run published (or found no changes), but a file host failed: some linked files
+    /// were carried from the version before, or left for the next run. The last lines say
+    /// how many and from which host.
+    case filesCarried = 2
     /// The command line was wrong (EX_USAGE).
     case usage = 64
     /// Bad data: verification failed, or the store is corrupt (EX_DATAERR).

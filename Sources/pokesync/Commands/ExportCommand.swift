@@ -93,6 +93,7 @@ struct ExportCommand {
                                                                       options: options))
         }
         for note in summary.notes { standardError("pokesync: \(TerminalText.escaped(note))\n") }
+        for line in summary.cleaned { print(TerminalText.escaped(line)) }
         let aliases = options.names ? ", \(summary.aliases) of them name aliases" : ""
         print(String(format: "exported version %d (%d documents, %d files%@, %.1f MB) to %@ in the api-data layout in %.1f s",
                      version, summary.documents, summary.files, aliases, Double(summary.bytes) / 1_000_000, out,

@@ -39,10 +39,14 @@ struct RunCommand {
                               the run reaches pokeapi.co or raw.githubusercontent.com, else no cap)
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
-                              one attempt ends after 4 x S whatever the server sends
+                              one attempt ends after 4 x S whatever the server sends; a sprite
+                              or cry host that delivers no file for 4 x S, or fails 20 files in a
+                              row, is given up for the run (its files carried or left for the next;
+                              the run exits 2)
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
-                              entries (without it such a run exits 65 and publishes nothing; the next
-                              run lists those kinds again)
+                              entries, or more than 5% of its sprites or cries answered 404/410 at their
+                              host (without it such a run exits 65 and publishes nothing; the next
+                              run lists those kinds and asks for those files again)
       --mirror DIR            the mirror folder
     """
 
@@ -131,7 +135,7 @@ struct RunCommand {
         defer { withExtendedLifetime(signals) {} }
         let summary = try await work.value
         print(Self.describe(summary))
-        return .success
+        return summary.carried.isEmpty ? .success : .filesCarried
     }
 
     static func describe(_ summary: CrawlSummary) -> String {
@@ -167,6 +171,8 @@ struct RunCommand {
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
             if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }
+        // Last, where cron's mail and the nightly log's tail show them.
+        for entry in summary.carried { lines.append("warning: " + entry.line) }
         return lines.joined(separator: "\n")
     }
 }

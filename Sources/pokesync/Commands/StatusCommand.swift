@@ -13,7 +13,10 @@ struct StatusCommand: MirrorCommand {
     The latest version, the request rate a bare sync keeps to (--rate or mirror.json's
     "rate", else 20 a second against pokeapi.co and its file hosts, else no cap), and the run
     in progress (done/total, failures): running, stopped with how it ended (failed after
-    retries, source unavailable, I/O error), or interrupted (killed). --json also lists every refused or missing sprite (latest.sprite_reports).
+    retries, source unavailable, I/O error), or interrupted (killed). When the last run
+    carried linked files from the version before (their host failed), how many and from
+    which host. --json also lists every refused or missing sprite (latest.sprite_reports)
+    and the carried files (last_run_carried).
     A --mirror that is a file or does not exist is a usage error (64).
     """
 
@@ -65,6 +68,11 @@ extension MirrorStatus {
         }
         if let sourceNotice { lines.append("source   \(sourceNotice)") }
         lines.append(Self.rateLine(rate))
+        if let carried = lastRunCarried, !carried.files.isEmpty {
+            let what = carried.published ? "published version \(carried.version)" : "no changes since version \(carried.version)"
+            lines.append("files    the last run (\(carried.at), \(what)) could not fetch some linked files:")
+            for entry in carried.files { lines.append("         " + entry.line) }
+        }
         if let run, let progress = runProgress {
             let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"
             let state = holderPID.map { "running (pid \($0))" }

@@ -110,10 +110,12 @@ struct StatusJSON: Encodable {
     var latest: Latest?
     var run: Run?
     var rate: Rate
+    /// The linked files the last run that reached publishing carried or postponed (null: none recorded).
+    var lastRunCarried: LastRunCarried?
     /// A mirror folder with no store yet says only its path (no `source_notice`).
     var hasStore = true
 
-    enum CodingKeys: String, CodingKey { case mirror, sourceNotice = "source_notice", latest, run, rate }
+    enum CodingKeys: String, CodingKey { case mirror, sourceNotice = "source_notice", latest, run, rate, lastRunCarried = "last_run_carried" }
 
     /// A mirror folder with no store yet.
     init(mirror: String, rate: Result<RateInForce, ConfigError>) {
@@ -126,6 +128,7 @@ struct StatusJSON: Encodable {
         mirror = status.mirror
         rate = Rate(status.rate)
         sourceNotice = status.sourceNotice
+        lastRunCarried = status.lastRunCarried
         latest = status.latest.map { record in
             Latest(record: record,
                    documentsByKind: Dictionary(uniqueKeysWithValues: status.kinds.map { ($0.key.apiName, $0.value) }),
@@ -146,7 +149,10 @@ struct StatusJSON: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(mirror, forKey: .mirror)
-        if hasStore { try container.encode(sourceNotice, forKey: .sourceNotice) }
+        if hasStore {
+            try container.encode(sourceNotice, forKey: .sourceNotice)
+            try container.encode(lastRunCarried, forKey: .lastRunCarried)
+        }
         try container.encode(latest, forKey: .latest)
         try container.encode(run, forKey: .run)
         try container.encode(rate, forKey: .rate)

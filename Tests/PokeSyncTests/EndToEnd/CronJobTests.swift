@@ -7,19 +7,19 @@ import Testing
 struct CronJobTests {
     static let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
 
-    func night(_ mirror: URL, keepLogs: Int = 30) throws -> (status: Int32, log: String) {
-        let night = try nightWithOutput(mirror, keepLogs: keepLogs)
+    func night(_ mirror: URL, keepLogs: Int = 30, extra: [String] = []) throws -> (status: Int32, log: String) {
+        let night = try nightWithOutput(mirror, keepLogs: keepLogs, extra: extra)
         return (night.status, night.log)
     }
 
     /// One night: its exit code, its log, and what it printed (what cron mails).
-    func nightWithOutput(_ mirror: URL, keepLogs: Int = 30, publish: URL? = nil) throws -> (status: Int32, log: String, mail: String) {
+    func nightWithOutput(_ mirror: URL, keepLogs: Int = 30, publish: URL? = nil, extra: [String] = []) throws -> (status: Int32, log: String, mail: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["POKESYNC"] = PokesyncCLI.binary.path
         environment["POKESYNC_MIRROR"] = mirror.path
         environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
         if let publish { environment["POKESYNC_PUBLISH"] = publish.path }
-        let night = try runProgram("/bin/bash", [Self.script.path], environment: environment)
+        let night = try runProgram("/bin/bash", [Self.script.path] + extra, environment: environment)
         let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
         let newest = try #require(try logs.max { a, b in
             try Self.modified(mirror, a) < Self.modified(mirror, b)
@@ -111,6 +111,35 @@ struct CronJobTests {
             // No stamp file is left behind.
             let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
             #expect(logs.allSatisfy { $0.hasPrefix("nightly-") }, "\(logs)")
+        }
+    }
+
+    /// A night whose sprite host has turned bad: published all the same, prune and export
+    /// run, the night exits 2 and its log (and so cron's mail of its tail) names the host.
+    @Test func aNightWithABadFileHostExits2AndSaysSo() async throws {
+        try await withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+            let port = try await withStandInServer(root: TestPaths.sample2026) { server -> Int in
+                try """
+                {"source": "\(server.baseURL.absoluteString)", "sprites": "default",
+                 "sprite_source": "\(server.spriteBaseURL.absoluteString)", "bundles": {"sprites": "none"}}
+                """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+                let first = try night(mirror)
+                #expect(first.status == 0, "\(first.log)")
+                return server.port
+            }
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.port = port
+            options.fileHostFault = "500"
+            try await withStandInServer(options) { _ in
+                let bad = try night(mirror, extra: ["--timeout", "1"])
+                #expect(bad.status == 2, "\(bad.log)")
+                #expect(bad.log.contains("warning: sprites: ") && bad.log.contains("carried from the version before"), "\(bad.log)")
+                #expect(bad.log.contains("WARNING: published, but a file host failed"), "\(bad.log)")
+                #expect(bad.log.contains("pokesync prune") && bad.log.contains("pokesync export") && bad.log.contains("done, exit 2"),
+                        "\(bad.log)")
+            }
         }
     }
 }

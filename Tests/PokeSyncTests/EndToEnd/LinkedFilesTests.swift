@@ -110,7 +110,12 @@ struct LinkedFilesTests {
             options.spriteSaltGlob = "items/master-ball.png,pokemon/latest/1.ogg"
             options.spriteMissing = "pokemon/legacy/1.ogg"
             try await withStandInServer(options) { server in
-                let sync = try cli.run(Self.arguments("sync", server))
+                // One cry of the seven gone upstream is more than 5% of the tree: refused
+                // until accepted on purpose.
+                let refused = try cli.run(Self.arguments("sync", server))
+                #expect(refused.status == 65, "\(refused.stderr)")
+                #expect(refused.stderr.contains("cries: 1 of the 7 files in version 1 answered 404/410"), "\(refused.stderr)")
+                let sync = try cli.run(Self.arguments("sync", server) + ["--allow-shrink"])
                 #expect(sync.status == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("published version 2"), "\(sync.stdout)")
                 #expect(sync.stdout.contains("cries +0 -1 ~1"), "\(sync.stdout)")
@@ -280,7 +285,8 @@ struct LinkedFilesTests {
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let full = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none",
                                         "--cry-source", clone.path, "--cries", "all"])
-                #expect(full.status == 0, "\(full.stderr)")
+                // The HTML "Ogg" fails (left for the next run, exit 2); the URLs are refused.
+                #expect(full.status == 2, "\(full.stderr)")
                 for fragment in ["127.0.0.2", "escaped.ogg", "pokemon/latest/2.ogg", "pokemon/legacy/2.png", "not an Ogg stream"] {
                     #expect(full.stdout.contains(fragment), "not reported: \(fragment)\n\(full.stdout)")
                 }
@@ -290,7 +296,7 @@ struct LinkedFilesTests {
                 #expect(strays.isEmpty, "\(strays)")
                 #expect(!FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("cries/pokemon/latest/2.ogg").path))
                 let status = try cli.run(["status", "--json"])
-                #expect(status.stdout.contains("not an Ogg stream"), "\(status.stdout)")
+                #expect(status.stdout.contains("not an Ogg stream") && status.stdout.contains("last_run_carried"), "\(status.stdout)")
             }
         }
     }

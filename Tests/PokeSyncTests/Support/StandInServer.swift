@@ -42,6 +42,11 @@ struct StandInOptions: Sendable {
     var spriteSaltGlob: String?
     /// Comma-separated globs of sprite paths below `sprites/` answered 404 (`--sprite-missing`).
     var spriteMissing: String?
+    /// Every sprite and cry request answered one bad way (`--file-host-fault`): `404`, `500`,
+    /// `html` (a 200 error page), `drip` (a byte a second) or `endless` (chunked, no end).
+    var fileHostFault: String?
+    /// Which tree the fault applies to (`--file-host-fault-tree`): `sprites`, `cries` or `all`.
+    var fileHostFaultTree = "all"
     /// The origin written in absolute URLs instead of the listening one (`--url-base`):
     /// a self-hosted server behind a proxy that does not pass the Host header.
     var urlBase: String?
@@ -72,6 +77,7 @@ struct StandInOptions: Sendable {
         if let spriteSaltGlob { arguments += ["--sprite-salt-glob", spriteSaltGlob] }
         if let spriteMissing { arguments += ["--sprite-missing", spriteMissing] }
         if let urlBase { arguments += ["--url-base", urlBase] }
+        if let fileHostFault { arguments += ["--file-host-fault", fileHostFault, "--file-host-fault-tree", fileHostFaultTree] }
         if noValidators { arguments.append("--no-validators") }
         if noGzip { arguments.append("--no-gzip") }
         if chunkedGzip { arguments.append("--chunked-gzip") }

@@ -59,10 +59,28 @@ struct ApiDataAliases {
         if name.contains("/") { return "it holds a /" }
         if name.utf8.contains(0) { return "it holds a NUL" }
         if Int(name) != nil { return "a number, which would shadow an id" }
-        if NameLookup.key(name) == "index.json" { return "it would replace the list" }
+        if ["index.json", "index.json.gz"].contains(NameLookup.key(name)) { return "it would replace the list or its .gz" }
         // NAME_MAX on Linux and macOS.
         if name.utf8.count > 255 { return "longer than a file name may be" }
         return nil
+    }
+
+    /// Leaves out every alias whose file, or a folder on its way, is a path the export
+    /// writes anyway (`written`, below `api/v2/`, with each file's `.gz` under `gzip`), or
+    /// another alias's `.gz`: the export would fail on it, or one file would replace another.
+    mutating func leaveOutCollisions(with written: [String], gzip: Bool) {
+        var files = Set(written)
+        for alias in paths.values.joined() { files.insert(alias) }
+        if gzip { files.formUnion(files.map { $0 + ".gz" }) }
+        for (target, aliases) in paths.sorted(by: { $0.key < $1.key }) {
+            let kept = aliases.filter { alias in
+                let segments = alias.split(separator: "/")
+                let collides = (1..<segments.count).contains { files.contains(segments.prefix($0).joined(separator: "/")) }
+                if collides { notes.append("\(target): no name alias \(alias) (a folder on its way is a file the export writes)") }
+                return !collides
+            }
+            paths[target] = kept.isEmpty ? nil : kept
+        }
     }
 
     /// `name` as a JSON string, so an empty one, a NUL or a line break reads plainly in a note.

@@ -46,6 +46,8 @@ package struct ApiDataExporter {
         package var aliases: Int
         /// One line for each name two documents share, and each left out.
         package var notes: [String]
+        /// One line for each kind of leftover of an earlier, killed export that was removed.
+        package var cleaned: [String] = []
     }
 
     /// One file of the tree, below `api/v2/`, and the other paths that get the same bytes.
@@ -67,17 +69,28 @@ package struct ApiDataExporter {
         let destination = destination.standardizedFileURL
         try Self.checkReplaceable(destination)
         try FileSystem.createDirectory(destination.deletingLastPathComponent())
+        // What an export killed part way left here (its partial folder, an earlier export
+        // it had set aside) goes first; a live export's partial folder is locked and kept.
+        let cleaned = Self.removeLeftovers(Self.leftovers(beside: destination, purposes: ["partial"]), beside: destination)
         let building = try Self.makeSiblingFolder(of: destination, purpose: "partial")
-        defer { try? FileManager.default.removeItem(at: building) }
+        let lock = Self.lockBuildingFolder(building)
+        defer {
+            try? FileManager.default.removeItem(at: building)
+            if let lock { close(lock) }
+        }
 
         let documents = try store.documents(version: version)
-        let aliases = options.names ? ApiDataAliases(documents: documents) : ApiDataAliases(documents: [])
+        var aliases = options.names ? ApiDataAliases(documents: documents) : ApiDataAliases(documents: [])
+        let byKind = Dictionary(grouping: documents, by: \.kind)
+        let kinds = APIShape.kinds(holding: byKind.keys, mirrored: try store.versionKinds(version)?.resolved ?? [])
+        var written = documents.map { $0.kind.apiDataFile(id: $0.id) }
+        for kind in kinds where kind.isListed { written.append("\(kind.apiName)/index.json") }
+        written.append("index.json")
+        aliases.leaveOutCollisions(with: written, gzip: options.gzip)
         var items = documents.map { document -> Item in
             let path = document.kind.apiDataFile(id: document.id)
             return Item(path: path, content: .stored(document.hash), aliases: aliases.paths[path] ?? [])
         }
-        let byKind = Dictionary(grouping: documents, by: \.kind)
-        let kinds = APIShape.kinds(holding: byKind.keys, mirrored: try store.versionKinds(version)?.resolved ?? [])
         for kind in kinds where kind.isListed {
             items.append(Item(path: "\(kind.apiName)/index.json",
                               content: .generated(ApiDataIndexes.list(kind: kind, documents: byKind[kind] ?? []))))
@@ -103,8 +116,11 @@ package struct ApiDataExporter {
         // export of empty files where the previous one was.
         FileSystem.flush(building)
         try Self.moveIntoPlace(building, destination)
+        // An earlier export a killed one had set aside, once this one is in place.
+        let setAside = Self.removeLeftovers(Self.leftovers(beside: destination, purposes: ["previous"]), beside: destination)
         let files = (items.count + aliases.count + schemaFiles.count) * (options.gzip ? 2 : 1)
-        return Summary(documents: documents.count, files: files, bytes: bytes, aliases: aliases.count, notes: aliases.notes)
+        return Summary(documents: documents.count, files: files, bytes: bytes, aliases: aliases.count, notes: aliases.notes,
+                       cleaned: [cleaned, setAside].compactMap { $0 })
     }
 
     /// Renders and writes `items`, on every core: a stored document is read (inflated and
