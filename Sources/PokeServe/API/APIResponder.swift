@@ -58,6 +58,12 @@ final class APIResponder: Responder {
 
     func respond(to request: RequestHead) -> Reply {
         let route = Route(request)
+        var reply = answer(route, request)
+        reply.route = route.shape
+        return reply
+    }
+
+    private func answer(_ route: Route, _ request: RequestHead) -> Reply {
         switch route {
         case .options:
             return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],

@@ -113,6 +113,9 @@ final class BodyCache: Sendable {
 
     var bytes: Int { state.withLock { $0.bytes } }
 
+    /// Lookups that found a body and that did not, and the bytes held, for the metrics.
+    var figures: (hits: Int, misses: Int, bytes: Int) { state.withLock { ($0.hits, $0.misses, $0.bytes) } }
+
     private static func unlink(_ node: Node, _ state: inout State) {
         if let older = node.older { older.newer = node.newer } else { state.oldest = node.newer }
         if let newer = node.newer { newer.older = node.older } else { state.newest = node.older }

@@ -44,6 +44,26 @@ enum Route: Equatable {
     case badPath
     case notFound
 
+    /// The route's case, as the metrics count answers (`pokesync_serve_requests_total`'s
+    /// `route` label): a few fixed names, never anything a client chose.
+    var shape: String {
+        switch self {
+        case .root: return "root"
+        case .list: return "list"
+        case .document: return "document"
+        case .encounters: return "encounters"
+        case .meta: return "meta"
+        case .redirect: return "redirect"
+        case .sprite: return "sprite"
+        case .cry: return "cry"
+        case .options: return "options"
+        case .preflight: return "preflight"
+        case .methodNotAllowed: return "method_not_allowed"
+        case .badPath: return "bad_path"
+        case .notFound: return "not_found"
+        }
+    }
+
     /// The methods served, as `Allow` and `Access-Control-Allow-Methods` say them.
     static let allowedMethods = "GET, HEAD, OPTIONS"
 

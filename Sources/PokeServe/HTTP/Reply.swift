@@ -16,8 +16,13 @@ struct Reply {
     var sendsBody = true
     /// The connection closes after this reply.
     var closes = false
+    /// What kind of request this answers, as the metrics count it (`document`, `list`...):
+    /// a short name the responder picks; the HTTP layer only carries it.
+    var route = "other"
 
-    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true, closes: Bool = false) {
+    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true,
+         closes: Bool = false, route: String = "other") {
+        self.route = route
         self.status = status
         self.headers = headers
         self.body = body
