@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 RELEASE_BIN = .build/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-media bench-serve install clean
+.PHONY: build debug test demo bench bench-whole bench-media bench-serve bench-replicas install clean
 
 build:
 	$(SWIFT) build -c release
@@ -46,6 +46,11 @@ bench-media: build
 # clients that cost others from Tests/Support/bench_attacks.py against both).
 bench-serve: build
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
+
+# "Growing past one machine"'s figures (Tests/Support/bench_replicas.py): what a replica moves
+# on an idle and an ordinary night, requests a second of a replica and through nginx, one killed.
+bench-replicas: build
+	python3 Tests/Support/bench_replicas.py $(RELEASE_BIN)
 
 install: build
 	install -d $(PREFIX)/bin

@@ -104,7 +104,10 @@ struct ServeOperationsTests {
                 for _ in 0 ..< 50 where try connection.readResponse()?.status == 404 { answered += 1 }
             }
             #expect(answered == 1500)
-            let metrics = try Self.scrape(port: metricsPort, until: { Self.value($0, "pokesync_serve_access_log_dropped_lines_total") ?? 0 > 0 })
+            let metrics = try Self.scrape(port: metricsPort) {
+                Self.value($0, "pokesync_serve_access_log_dropped_lines_total") ?? 0 > 0
+                    && Self.value($0, #"pokesync_serve_requests_total{route="document",status="404"}"#) == 1500
+            }
             let dropped = try #require(Self.value(metrics, "pokesync_serve_access_log_dropped_lines_total"))
             #expect(dropped >= 500 && dropped < 1500, "\(dropped)")
             // `/api/v2/nope/{name}/` has a document's shape (no such kind: 404).
