@@ -77,7 +77,9 @@ package enum PokeServer {
         // Stalled connections are closed well before new bodies are refused.
         limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
         let accessLog = try options.accessLog.map { path throws(ServeError) in try AccessLog(path: path) }
-        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog) {
+        // Every answer of the public address, refusals and rejections too, allows any origin.
+        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog,
+                                    defaultHeaders: [("Access-Control-Allow-Origin", "*")]) {
             APIResponder(site: site)
         }
         var others: [HTTPServer] = []
@@ -95,7 +97,7 @@ package enum PokeServer {
             metricsLine = "; metrics at http://\(metricsListener.boundAddress)/metrics"
         }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
-        announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
+        announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)\(APIShape.rootPath)"
                  + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/")\(metricsLine))")
         guard server.run(alongside: others) else { throw ServeError.system("starting a worker", EIO) }
     }

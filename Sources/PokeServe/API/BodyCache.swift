@@ -33,7 +33,7 @@ final class RenderedBody: Sendable {
 /// root (by the version's tag).
 enum BodyKey: Hashable, Sendable {
     case document(SHA256Digest)
-    case page(version: String, kind: String, offset: String, limit: String, others: String)
+    case page(version: String, kind: ResourceKind, offset: String, limit: String, others: String)
     case root(version: String)
 }
 

@@ -18,9 +18,9 @@ enum Route: Equatable {
     /// `/api/v2/`.
     case root
     /// `/api/v2/{kind}/?limit=L&offset=O`.
-    case list(kind: String, page: Pagination)
+    case list(kind: ResourceKind, page: Pagination)
     /// `/api/v2/{kind}/{id or name}/`.
-    case document(kind: String, key: Key)
+    case document(kind: ResourceKind, key: Key)
     /// `/api/v2/pokemon/{id}/encounters`, with or without the slash (PokeAPI's route has
     /// no trailing `$`), by id only.
     case encounters(id: Int)
@@ -104,10 +104,10 @@ enum Route: Equatable {
         case 0:
             target = .root
         case 1:
-            let kind = String(segments[segments.startIndex])
-            target = kind == ResourceKind.meta.apiName ? .meta : .list(kind: kind, page: Pagination(query: request.query))
+            let kind = ResourceKind(rawValue: String(segments[segments.startIndex]))
+            target = kind == .meta ? .meta : .list(kind: kind, page: Pagination(query: request.query))
         case 2:
-            let kind = String(segments[segments.startIndex]), key = segments[segments.startIndex + 1]
+            let kind = ResourceKind(rawValue: String(segments[segments.startIndex])), key = segments[segments.startIndex + 1]
             // DRF's lookup: one path segment without a dot.
             guard !key.contains(".") else { return .notFound }
             target = .document(kind: kind, key: isID(key) ? Int(key).map(Key.id) ?? .idOutOfRange : .name(NameLookup.key(key)))

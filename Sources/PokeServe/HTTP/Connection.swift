@@ -31,6 +31,8 @@ final class Connection {
     let descriptor: Int32
     let address: ClientAddress
     private let limits: HTTPLimits
+    /// The server's headers on every answer (``Reply/head(keepAlive:date:defaults:)``).
+    private let defaultHeaders: [(String, String)]
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
     private var scanner = RequestHeadScanner()
@@ -60,7 +62,8 @@ final class Connection {
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
 
-    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, now: Double) {
+    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, defaultHeaders: [(String, String)] = [], now: Double) {
+        self.defaultHeaders = defaultHeaders
         self.descriptor = descriptor
         self.address = address
         self.limits = limits
@@ -238,7 +241,7 @@ final class Connection {
     private func queue(_ reply: Reply, keepAlive: Bool, date: inout HTTPDate) {
         // A stall is measured from when replies start waiting.
         if output.isEmpty { lastProgress = monotonicSeconds() }
-        let head = reply.head(keepAlive: keepAlive, date: date.now())
+        let head = reply.head(keepAlive: keepAlive, date: date.now(), defaults: defaultHeaders)
         output.append((head, 0))
         unwrittenBytes += head.count
         if reply.sendsBody && reply.body.count > 0 {

@@ -11,21 +11,25 @@ final class HTTPServer: Sendable {
     private let gauge: ConnectionGauge
     private let workers: [Worker]
     let accessLog: AccessLog?
+    /// Headers every answer carries (``Reply/head(keepAlive:date:defaults:)``).
+    let defaultHeaders: [(String, String)]
 
     /// Serves on `listener` (bound already, so a taken address fails before anything
     /// else starts) with `workerCount` event loops, each with its own responder, writing a
     /// line per answer to `accessLog` when given.
     /// - Throws: `ServeError` when a worker's poller or wake pipe cannot be made.
     init(listener: Listener, limits: HTTPLimits, workerCount: Int, accessLog: AccessLog? = nil,
-         makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+         defaultHeaders: [(String, String)] = [], makeResponder: @escaping () throws -> Responder) throws(ServeError) {
         self.limits = limits
+        self.defaultHeaders = defaultHeaders
         self.accessLog = accessLog
         Self.raiseDescriptorLimit(to: limits.connections + 256)
         self.listener = listener
         gauge = ConnectionGauge(cap: limits.connections, perAddress: limits.connectionsPerAddress)
         var workers: [Worker] = []
         for _ in 0 ..< max(1, workerCount) {
-            workers.append(try Worker(limits: limits, gauge: gauge, accessLog: accessLog, makeResponder: makeResponder))
+            workers.append(try Worker(limits: limits, gauge: gauge, accessLog: accessLog, defaultHeaders: defaultHeaders,
+                                      makeResponder: makeResponder))
         }
         self.workers = workers
     }
@@ -70,8 +74,8 @@ final class HTTPServer: Sendable {
             thread.start()
         }
         group.enter()
-        let acceptor = Thread { [listener, workers, gauge, limits] in
-            listener.run(workers: workers, gauge: gauge, limits: limits)
+        let acceptor = Thread { [listener, workers, gauge, limits, defaultHeaders] in
+            listener.run(workers: workers, gauge: gauge, limits: limits, defaultHeaders: defaultHeaders)
             group.leave()
         }
         acceptor.name = "pokesync-serve-accept"

@@ -18,15 +18,17 @@ final class Worker: @unchecked Sendable {
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
     private let accessLog: AccessLog?
+    private let defaultHeaders: [(String, String)]
     /// What this worker counted, handed over once a loop; read by the metrics.
     let counts = Locked(TrafficCounts())
     private var connections: [Int32: Connection] = [:]
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
-    init(limits: HTTPLimits, gauge: ConnectionGauge, accessLog: AccessLog?,
+    init(limits: HTTPLimits, gauge: ConnectionGauge, accessLog: AccessLog?, defaultHeaders: [(String, String)],
          makeResponder: @escaping () throws -> Responder) throws(ServeError) {
         self.accessLog = accessLog
+        self.defaultHeaders = defaultHeaders
         self.limits = limits
         self.gauge = gauge
         self.makeResponder = makeResponder
@@ -132,7 +134,8 @@ final class Worker: @unchecked Sendable {
         let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
         for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
             // Each its own time, in the order accepted: the oldest head goes first at the cap.
-            let connection = Connection(descriptor: descriptor, address: address, limits: limits, now: monotonicSeconds())
+            let connection = Connection(descriptor: descriptor, address: address, limits: limits, defaultHeaders: defaultHeaders,
+                                        now: monotonicSeconds())
             if stopping || !poller.add(descriptor, .read) {
                 connection.finish()
                 release(connection)
