@@ -37,7 +37,7 @@ struct Reply {
     /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
     static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
         Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
-              body: ByteBuffer(Array("{\"detail\":\(jsonString(text))}".utf8)), closes: closes)
+              body: ByteBuffer(Array("{\"detail\":\(JSONText.quoted(text))}".utf8)), closes: closes)
     }
 
     /// The value of the header `name` (as the reply names it), or nil.
