@@ -7,7 +7,7 @@ RELEASE_BIN = .build/release/pokesync
 # and this do not rebuild each other. It still loads system libraries (static-check lists them).
 STATIC_BIN = .build/static/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-media bench-serve static static-check install clean
+.PHONY: build debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install clean
 
 build:
 	$(SWIFT) build -c release
@@ -50,6 +50,11 @@ bench-media: build
 # clients that cost others from Tests/Support/bench_attacks.py against both).
 bench-serve: build
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
+
+# "Growing past one machine"'s figures (Tests/Support/bench_replicas.py): what a replica moves
+# on an idle and an ordinary night, requests a second of a replica and through nginx, one killed.
+bench-replicas: build
+	python3 Tests/Support/bench_replicas.py $(RELEASE_BIN)
 
 # FoundationNetworking, linked statically, asks the linker for -lcurl: libcurl4-openssl-dev.
 static:

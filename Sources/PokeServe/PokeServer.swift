@@ -20,6 +20,11 @@ package struct ServeOptions: Sendable {
     /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
     package var inFlightBytes = 32 << 20
     package var workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    /// `--access-log`: a file appended to, `-` for standard output; nil: no access log.
+    package var accessLog: String?
+    /// `--metrics-listen`: the address `/metrics` and `/healthz` are answered on; nil: none.
+    package var metricsHost: String?
+    package var metricsPort = 0
     var limits = HTTPLimits()
 
     package init(layout: MirrorLayout, host: String, port: Int, baseURL: String?, spriteBase: String?) {
@@ -71,13 +76,30 @@ package enum PokeServer {
         var limits = options.limits
         // Stalled connections are closed well before new bodies are refused.
         limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
-        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers) {
+        let accessLog = try options.accessLog.map { path throws(ServeError) in try AccessLog(path: path) }
+        // Every answer of the public address, refusals and rejections too, allows any origin.
+        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog,
+                                    defaultHeaders: [("Access-Control-Allow-Origin", "*")]) {
             APIResponder(site: site)
         }
+        var others: [HTTPServer] = []
+        var metricsLine = ""
+        if let metricsHost = options.metricsHost {
+            // Its own listener and one worker, with small limits: a scraper and a health
+            // check, never the public's traffic.
+            let metricsListener = try Listener(host: metricsHost, port: options.metricsPort, backlog: 64)
+            var metricsLimits = HTTPLimits()
+            metricsLimits.connections = 64
+            metricsLimits.connectionsPerAddress = 64
+            others.append(try HTTPServer(listener: metricsListener, limits: metricsLimits, workerCount: 1) { [server] in
+                OperationsResponder(site: site, traffic: { server.traffic() })
+            })
+            metricsLine = "; metrics at http://\(metricsListener.boundAddress)/metrics"
+        }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
-        announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)/api/v2/"
-                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/"))")
-        guard server.run() else { throw ServeError.system("starting a worker", EIO) }
+        announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)\(APIShape.rootPath)"
+                 + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/")\(metricsLine))")
+        guard server.run(alongside: others) else { throw ServeError.system("starting a worker", EIO) }
     }
 }
 

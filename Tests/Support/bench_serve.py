@@ -13,6 +13,9 @@ spread:
   1. with Accept-Encoding: gzip: serve against nginx's gzip_static (.gz files made ahead,
      level 6) and, as a reference, against nginx compressing each response (gzip on, level 1);
   2. without it: serve against nginx's plain files.
+Beside them, a second serve with `--access-log FILE` (a file on disk, not /dev/shm; emptied
+after each run), measured in the same turns: what the access log costs (target: at most 15%
+of the requests a second).
 Then a whole-API crawl from serve (`pokesync full --kinds all`, 16 connections), and
 serve's peak RSS (VmHWM) over all of it. Targets (Benchmarks.md): serve at least half
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
@@ -25,10 +28,10 @@ Targets (Benchmarks.md): the probe answered within 1 s, never a 503, serve under
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
-import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, time
+import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import work_folders  # noqa: E402
+from bench import process_cpu, work_folders  # noqa: E402
 import bench_data  # noqa: E402  (one place the bench's data comes from)
 from bench_attacks import attacks, describe, rss_mb  # noqa: E402
 
@@ -113,11 +116,16 @@ http {{
     return path
 
 
-def wrk(url, script, gzip_header, seconds, connections=64):
+def wrk(url, script, gzip_header, seconds, connections=64, cpu_of=None, cpu=None):
+    """Requests a second and p99 (ms); with `cpu_of` (a pid), the CPU seconds that process
+    spent per request during the run are appended to `cpu`."""
     command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script]
     if gzip_header:
         command += ["-H", "Accept-Encoding: gzip"]
+    before = process_cpu(cpu_of) if cpu_of else 0
     output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    if cpu_of:
+        cpu.append((process_cpu(cpu_of) - before) / int(re.search(r"(\d+) requests in", output).group(1)))
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
@@ -206,6 +214,8 @@ def main():
     bench_data.add_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--access-log-only", action="store_true",
+                        help="only serve against serve --access-log (no nginx, crawl or attacks)")
     args = parser.parse_args()
     missing = [tool for tool in ["nginx", "wrk"] if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}")]
     if missing:
@@ -218,6 +228,7 @@ def main():
     os.chmod(work, 0o755)  # nginx's workers run as another user when started by root
     os.makedirs(os.path.join(work, "nginx-tmp"))
     processes = []
+    log_folder = None
     try:
         print(f"== serve against nginx (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)", flush=True)
         data = bench_data.snapshot(args, cache, "new", whole=True)
@@ -250,7 +261,17 @@ end
         processes.append(serve)
         wait_for_port(serve_port, serve, "serve")
         servers = {"serve": f"http://127.0.0.1:{serve_port}"}
-        for mode in ["static", "dynamic", "plain"]:
+        # The same serve with an access log on disk (the ordinary place), like for like.
+        log_folder = tempfile.mkdtemp(prefix="pokesync-bench-access-log-", dir="/var/tmp" if os.path.isdir("/var/tmp") else None)
+        access_log = os.path.join(log_folder, "access.log")
+        logged_port, logged_metrics = free_port(), free_port()
+        logged = subprocess.Popen([binary, "serve", "--mirror", mirror, "--listen", f"127.0.0.1:{logged_port}",
+                                   "--access-log", access_log, "--metrics-listen", f"127.0.0.1:{logged_metrics}"],
+                                  stdout=subprocess.DEVNULL)
+        processes.append(logged)
+        wait_for_port(logged_port, logged, "serve --access-log")
+        servers["serve-log"] = f"http://127.0.0.1:{logged_port}"
+        for mode in ([] if args.access_log_only else ["static", "dynamic", "plain"]):
             port = free_port()
             process = subprocess.Popen([nginx, "-c", nginx_config(work, export, port, mode), "-p", work],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -265,24 +286,51 @@ end
                         response.read()
                 except Exception as error:
                     sys.exit(f"{server}: {url + path}: {error}")
-        cases = [("gzip", True, ["serve", "nginx-static", "nginx-dynamic"]), ("plain", False, ["serve", "nginx-plain"])]
+        cases = [("gzip", True, ["serve", "serve-log", "nginx-static", "nginx-dynamic"]),
+                 ("plain", False, ["serve", "serve-log", "nginx-plain"])]
+        if args.access_log_only:
+            cases = [(name, gzip_header, names[:2]) for name, gzip_header, names in cases]
+        pids = {"serve": serve.pid, "serve-log": logged.pid}
+        cpu = {}
         results = {}
+        log_lines = 0
         for name, gzip_header, names in cases:
             for server in names:  # warm-up: serve renders and compresses each body once
                 wrk(servers[server], script, gzip_header, 3)
             for _ in range(args.repeat):
                 for server in names:
-                    results.setdefault((name, server), []).append(wrk(servers[server], script, gzip_header, args.seconds))
+                    results.setdefault((name, server), []).append(
+                        wrk(servers[server], script, gzip_header, args.seconds, cpu_of=pids.get(server),
+                            cpu=cpu.setdefault((name, server), [])))
+                    if server == "serve-log":
+                        time.sleep(0.5)  # the writer's last lines
+                        with open(access_log, "rb") as handle:
+                            log_lines += sum(1 for _ in handle)
+                        os.truncate(access_log, 0)  # the writer appends: it goes on at the new end
         rss = peak_rss_mb(serve.pid)
 
         def rates(key): return [rate for rate, _ in results[key]]
         def p99s(key): return [p99 for _, p99 in results[key]]
-        labels = {"nginx-static": "nginx gzip_static", "nginx-dynamic": "nginx gzip on (level 1)", "nginx-plain": "nginx plain files"}
+        labels = {"serve-log": "serve --access-log FILE", "nginx-static": "nginx gzip_static", "nginx-dynamic": "nginx gzip on (level 1)", "nginx-plain": "nginx plain files"}
         for name, _, names in cases:
             print(f"\n   {'with' if name == 'gzip' else 'without'} Accept-Encoding: gzip", flush=True)
             for server in names:
                 print(f"     {labels.get(server, 'pokesync serve'):<26} {spread(rates((name, server)), '/s'):>30}   "
                       f"p99 {spread(p99s((name, server)), ' ms', 2)}", flush=True)
+        for name, _, _ in cases:
+            cost = 1 - statistics.median(rates((name, "serve-log"))) / statistics.median(rates((name, "serve")))
+            plain_cpu = [seconds * 1e6 for seconds in cpu[(name, "serve")]]
+            logged_cpu = [seconds * 1e6 for seconds in cpu[(name, "serve-log")]]
+            cpu_cost = 1 - statistics.median(plain_cpu) / statistics.median(logged_cpu)
+            print(f"   the access log, {'with' if name == 'gzip' else 'without'} gzip: {cost * 100:.1f}% fewer requests a second; "
+                  f"CPU per request {spread(plain_cpu, ' us', 1)} without it, {spread(logged_cpu, ' us', 1)} with it: "
+                  f"{cpu_cost * 100:.1f}% fewer requests a second when serve has the cores (target <= 15%: "
+                  f"{'met' if max(cost, cpu_cost) <= 0.15 else 'MISSED' if min(cost, cpu_cost) > 0.15 else 'see both'})", flush=True)
+        with urllib.request.urlopen(f"http://127.0.0.1:{logged_metrics}/metrics") as response:
+            dropped = re.search(r"^pokesync_serve_access_log_dropped_lines_total (\S+)$", response.read().decode(), re.M).group(1)
+        print(f"   access-log lines written: {log_lines:,}, dropped: {float(dropped):,.0f}", flush=True)
+        if args.access_log_only:
+            return
         gzip_ratio = statistics.median(rates(("gzip", "serve"))) / statistics.median(rates(("gzip", "nginx-static")))
         plain_ratio = statistics.median(rates(("plain", "serve"))) / statistics.median(rates(("plain", "nginx-plain")))
         gzip_p99 = statistics.median(p99s(("gzip", "serve")))
@@ -293,6 +341,9 @@ end
         print(f"   serve / nginx plain = {plain_ratio:.2f} (target >= 0.5: {verdict(plain_ratio >= 0.5)}); "
               f"p99 without gzip = {plain_p99_ratio:.2f}x nginx's (target <= 2: {verdict(plain_p99_ratio <= 2)})", flush=True)
         print(f"   serve's peak RSS after wrk {rss:.0f} MB", flush=True)
+        logged.terminate()
+        logged.wait(timeout=20)
+        processes.remove(logged)
 
         # Ordinary service, continued: a whole-API crawl from serve.
         started = time.monotonic()
@@ -339,6 +390,8 @@ end
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(work, ignore_errors=True)
+        if log_folder:
+            shutil.rmtree(log_folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

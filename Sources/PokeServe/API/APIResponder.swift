@@ -48,7 +48,7 @@ final class APIResponder: Responder {
 
     private func busy() -> Reply {
         Reply.detail(.serviceUnavailable, "The server is busy; try again.",
-                     headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+                     headers: [("Retry-After", "1")])
     }
 
     /// Whether a new body of `size` bytes may be made now.
@@ -58,23 +58,29 @@ final class APIResponder: Responder {
 
     func respond(to request: RequestHead) -> Reply {
         let route = Route(request)
+        var reply = answer(route, request)
+        reply.route = route.shape
+        return reply
+    }
+
+    private func answer(_ route: Route, _ request: RequestHead) -> Reply {
         switch route {
         case .options:
-            return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")],
+            return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods)],
                          sendsBody: false)
         case .preflight(let names):
             return Self.preflight(names)
         case .methodNotAllowed(let method):
             return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
-                                headers: [("Allow", Route.allowedMethods), ("Access-Control-Allow-Origin", "*")])
+                                headers: [("Allow", Route.allowedMethods)])
         case .badPath:
-            return Reply.detail(.badRequest, "A malformed path.", headers: [("Access-Control-Allow-Origin", "*")])
+            return Reply.detail(.badRequest, "A malformed path.",)
         case .sprite(let path):
             // Without a sprite tree, as any other path outside the API: not found.
             if let sprites = site.sprites { return linkedFile(sprites, path, request) }
         case .cry(let path):
             if let cries = site.cries { return linkedFile(cries, path, request) }
-        default:
+        case .root, .list, .document, .encounters, .meta, .redirect, .notFound:
             break
         }
         for attempt in 0 ..< 2 {
@@ -92,11 +98,11 @@ final class APIResponder: Responder {
             } catch {
                 FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
                 return Reply.detail(.internalServerError, "The mirror's store could not be read.",
-                                    headers: [("Access-Control-Allow-Origin", "*")])
+                                   )
             }
         }
         return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
-                            headers: [("Access-Control-Allow-Origin", "*"), ("Retry-After", "1")])
+                            headers: [("Retry-After", "1")])
     }
 
     /// The served version, looked for again when another connection committed to the
@@ -154,7 +160,9 @@ final class APIResponder: Responder {
             return try document(meta, request, version)
         case .redirect(let location, let target):
             return Self.serves(target, version) ? redirect(location) : notFound(version)
-        default:
+        case .notFound, .sprite, .cry, .options, .preflight, .methodNotAllowed, .badPath:
+            // The last six are answered before a version is needed (`answer(_:_:)`); a
+            // linked file's route without its tree is an unknown path.
             return notFound(version)
         }
     }
@@ -166,19 +174,19 @@ final class APIResponder: Responder {
         case .root: return true
         case .list(let kind, _), .document(let kind, _): return version.kinds[kind] != nil
         case .meta: return version.meta != nil
-        default: return false
+        case .encounters, .redirect, .sprite, .cry, .options, .preflight, .methodNotAllowed, .badPath, .notFound: return false
         }
     }
 
     /// Django's APPEND_SLASH: a permanent redirect to the slashed path, query kept,
     /// as an absolute URL on the base.
     private func redirect(_ location: String) -> Reply {
-        Reply(status: .movedPermanently, headers: [("Location", site.form.url(location)), ("Access-Control-Allow-Origin", "*"),
+        Reply(status: .movedPermanently, headers: [("Location", site.form.url(location)),
                                      ("Content-Type", "text/html; charset=utf-8")])
     }
 
     private func notFound(_ version: ServedVersion) -> Reply {
-        Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)])
+        Reply.detail(.notFound, "Not found.", headers: [("X-PokeAPI-Hash", version.tag)])
     }
 
     // MARK: Bodies
@@ -205,9 +213,7 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
         let key = BodyKey.root(version: version.tag)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let members = version.endpoints.map {
-            "\(jsonString($0)):\(jsonString(site.form.url(ResourceKind(rawValue: $0).endpointPath)))"
-        }
+        let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
         let text = "{" + members.joined(separator: ",") + "}"
         try checkRoom(text.utf8.count)
         let body = Self.tagged(text)
@@ -220,7 +226,7 @@ final class APIResponder: Responder {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
         if let body = site.cache.get(key) { return reply(body, request, version) }
-        let resource = ResourceKind(rawValue: kind.name)
+        let resource = kind.name
         let listURL = site.form.url(resource.endpointPath)
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
@@ -252,14 +258,15 @@ final class APIResponder: Responder {
         let selected = gzip == nil ? body.etag : body.gzipETag ?? body.etag
         var headers = [("Content-Type", "application/json"), ("ETag", selected),
                        ("Cache-Control", "public, max-age=\(site.maxAge)"), ("Vary", "Accept-Encoding"),
-                       ("Access-Control-Allow-Origin", "*"), ("X-PokeAPI-Hash", version.tag)]
+                       ("X-PokeAPI-Hash", version.tag)]
         if let tags = request.ifNoneMatch {
             // The gzip one only for a client that takes gzip.
             let held = [selected, body.etag].first { Self.matches(tags, $0) }
             if let held {
-                headers.removeFirst()
-                headers[0].1 = held
-                return Reply(status: .notModified, headers: headers, sendsBody: false)
+                // A 304 has no body, so no Content-Type; its tag is the one the client holds.
+                var notModified = Reply(status: .notModified, headers: headers.filter { $0.0 != "Content-Type" }, sendsBody: false)
+                notModified.setHeader("ETag", held)
+                return notModified
             }
         }
         if let compressed = gzip {
@@ -272,7 +279,7 @@ final class APIResponder: Responder {
     /// A CORS preflight allows the methods served and the headers asked for
     /// (``Route/allowedHeaders(_:)``), for a day (<doc:PokeServe/Serving>).
     static func preflight(_ names: [String]) -> Reply {
-        var headers = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", Route.allowedMethods)]
+        var headers = [("Access-Control-Allow-Methods", Route.allowedMethods)]
         if !names.isEmpty { headers.append(("Access-Control-Allow-Headers", names.joined(separator: ", "))) }
         headers.append(("Access-Control-Max-Age", "86400"))
         return Reply(status: .noContent, headers: headers, sendsBody: false)
@@ -282,13 +289,13 @@ final class APIResponder: Responder {
     private func linkedFile(_ files: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
         guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
         guard let bytes = files.read(path) else {
-            return Reply.detail(.notFound, "Not found.", headers: [("Access-Control-Allow-Origin", "*")])
+            return Reply.detail(.notFound, "Not found.")
         }
         let etag = "\"\(SHA256.hash(bytes).hex)\""
         var headers = [("Content-Type", SpriteFiles.contentType(path)), ("ETag", etag),
-                       ("Cache-Control", "public, max-age=86400"), ("Access-Control-Allow-Origin", "*")]
+                       ("Cache-Control", "public, max-age=86400")]
         if let tags = request.ifNoneMatch, Self.matches(tags, etag) {
-            headers.removeFirst()
+            headers.removeAll { $0.0 == "Content-Type" }
             return Reply(status: .notModified, headers: headers, sendsBody: false)
         }
         return Reply(status: .ok, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)

@@ -33,7 +33,7 @@ final class RenderedBody: Sendable {
 /// root (by the version's tag).
 enum BodyKey: Hashable, Sendable {
     case document(SHA256Digest)
-    case page(version: String, kind: String, offset: String, limit: String, others: String)
+    case page(version: String, kind: ResourceKind, offset: String, limit: String, others: String)
     case root(version: String)
 }
 
@@ -112,6 +112,9 @@ final class BodyCache: Sendable {
     }
 
     var bytes: Int { state.withLock { $0.bytes } }
+
+    /// Lookups that found a body and that did not, and the bytes held, for the metrics.
+    var figures: (hits: Int, misses: Int, bytes: Int) { state.withLock { ($0.hits, $0.misses, $0.bytes) } }
 
     private static func unlink(_ node: Node, _ state: inout State) {
         if let older = node.older { older.newer = node.newer } else { state.oldest = node.newer }

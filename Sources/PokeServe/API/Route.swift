@@ -18,9 +18,9 @@ enum Route: Equatable {
     /// `/api/v2/`.
     case root
     /// `/api/v2/{kind}/?limit=L&offset=O`.
-    case list(kind: String, page: Pagination)
+    case list(kind: ResourceKind, page: Pagination)
     /// `/api/v2/{kind}/{id or name}/`.
-    case document(kind: String, key: Key)
+    case document(kind: ResourceKind, key: Key)
     /// `/api/v2/pokemon/{id}/encounters`, with or without the slash (PokeAPI's route has
     /// no trailing `$`), by id only.
     case encounters(id: Int)
@@ -43,6 +43,26 @@ enum Route: Equatable {
     /// A path whose percent escapes are malformed.
     case badPath
     case notFound
+
+    /// The route's case, as the metrics count answers (`pokesync_serve_requests_total`'s
+    /// `route` label): a few fixed names, never anything a client chose.
+    var shape: String {
+        switch self {
+        case .root: return "root"
+        case .list: return "list"
+        case .document: return "document"
+        case .encounters: return "encounters"
+        case .meta: return "meta"
+        case .redirect: return "redirect"
+        case .sprite: return "sprite"
+        case .cry: return "cry"
+        case .options: return "options"
+        case .preflight: return "preflight"
+        case .methodNotAllowed: return "method_not_allowed"
+        case .badPath: return "bad_path"
+        case .notFound: return "not_found"
+        }
+    }
 
     /// The methods served, as `Allow` and `Access-Control-Allow-Methods` say them.
     static let allowedMethods = "GET, HEAD, OPTIONS"
@@ -84,10 +104,10 @@ enum Route: Equatable {
         case 0:
             target = .root
         case 1:
-            let kind = String(segments[segments.startIndex])
-            target = kind == ResourceKind.meta.apiName ? .meta : .list(kind: kind, page: Pagination(query: request.query))
+            let kind = ResourceKind(rawValue: String(segments[segments.startIndex]))
+            target = kind == .meta ? .meta : .list(kind: kind, page: Pagination(query: request.query))
         case 2:
-            let kind = String(segments[segments.startIndex]), key = segments[segments.startIndex + 1]
+            let kind = ResourceKind(rawValue: String(segments[segments.startIndex])), key = segments[segments.startIndex + 1]
             // DRF's lookup: one path segment without a dot.
             guard !key.contains(".") else { return .notFound }
             target = .document(kind: kind, key: isID(key) ? Int(key).map(Key.id) ?? .idOutOfRange : .name(NameLookup.key(key)))

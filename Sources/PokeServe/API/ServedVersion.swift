@@ -17,7 +17,7 @@ final class ServedVersion: Sendable {
 
     /// A kind with `{kind}/{id}/` documents and a list.
     struct Kind: Sendable {
-        var name: String
+        var name: ResourceKind
         /// The list, in the source's order.
         var entries: [Entry]
         /// Index into `entries` by id, and by name's ``NameLookup/key(_:)``.
@@ -30,8 +30,8 @@ final class ServedVersion: Sendable {
     /// servers of the same content send the same value, and another content never does.
     let tag: String
     /// The root's endpoints, in order.
-    let endpoints: [String]
-    let kinds: [String: Kind]
+    let endpoints: [ResourceKind]
+    let kinds: [ResourceKind: Kind]
     /// `/api/v2/pokemon/{id}/encounters` documents by pokemon id.
     let encounters: [Int: SHA256Digest]
     /// `/api/v2/meta/`.
@@ -39,7 +39,7 @@ final class ServedVersion: Sendable {
     /// The sprites and cries it holds: the links `--sprite-base` points at this server.
     let links: HeldLinks
 
-    init(number: Int, endpoints: [String], kinds: [String: Kind], encounters: [Int: SHA256Digest], meta: SHA256Digest?,
+    init(number: Int, endpoints: [ResourceKind], kinds: [ResourceKind: Kind], encounters: [Int: SHA256Digest], meta: SHA256Digest?,
          links: HeldLinks = .none) {
         self.number = number
         self.links = links
@@ -49,7 +49,7 @@ final class ServedVersion: Sendable {
         self.meta = meta
         var digest = SHA256()
         for endpoint in endpoints {
-            digest.update(Array("endpoint\t\(endpoint)\n".utf8))
+            digest.update(Array("endpoint\t\(endpoint.apiName)\n".utf8))
             for entry in kinds[endpoint]?.entries ?? [] {
                 digest.update(Array("\(entry.id)\t\(entry.name ?? "")\t\(entry.hash.hex)\n".utf8))
             }
@@ -80,17 +80,17 @@ final class ServedVersion: Sendable {
         }
         let listed = APIShape.kinds(holding: grouped.keys, mirrored: try store.versionKinds(version)?.resolved ?? [])
             .filter(\.isListed)
-        var kinds: [String: Kind] = [:]
+        var kinds: [ResourceKind: Kind] = [:]
         for kind in listed {
             let ordered = APIShape.listEntries(kind, documents: grouped[kind] ?? []).map {
                 Entry(id: $0.document.id, name: $0.document.name, hash: $0.document.hash)
             }
             var byID: [Int: Int] = [:]
             for (index, entry) in ordered.enumerated() { byID[entry.id] = index }
-            kinds[kind.apiName] = Kind(name: kind.apiName, entries: ordered, byID: byID,
+            kinds[kind] = Kind(name: kind, entries: ordered, byID: byID,
                                        byName: NameLookup.index(ordered.map(\.name)))
         }
-        let endpoints = APIShape.endpoints(meta == nil ? listed : listed.union([.meta])).map(\.apiName)
+        let endpoints = APIShape.endpoints(meta == nil ? listed : listed.union([.meta]))
         return ServedVersion(number: version, endpoints: endpoints, kinds: kinds, encounters: encounters, meta: meta,
                              links: try HeldLinks.load(store: store, version: version))
     }

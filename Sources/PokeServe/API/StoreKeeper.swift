@@ -98,6 +98,29 @@ final class StoreKeeper: @unchecked Sendable {
         return try body(store, generationCount)
     }
 
+    /// Times the store was reopened since the server started (replaced under it).
+    var reopenings: Int { lock.lock(); defer { lock.unlock() }; return max(0, generationCount - 1) }
+
+    /// Why the store cannot be read now, or nil when it can: its file is missing or was
+    /// replaced by one that cannot be opened (the old connection still serves, but the
+    /// next `sync` or a restart will fail), or reading the latest version fails.
+    func problem() -> String? {
+        do {
+            return try use(recheck: true) { store, _ -> String? in
+                guard let current = StoreFiles.current(layout) else {
+                    return "the store \(layout.display(layout.storeFile)) is missing"
+                }
+                if let files, files.isReplaced(by: current, immutable: immutable) {
+                    return "the store \(layout.display(layout.storeFile)) was replaced by a file that cannot be opened"
+                }
+                guard try store.latestVersionNumber() != nil else { return "no version is published" }
+                return nil
+            }
+        } catch {
+            return "the store \(layout.display(layout.storeFile)) cannot be read: \(error)"
+        }
+    }
+
     /// Opens the store's files as they are now. The same store file with its `-wal`/`-shm`
     /// removed: the old connection is closed first (see the type's comment). Another
     /// file: it is opened first, and one that is no readable store (garbage, half copied)

@@ -1,3 +1,4 @@
+import Foundation
 import PokeSQLite
 import PokeSyncCore
 
@@ -6,10 +7,12 @@ import PokeSyncCore
 /// look for a newer published version; one worker loads it, the others wait for it.
 final class VersionBoard: Sendable {
     /// The version served, and the store generation (``StoreKeeper``) it was loaded from.
-    private let current = Locked<(version: ServedVersion, generation: Int)?>(nil)
+    private let current = Locked<(version: ServedVersion, generation: Int, published: Date?)?>(nil)
     private let loading = Locked(())
 
     var version: ServedVersion? { current.withLock { $0?.version } }
+    /// The served version's number and when it was published (the store's record of it).
+    var served: (number: Int, published: Date?)? { current.withLock { $0.map { ($0.version.number, $0.published) } } }
 
     /// The latest published version as `store` (of `generation`) sees it, loaded when it is
     /// not the one served, or was loaded from another store file (a restore may hold
@@ -24,7 +27,9 @@ final class VersionBoard: Sendable {
                     return served.version
                 }
                 let loaded = try ServedVersion.load(store: store, version: latest.number)
-                current.withLock { $0 = (loaded, generation) }
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime]
+                current.withLock { $0 = (loaded, generation, formatter.date(from: latest.createdAt)) }
                 return loaded
             }
         }

@@ -31,6 +31,8 @@ final class Connection {
     let descriptor: Int32
     let address: ClientAddress
     private let limits: HTTPLimits
+    /// The server's headers on every answer (``Reply/head(keepAlive:date:defaults:)``).
+    private let defaultHeaders: [(String, String)]
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
     private var scanner = RequestHeadScanner()
@@ -53,13 +55,15 @@ final class Connection {
     private(set) var lastProgress: Double
     /// Since when the connection has had nothing to do (no reply queued, no input).
     private(set) var idleSince: Double
-    /// Since when the head now in the buffer has been arriving (infinity: none).
-    private(set) var headSince = Double.infinity
+    /// Since when the head now in the buffer has been arriving (infinity: none); for the
+    /// first request, since the connection was made.
+    private(set) var headSince: Double
     /// Complete requests wait in the buffer because the turn's share was used up: the
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
 
-    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, now: Double) {
+    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, defaultHeaders: [(String, String)] = [], now: Double) {
+        self.defaultHeaders = defaultHeaders
         self.descriptor = descriptor
         self.address = address
         self.limits = limits
@@ -67,6 +71,7 @@ final class Connection {
         deadline = now + limits.headSeconds
         lastProgress = now
         idleSince = now
+        headSince = now
     }
 
     deinit {
@@ -74,12 +79,29 @@ final class Connection {
         if phase != .closed { close(descriptor) }
     }
 
-    /// Open with nothing to do: a keep-alive connection between requests, or one that has
-    /// sent nothing yet. What makes room at the connection cap.
-    var isIdle: Bool { phase == .open && output.isEmpty && inputCount == 0 }
-    /// Open, waiting for the rest of a head (a slow client, or one sending a byte at a
-    /// time to hold its slot): what makes room at the cap when no connection is idle.
-    var isReadingHead: Bool { phase == .open && output.isEmpty && inputCount > 0 && !wantsTurn }
+    /// A keep-alive connection between requests: answered at least once, all written, nothing
+    /// read since. What makes room at the connection cap first.
+    var isIdleAfterAnswer: Bool { phase == .open && output.isEmpty && inputCount == 0 && served > 0 }
+    /// Open, waiting for (the rest of) a head: a slow client, one sending a byte at a time
+    /// to hold its slot, or one that connected and has sent nothing yet (its first head has
+    /// been "arriving" since it connected). What makes room at the cap when no connection
+    /// is idle, once its head is slow (``HTTPLimits/slowHeadSeconds``).
+    var isReadingHead: Bool { phase == .open && output.isEmpty && !wantsTurn && (inputCount > 0 || served == 0) }
+    /// Bytes the client sent wait in the kernel, not read yet (a request on its way to being
+    /// answered: never closed to make room).
+    var hasUnreadInput: Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
+    }
+    /// Why the deadline closes this connection, for the counts (nil: it was lingering, its
+    /// replies written: an ordinary end).
+    var deadlineReason: CloseReason? {
+        guard phase == .open else { return nil }
+        if isWriting { return .stalledWrite }
+        return inputCount > 0 || served == 0 ? .headDeadline : .idleTimeout
+    }
+    /// The client's address as the access log writes it, formatted once.
+    private lazy var addressText = address.description
     var isWriting: Bool { !output.isEmpty }
 
     /// Bytes of the replies waiting that only this connection holds (a body the cache keeps
@@ -93,7 +115,7 @@ final class Connection {
     }
 
     /// Reads what the socket holds, answers every complete request, writes.
-    func readable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+    func readable(_ context: WorkerContext, now: Double, stopping: Bool) {
         if phase == .lingering {
             var scratch = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -119,54 +141,55 @@ final class Connection {
                 if inputCount == 0 && served > 0 { deadline = now + limits.headSeconds }
                 if inputCount == 0 {
                     idleSince = .infinity
-                    headSince = now
+                    // A first head has been arriving since the connection was made.
+                    if served > 0 { headSince = now }
                 }
                 inputCount += count
             }
         }
         // Once even with nothing buffered: a peer that closed is finished here.
-        answer(responder, date: &date, now: now, stopping: stopping)
-        writeOutput(now: now)
-        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
+        answer(context, now: now, stopping: stopping)
+        writeOutput(context, now: now)
+        answerAndWrite(context, now: now, stopping: stopping)
     }
 
-    func writable(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+    func writable(_ context: WorkerContext, now: Double, stopping: Bool) {
         guard phase == .open else { return }
         answeredThisTurn = 0
         wantsTurn = false
-        writeOutput(now: now)
+        writeOutput(context, now: now)
         // Replies drained: answer requests that were waiting in the buffer.
-        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
+        answerAndWrite(context, now: now, stopping: stopping)
     }
 
     /// A turn given by the worker to a connection that had requests left in its buffer.
-    func turn(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+    func turn(_ context: WorkerContext, now: Double, stopping: Bool) {
         guard phase == .open, wantsTurn else { return }
         answeredThisTurn = 0
         wantsTurn = false
-        answerAndWrite(responder, date: &date, now: now, stopping: stopping)
+        answerAndWrite(context, now: now, stopping: stopping)
     }
 
     /// Answers and writes until the buffer holds no complete request, the socket is full or
     /// the turn's share is used. Requests left in the buffer once the replies are written
     /// out must be answered later without a readiness event (none comes for bytes already
     /// read): `wantsTurn` asks the worker for that.
-    private func answerAndWrite(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+    private func answerAndWrite(_ context: WorkerContext, now: Double, stopping: Bool) {
         while phase == .open && output.isEmpty && inputCount > 0 && !closeAfterOutput {
             if answeredThisTurn >= limits.requestsPerTurn {
                 wantsTurn = true
                 return
             }
             let before = served
-            answer(responder, date: &date, now: now, stopping: stopping)
-            writeOutput(now: now)
+            answer(context, now: now, stopping: stopping)
+            writeOutput(context, now: now)
             if served == before { break }
         }
     }
 
     /// Answers the complete requests in the buffer, in order, while the turn's share and
     /// the bytes waiting for the socket allow.
-    private func answer(_ responder: Responder, date: inout HTTPDate, now: Double, stopping: Bool) {
+    private func answer(_ context: WorkerContext, now: Double, stopping: Bool) {
         while !closeAfterOutput && answeredThisTurn < limits.requestsPerTurn && unwrittenBytes < limits.queuedReplyBytes {
             let scan = scanner.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits)
             switch scan {
@@ -174,9 +197,7 @@ final class Connection {
                 // A full buffer that is still no whole head (its last byte a CR, say) cannot
                 // grow: refuse it rather than wait, read-ready, for the deadline.
                 if inputCount >= limits.head {
-                    queue(Reply.detail(.headerFieldsTooLarge, "the head is longer than \(limits.head) bytes", closes: true),
-                          keepAlive: false, date: &date)
-                    closeAfterOutput = true
+                    reject(Reply.detail(.headerFieldsTooLarge, "the head is longer than \(limits.head) bytes", closes: true), context)
                     return
                 }
                 if peerClosed {
@@ -186,30 +207,41 @@ final class Connection {
                 }
                 return
             case .rejected(let status, let reason):
-                queue(Reply.detail(status, reason, closes: true), keepAlive: false, date: &date)
-                closeAfterOutput = true
+                reject(Reply.detail(status, reason, closes: true), context)
                 return
             case .complete(let head, let length):
+                let started = headSince
                 consume(length)
                 served += 1
                 answeredThisTurn += 1
-                var reply = responder.respond(to: head)
+                var reply = context.responder.respond(to: head)
                 if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
                 // Stopping: requests the client sent before are still answered, the last one closes.
                 let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
                     && !(stopping && !hasCompleteRequest)
                     && served < limits.requestsPerConnection
-                queue(reply, keepAlive: keepAlive, date: &date)
+                queue(reply, keepAlive: keepAlive, date: &context.date)
+                context.answered(reply, request: head, address: addressText,
+                                 bodyBytes: reply.sendsBody ? reply.body.count : 0, started: started)
                 if !keepAlive { closeAfterOutput = true }
                 deadline = now + limits.stalledWriteSeconds
             }
         }
     }
 
+    /// A head refused by the parser: answered, logged without a request line, then closed.
+    private func reject(_ reply: Reply, _ context: WorkerContext) {
+        var reply = reply
+        reply.route = "rejected"
+        queue(reply, keepAlive: false, date: &context.date)
+        context.answered(reply, request: nil, address: addressText, bodyBytes: reply.body.count, started: headSince)
+        closeAfterOutput = true
+    }
+
     private func queue(_ reply: Reply, keepAlive: Bool, date: inout HTTPDate) {
         // A stall is measured from when replies start waiting.
         if output.isEmpty { lastProgress = monotonicSeconds() }
-        let head = reply.head(keepAlive: keepAlive, date: date.now())
+        let head = reply.head(keepAlive: keepAlive, date: date.now(), defaults: defaultHeaders)
         output.append((head, 0))
         unwrittenBytes += head.count
         if reply.sendsBody && reply.body.count > 0 {
@@ -228,7 +260,7 @@ final class Connection {
     }
 
     /// Writes queued replies with `writev` until the socket is full or they are all out.
-    private func writeOutput(now: Double) {
+    private func writeOutput(_ context: WorkerContext, now: Double) {
         guard phase == .open else { return }
         guard !output.isEmpty else {
             // Nothing to write: the deadline stays what it is (a trickled head keeps its own).
@@ -250,6 +282,7 @@ final class Connection {
             }
             deadline = now + limits.stalledWriteSeconds
             if written > 0 { lastProgress = now }
+            context.sent(written)
             unwrittenBytes -= written
             var remaining = written
             while remaining > 0, let first = output.first {

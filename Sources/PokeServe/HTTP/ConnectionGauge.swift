@@ -17,6 +17,8 @@ final class ConnectionGauge: @unchecked Sendable {
     private var roomWanted = false
     private var stopping = false
     private var failed = false
+    private var accepted = 0
+    private var refused = 0
     let cap: Int
     let perAddress: Int
 
@@ -56,10 +58,21 @@ final class ConnectionGauge: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let held = byAddress[address, default: 0]
-        guard held < perAddress else { return false }
+        guard held < perAddress else {
+            refused += 1
+            return false
+        }
         byAddress[address] = held + 1
         open += 1
+        accepted += 1
         return true
+    }
+
+    /// Connections open, accepted and refused (their address held its share) so far.
+    var figures: (open: Int, accepted: Int, refused: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (open, accepted, refused)
     }
 
     func release(_ address: ClientAddress) {

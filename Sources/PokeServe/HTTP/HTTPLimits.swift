@@ -12,6 +12,10 @@ struct HTTPLimits: Sendable {
     /// From the first byte of a request to the end of its head; a client slower than
     /// that is dropped (nginx's `client_header_timeout`), also one that connects and sends nothing.
     var headSeconds = 10.0
+    /// At the connection cap, a head (a first one included: a client that connected and has
+    /// sent nothing) is closed to make room only once it has been arriving this long: a
+    /// client just accepted, its request on its way, is never the one closed.
+    var slowHeadSeconds = 1.0
     /// How long a keep-alive connection may wait idle for its next request (less when the
     /// server is full: idle connections then make room, oldest first).
     var idleSeconds = 20.0

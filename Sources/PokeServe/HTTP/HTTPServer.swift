@@ -5,40 +5,68 @@ import Foundation
 /// each an event loop over non-blocking sockets (epoll on Linux). It serves until
 /// SIGTERM or SIGINT, then stops accepting, finishes the replies in flight (within
 /// `drainSeconds`) and returns.
-final class HTTPServer {
+final class HTTPServer: Sendable {
     let listener: Listener
     let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let workers: [Worker]
+    let accessLog: AccessLog?
+    /// Headers every answer carries (``Reply/head(keepAlive:date:defaults:)``).
+    let defaultHeaders: [(String, String)]
 
     /// Serves on `listener` (bound already, so a taken address fails before anything
-    /// else starts) with `workerCount` event loops, each with its own responder.
+    /// else starts) with `workerCount` event loops, each with its own responder, writing a
+    /// line per answer to `accessLog` when given.
     /// - Throws: `ServeError` when a worker's poller or wake pipe cannot be made.
-    init(listener: Listener, limits: HTTPLimits, workerCount: Int,
-         makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+    init(listener: Listener, limits: HTTPLimits, workerCount: Int, accessLog: AccessLog? = nil,
+         defaultHeaders: [(String, String)] = [], makeResponder: @escaping () throws -> Responder) throws(ServeError) {
         self.limits = limits
+        self.defaultHeaders = defaultHeaders
+        self.accessLog = accessLog
         Self.raiseDescriptorLimit(to: limits.connections + 256)
         self.listener = listener
         gauge = ConnectionGauge(cap: limits.connections, perAddress: limits.connectionsPerAddress)
         var workers: [Worker] = []
         for _ in 0 ..< max(1, workerCount) {
-            workers.append(try Worker(limits: limits, gauge: gauge, makeResponder: makeResponder))
+            workers.append(try Worker(limits: limits, gauge: gauge, accessLog: accessLog, defaultHeaders: defaultHeaders,
+                                      makeResponder: makeResponder))
         }
         self.workers = workers
     }
 
-    /// Serves until a stop signal; returns false when a worker could not start.
-    func run() -> Bool {
+    /// Serves until a stop signal, with `others` (the metrics' server) beside it, stopped
+    /// with it; returns false when a worker could not start. SIGHUP reopens the access log.
+    func run(alongside others: [HTTPServer] = []) -> Bool {
         signal(SIGPIPE, SIG_IGN)
-        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+        let everyone = [self] + others
+        let signals = [SIGTERM, SIGINT, SIGHUP].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in stop() }
+            source.setEventHandler {
+                if number == SIGHUP {
+                    everyone.forEach { $0.accessLog?.reopen() }
+                } else {
+                    everyone.forEach { $0.stop() }
+                }
+            }
             source.resume()
             return source
         }
         defer { signals.forEach { $0.cancel() } }
-        let group = DispatchGroup()
+        // The others end with this server (also when its workers could not start).
+        let mine = DispatchGroup(), theirs = DispatchGroup()
+        start(in: mine)
+        for other in others { other.start(in: theirs) }
+        mine.wait()
+        others.forEach { $0.stop() }
+        theirs.wait()
+        everyone.forEach { $0.accessLog?.finish() }
+        return !gauge.hasFailed
+    }
+
+    /// Starts the access log's writer, the workers and the acceptor, each thread entering `group`.
+    private func start(in group: DispatchGroup) {
+        accessLog?.start()
         for worker in workers {
             group.enter()
             let thread = Thread { worker.run(); group.leave() }
@@ -46,14 +74,21 @@ final class HTTPServer {
             thread.start()
         }
         group.enter()
-        let acceptor = Thread { [listener, workers, gauge, limits] in
-            listener.run(workers: workers, gauge: gauge, limits: limits)
+        let acceptor = Thread { [listener, workers, gauge, limits, defaultHeaders] in
+            listener.run(workers: workers, gauge: gauge, limits: limits, defaultHeaders: defaultHeaders)
             group.leave()
         }
         acceptor.name = "pokesync-serve-accept"
         acceptor.start()
-        group.wait()
-        return !gauge.hasFailed
+    }
+
+    /// What the server has done so far, for the metrics (any thread).
+    func traffic() -> TrafficReport {
+        var report = TrafficReport()
+        for worker in workers { worker.counts.withLock { report.counts.add($0) } }
+        (report.openConnections, report.acceptedConnections, report.refusedPerAddress) = gauge.figures
+        report.accessLogDropped = accessLog?.droppedLines ?? 0
+        return report
     }
 
     /// Lifts the soft limit on open descriptors towards `wanted` (within the hard limit),

@@ -92,7 +92,7 @@ final class Listener: @unchecked Sendable {
     /// Accepts until `gauge` says stop, then closes the listening socket. At the connection
     /// cap it asks the workers for room (an idle connection is closed) and waits for it;
     /// an address past its share is answered 503 and closed at once.
-    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits) {
+    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits, defaultHeaders: [(String, String)]) {
         defer { close(descriptor) }
         while !gauge.isStopping {
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -130,7 +130,7 @@ final class Listener: @unchecked Sendable {
             #endif
             let address = Self.clientAddress(storage)
             guard gauge.take(address) else {
-                Self.refuse(client, perAddress: gauge.perAddress)
+                Self.refuse(client, perAddress: gauge.perAddress, defaultHeaders: defaultHeaders)
                 continue
             }
             let target = workers.min { $0.load.withLock { $0 } < $1.load.withLock { $0 } }!
@@ -140,12 +140,13 @@ final class Listener: @unchecked Sendable {
 
     /// A 503 for a client whose address holds its share of connections, written into the
     /// new socket's empty send buffer (it fits), then closed.
-    private static func refuse(_ client: Int32, perAddress: Int) {
-        let body = "{\"detail\":\"Too many connections from this address (at most \(perAddress)).\"}"
-        let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
-            + "Access-Control-Allow-Origin: *\r\nContent-Length: \(body.utf8.count)\r\nServer: pokesync\r\n"
-            + "Connection: close\r\n\r\n" + body
-        _ = Array(text.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    private static func refuse(_ client: Int32, perAddress: Int, defaultHeaders: [(String, String)]) {
+        let reply = Reply.detail(.serviceUnavailable, "Too many connections from this address (at most \(perAddress)).",
+                                 headers: [("Retry-After", "1")], closes: true)
+        var date = HTTPDate()
+        let head = reply.head(keepAlive: false, date: date.now(), defaults: defaultHeaders)
+        var vectors = [iovec(iov_base: head.base, iov_len: head.count), iovec(iov_base: reply.body.base, iov_len: reply.body.count)]
+        _ = writev(client, &vectors, 2)
         shutdown(client, Int32(SHUT_WR))
         close(client)
     }

@@ -4,8 +4,12 @@ import Glibc
 import Darwin
 #endif
 
-/// What a responder answers to one request; the connection adds the framing headers
-/// (`Content-Length`, `Connection`, `Date`, `Server`) and writes head and body with one `writev`.
+/// What a responder answers to one request. ``head(keepAlive:date:defaults:)`` is the one
+/// place a head is written, for every answer the server gives (refusals at accept and the
+/// parser's rejections included): the reply's headers, the server's default headers (the
+/// public server's `Access-Control-Allow-Origin: *`), then the framing ones
+/// (`Content-Length`, `Date`, `Server`, `Connection`); the connection writes head and body
+/// with one `writev`.
 struct Reply {
     var status: HTTPStatus
     /// Headers in the order written; names as they should appear.
@@ -16,8 +20,13 @@ struct Reply {
     var sendsBody = true
     /// The connection closes after this reply.
     var closes = false
+    /// What kind of request this answers, as the metrics count it (`document`, `list`...):
+    /// a short name the responder picks; the HTTP layer only carries it.
+    var route = "other"
 
-    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true, closes: Bool = false) {
+    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true,
+         closes: Bool = false, route: String = "other") {
+        self.route = route
         self.status = status
         self.headers = headers
         self.body = body
@@ -28,13 +37,23 @@ struct Reply {
     /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
     static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
         Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
-              body: ByteBuffer(Array("{\"detail\":\(jsonString(text))}".utf8)), closes: closes)
+              body: ByteBuffer(Array("{\"detail\":\(JSONText.quoted(text))}".utf8)), closes: closes)
     }
 
-    /// The head's bytes: status line, the reply's headers, then the framing ones.
-    func head(keepAlive: Bool, date: String) -> ByteBuffer {
+    /// The value of the header `name` (as the reply names it), or nil.
+    func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
+
+    /// Sets the header `name` to `value`, where it is, or at the end.
+    mutating func setHeader(_ name: String, _ value: String) {
+        if let index = headers.firstIndex(where: { $0.0 == name }) { headers[index].1 = value } else { headers.append((name, value)) }
+    }
+
+    /// The head's bytes: status line, the reply's headers, `defaults` (those the reply does
+    /// not set itself), then the framing ones.
+    func head(keepAlive: Bool, date: String, defaults: [(String, String)]) -> ByteBuffer {
         var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        for (name, value) in defaults where header(name) == nil { text += "\(name): \(value)\r\n" }
         if !status.hasNoContent { text += "Content-Length: \(body.count)\r\n" }
         text += "Date: \(date)\r\nServer: pokesync\r\n"
         text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"

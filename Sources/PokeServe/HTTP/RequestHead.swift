@@ -21,6 +21,9 @@ struct RequestHead: Sendable, Equatable {
     var origin: String? = nil
     var corsMethod: String? = nil
     var corsHeaders: String? = nil
+    /// `Referer` and `User-Agent`: only the access log writes them.
+    var referer: String? = nil
+    var userAgent: String? = nil
 
     var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
     var isHead: Bool { method == "HEAD" }
@@ -169,6 +172,10 @@ struct RequestHeadScanner {
                 head.corsMethod = String(decoding: value, as: UTF8.self)
             case "access-control-request-headers":
                 head.corsHeaders = (head.corsHeaders.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+            case "referer":
+                head.referer = String(decoding: value, as: UTF8.self)
+            case "user-agent":
+                head.userAgent = String(decoding: value, as: UTF8.self)
             case "accept-encoding":
                 head.acceptEncoding = (head.acceptEncoding.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
             case "content-length":

@@ -11,18 +11,21 @@ package enum ServeError: PokeSyncFailure, Equatable {
     case cannotListen(address: String, reason: String)
     /// A system call the server needs failed (out of descriptors or memory).
     case system(String, Int32)
+    /// `--access-log FILE` cannot be opened for appending.
+    case cannotOpenLog(path: String, reason: String)
 
     package var description: String {
         switch self {
         case .cannotListen(let address, let reason): return "cannot listen on \(address): \(reason)"
         case .system(let call, let code): return "\(call) failed: \(String(cString: strerror(code)))"
+        case .cannotOpenLog(let path, let reason): return "cannot open the access log \(path): \(reason)"
         }
     }
 
     package var exitStatus: ExitStatus {
         switch self {
         case .cannotListen: return .unavailable
-        case .system: return .ioError
+        case .system, .cannotOpenLog: return .ioError
         }
     }
 }

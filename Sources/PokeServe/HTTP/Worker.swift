@@ -17,13 +17,18 @@ final class Worker: @unchecked Sendable {
     private let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
+    private let accessLog: AccessLog?
+    private let defaultHeaders: [(String, String)]
+    /// What this worker counted, handed over once a loop; read by the metrics.
+    let counts = Locked(TrafficCounts())
     private var connections: [Int32: Connection] = [:]
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
-    private var date = HTTPDate()
-
-    init(limits: HTTPLimits, gauge: ConnectionGauge, makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+    init(limits: HTTPLimits, gauge: ConnectionGauge, accessLog: AccessLog?, defaultHeaders: [(String, String)],
+         makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+        self.accessLog = accessLog
+        self.defaultHeaders = defaultHeaders
         self.limits = limits
         self.gauge = gauge
         self.makeResponder = makeResponder
@@ -65,8 +70,8 @@ final class Worker: @unchecked Sendable {
     /// reported again: epoll is level-triggered). So a new client waits at most about a
     /// turn, whatever the others ask for.
     func run() {
-        let responder: Responder
-        do { responder = try makeResponder() } catch {
+        let context: WorkerContext
+        do { context = WorkerContext(responder: try makeResponder(), log: accessLog, shared: counts) } catch {
             FileHandle.standardError.write(Data("pokesync: a serve worker cannot start: \(error)\n".utf8))
             gauge.fail()
             return
@@ -82,8 +87,8 @@ final class Worker: @unchecked Sendable {
                 sweepClosed()
             }
             if let drainUntil, connections.isEmpty && inbox.withLock({ $0.isEmpty }) || now > drainUntil { break }
-            adoptNewConnections(responder, stopping: stopping)
-            giveTurns(responder, stopping: stopping)
+            adoptNewConnections(context, stopping: stopping)
+            giveTurns(context, stopping: stopping)
             let turnEnds = monotonicSeconds() + limits.turnSeconds
             let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty })
             poller.wait(milliseconds: pending ? 0 : 250) { event in
@@ -96,48 +101,55 @@ final class Worker: @unchecked Sendable {
                 now = monotonicSeconds()
                 guard now <= turnEnds else { return }
                 if event.writable && connection.isWriting {
-                    handle(connection) { $0.writable(responder, date: &date, now: now, stopping: stopping) }
+                    handle(connection) { $0.writable(context, now: now, stopping: stopping) }
                 } else if event.readable {
-                    handle(connection) { $0.readable(responder, date: &date, now: now, stopping: stopping) }
+                    handle(connection) { $0.readable(context, now: now, stopping: stopping) }
                 }
             }
             now = monotonicSeconds()
-            if gauge.wantsRoom { makeRoom() }
+            if gauge.wantsRoom { makeRoom(context, now: now) }
             if now - lastShed >= 0.1 {
                 lastShed = now
-                if ByteBuffer.liveBytes > limits.shedBytes { shed(now: now) }
+                if ByteBuffer.liveBytes > limits.shedBytes { shed(context, now: now) }
             }
             if now - lastSweep >= 0.25 {
                 lastSweep = now
-                for connection in connections.values where now > connection.deadline { connection.finish() }
+                for connection in connections.values where now > connection.deadline {
+                    if let reason = connection.deadlineReason { context.closed(reason) }
+                    connection.finish()
+                }
                 sweepClosed()
             }
+            context.handOver(now: now)
         }
         for connection in connections.values { connection.finish() }
         sweepClosed()
+        context.handOver(now: monotonicSeconds(), force: true)
     }
 
     /// Takes the connections the acceptor handed over, each read at once (its request is
     /// usually there already); a burst of them past the turn's time waits for its
     /// readiness events instead.
-    private func adoptNewConnections(_ responder: Responder, stopping: Bool) {
+    private func adoptNewConnections(_ context: WorkerContext, stopping: Bool) {
         let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
         for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
-            let connection = Connection(descriptor: descriptor, address: address, limits: limits, now: now)
+            // Each its own time, in the order accepted: the oldest head goes first at the cap.
+            let connection = Connection(descriptor: descriptor, address: address, limits: limits, defaultHeaders: defaultHeaders,
+                                        now: monotonicSeconds())
             if stopping || !poller.add(descriptor, .read) {
                 connection.finish()
                 release(connection)
             } else {
                 connections[descriptor] = connection
                 guard monotonicSeconds() <= turnEnds else { continue }
-                handle(connection) { $0.readable(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+                handle(connection) { $0.readable(context, now: monotonicSeconds(), stopping: stopping) }
             }
         }
     }
 
     /// Gives the connections with pipelined requests left their next share, in order, for
     /// at most the turn's time (the rest keep their place for the next turn).
-    private func giveTurns(_ responder: Responder, stopping: Bool) {
+    private func giveTurns(_ context: WorkerContext, stopping: Bool) {
         let waiting = ready
         ready.removeAll(keepingCapacity: true)
         readySet.removeAll(keepingCapacity: true)
@@ -148,7 +160,7 @@ final class Worker: @unchecked Sendable {
                 if readySet.insert(descriptor).inserted { ready.append(descriptor) }
                 continue
             }
-            handle(connection) { $0.turn(responder, date: &date, now: monotonicSeconds(), stopping: stopping) }
+            handle(connection) { $0.turn(context, now: monotonicSeconds(), stopping: stopping) }
         }
     }
 
@@ -166,29 +178,40 @@ final class Worker: @unchecked Sendable {
         if connection.wantsTurn && readySet.insert(connection.descriptor).inserted { ready.append(connection.descriptor) }
     }
 
-    /// At the connection cap: closes this worker's longest-idle connection, or when none is
-    /// idle the one whose head has been arriving longest (clients that trickle heads would
-    /// otherwise hold every slot until their head deadlines), unless another worker closed
-    /// one for this wait meanwhile. Connections with replies being written are left alone.
-    private func makeRoom() {
-        let candidate = connections.values.filter(\.isIdle).min { $0.idleSince < $1.idleSince }
-            ?? connections.values.filter(\.isReadingHead).min { $0.headSince < $1.headSince }
-        guard let candidate, gauge.claimEviction() else { return }
-        candidate.finish()
-        sweepClosed()
+    /// At the connection cap: closes this worker's longest-idle connection that has been
+    /// answered, or when none is idle the one whose head has been arriving longest, if that is
+    /// at least `slowHeadSeconds` (clients that trickle heads, or connect and send nothing,
+    /// would otherwise hold every slot until their head deadlines), unless another worker
+    /// closed one for this wait meanwhile. Never a connection whose request waits unread in
+    /// the kernel, a head younger than `slowHeadSeconds` (a client just accepted, its request
+    /// maybe still on its way) or one with replies being written.
+    private func makeRoom(_ context: WorkerContext, now: Double) {
+        let idle = connections.values.filter(\.isIdleAfterAnswer).sorted { $0.idleSince < $1.idleSince }
+        let slow = connections.values.filter { $0.isReadingHead && now - $0.headSince >= limits.slowHeadSeconds }
+            .sorted { $0.headSince < $1.headSince }
+        for (candidates, reason) in [(idle, CloseReason.capIdle), (slow, .capSlowHead)] {
+            for candidate in candidates where !candidate.hasUnreadInput {
+                guard gauge.claimEviction() else { return }
+                candidate.finish()
+                context.closed(reason)
+                sweepClosed()
+                return
+            }
+        }
     }
 
     /// Memory is short: closes the connections whose replies have not moved for a while
     /// and hold bodies of their own (not the cache's), longest stalled first, until the
     /// bodies alive are back under the bound. Their clients asked and did not read; those
     /// that read keep the memory.
-    private func shed(now: Double) {
+    private func shed(_ context: WorkerContext, now: Double) {
         let stalled = connections.values.filter {
             $0.isWriting && now - $0.lastProgress >= limits.shedAfterSeconds && $0.ownedBytes() > 0
         }.sorted { $0.lastProgress < $1.lastProgress }
         for connection in stalled {
             guard ByteBuffer.liveBytes > limits.shedBytes else { break }
             connection.finish()
+            context.closed(.shed)
         }
         sweepClosed()
     }

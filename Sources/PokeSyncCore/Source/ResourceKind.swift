@@ -55,9 +55,9 @@ package struct ResourceKind: RawRepresentable, Hashable, Sendable, Codable, Comp
     /// writes it), `/api/v2/meta/`.
     package func documentPath(id: Int) -> String {
         switch self {
-        case .pokemonEncounters: return "/api/v2/\(Self.pokemon.rawValue)/\(id)/\(Self.encountersSegment)"
-        case .meta: return "/api/v2/meta/"
-        default: return "/api/v2/\(rawValue)/\(id)/"
+        case .pokemonEncounters: return "\(APIShape.rootPath)\(Self.pokemon.rawValue)/\(id)/\(Self.encountersSegment)"
+        case .meta: return "\(APIShape.rootPath)meta/"
+        default: return "\(APIShape.rootPath)\(rawValue)/\(id)/"
         }
     }
 

@@ -6,12 +6,13 @@ import PokeSyncCore
 struct ServeCommand {
     /// The options and flags it takes; its help names each (a test holds them together).
     static let options: Set<String> = ["mirror", "listen", "base-url", "sprite-base", "max-connections",
-                                       "max-connections-per-address"]
+                                       "max-connections-per-address", "access-log", "metrics-listen"]
     static let flags: Set<String> = []
     /// `pokesync help serve`.
     static let help = """
     usage: pokesync serve [--mirror DIR] [--listen HOST:PORT] [--base-url URL] [--sprite-base URL]
                           [--max-connections N] [--max-connections-per-address N]
+                          [--access-log FILE|-] [--metrics-listen HOST:PORT]
 
     Serves the latest published version of the mirror, read-only, as the PokeAPI server answers:
     GET or HEAD /api/v2/ (the root), /api/v2/{kind}/?limit=L&offset=O (a page of the list, next and
@@ -40,6 +41,14 @@ struct ServeCommand {
                            connections one client address may hold (default 256); more are
                            answered 503. Behind a reverse proxy every client comes from its
                            address: set it to --max-connections and limit clients in the proxy.
+      --access-log FILE    a line per answer in nginx's combined format, the request time in
+                           seconds after it; - for standard output. Written off the answer path:
+                           when the disk cannot keep up, lines are dropped (and counted), never
+                           answers. SIGHUP reopens FILE (after logrotate's mv).
+      --metrics-listen HOST:PORT
+                           answer GET /metrics (Prometheus text format) and /healthz (200 with the
+                           served version while the store can be read, else 503) on this address,
+                           never on --listen's
 
     Headers: ETag (the document's hash, "-gzip" added for the gzip'd body; If-None-Match gives 304), Content-Encoding: gzip when
     accepted, Cache-Control, Vary, Access-Control-Allow-Origin: *, X-PokeAPI-Hash (names the served
@@ -53,7 +62,7 @@ struct ServeCommand {
 
     Exit codes: 0 stopped by SIGTERM or SIGINT, 64 usage, no mirror store or no version published
     yet, 65 corrupt store, 69 cannot listen on the address (in use, not this host's), 74 the store
-    cannot be read (an I/O error). A read-only mirror folder (no -wal or -shm, none can be made)
+    or the access log cannot be read or opened (an I/O error). A read-only mirror folder (no -wal or -shm, none can be made)
     is served as an unchanging file; a store replaced under it is reopened within a second.
     """
 
@@ -74,6 +83,17 @@ struct ServeCommand {
         if let share = try arguments.integer("max-connections-per-address", in: 1 ... 100_000) {
             options.connectionsPerAddress = share
         }
+        if let log = arguments.options["access-log"] {
+            guard !log.isEmpty else { throw UsageError("--access-log takes a file, or - for standard output") }
+            options.accessLog = log
+        }
+        if let metrics = arguments.options["metrics-listen"] {
+            let (metricsHost, metricsPort) = try Self.address(metrics, option: "metrics-listen")
+            guard metricsPort == 0 || metricsPort != port else {
+                throw UsageError("--metrics-listen must be another address than --listen (the metrics are never on the public port)")
+            }
+            (options.metricsHost, options.metricsPort) = (metricsHost, metricsPort)
+        }
         if base == nil && (host == "0.0.0.0" || host == "::") {
             standardError("pokesync: warning: listening on every address, links name \(host); pass --base-url with the address clients use\n")
         }
@@ -86,20 +106,20 @@ struct ServeCommand {
     }
 
     /// `HOST:PORT` or `[V6]:PORT`.
-    static func address(_ text: String) throws -> (String, Int) {
+    static func address(_ text: String, option: String = "listen") throws -> (String, Int) {
         var host: Substring, portText: Substring
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = text[text.index(after: text.startIndex) ..< close]
             let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw UsageError("--listen takes HOST:PORT (got \"\(text)\")") }
+            guard rest.hasPrefix(":") else { throw UsageError("--\(option) takes HOST:PORT (got \"\(text)\")") }
             portText = rest.dropFirst()
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw UsageError("--listen takes HOST:PORT (got \"\(text)\")") }
+            guard let colon = text.lastIndex(of: ":") else { throw UsageError("--\(option) takes HOST:PORT (got \"\(text)\")") }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
-            throw UsageError("--listen takes HOST:PORT with a port from 0 to 65535 (got \"\(text)\")")
+            throw UsageError("--\(option) takes HOST:PORT with a port from 0 to 65535 (got \"\(text)\")")
         }
         return (String(host), port)
     }

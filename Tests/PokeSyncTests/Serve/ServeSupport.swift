@@ -27,6 +27,13 @@ final class ServeProcess {
         }
     }
 
+    /// The port of `--metrics-listen`, as the start line names it.
+    var metricsPort: Int? {
+        let output = (try? String(contentsOf: child.stdoutFile, encoding: .utf8)) ?? ""
+        guard let range = output.range(of: #"metrics at http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else { return nil }
+        return Int(output[range].split(separator: ":").last!)
+    }
+
     /// SIGTERM, then waits for the exit (at most `seconds`).
     @discardableResult
     func stop(within seconds: Double = 20) -> PokesyncCLI.Result {

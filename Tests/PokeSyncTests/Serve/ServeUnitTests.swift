@@ -143,6 +143,16 @@ struct ServeUnitTests {
 
 /// Past the bound on bodies alive, a request that needs a new large body is a 503; cached
 /// bodies and small new ones are still served (in-process, against a real mirror).
+/// The HTTP layer's own JSON strings (a refusal's detail) escape as the API layer's do.
+@Suite("serve: the HTTP layer's JSON strings")
+struct ServeJSONTextTests {
+    @Test func quotedAsTheCanonicalFormQuotes() {
+        for text in ["Not found.", "Method \"PÖST\" not allowed.", "a\\b", "tab\there\nline\u{1}end", "ピカチュウ", ""] {
+            #expect(JSONText.quoted(text) == jsonString(text), "\(text)")
+        }
+    }
+}
+
 @Suite("serve: the body bound")
 struct ServeBodyBoundTests {
     static func get(_ path: String, query: String? = nil) -> RequestHead {

@@ -1,0 +1,61 @@
+import Foundation
+import PokeSyncCore
+
+/// What a worker's connections share on the worker's thread: the responder, the `Date`
+/// header's clock, the counts and the access-log lines not yet handed over. Used by that
+/// thread only; `shared` is where the counts go for the metrics to read.
+final class WorkerContext {
+    let responder: Responder
+    var date = HTTPDate()
+    private(set) var counts = TrafficCounts()
+    var log: AccessLogBuffer?
+    /// The counts handed over, read by the metrics' thread.
+    let shared: Locked<TrafficCounts>
+
+    init(responder: Responder, log: AccessLog?, shared: Locked<TrafficCounts>) {
+        self.responder = responder
+        self.shared = shared
+        self.log = log.map(AccessLogBuffer.init)
+    }
+
+    /// One answer queued: counted, and logged when there is an access log.
+    /// `started`: when the request's head began to arrive (its time is logged from then).
+    func answered(_ reply: Reply, request: RequestHead?, address: @autoclosure () -> String, bodyBytes: Int, started: Double) {
+        counts.answers[TrafficCounts.Answer(route: reply.route, status: reply.status.code), default: 0] += 1
+        guard log != nil else { return }
+        let seconds = started.isFinite ? monotonicSeconds() - started : 0
+        log!.append(address: address(), request: request, status: reply.status.code, bodyBytes: bodyBytes, seconds: seconds)
+    }
+
+    func sent(_ bytes: Int) { counts.sentBytes += bytes }
+
+    func closed(_ reason: CloseReason) { counts.closed[reason, default: 0] += 1 }
+
+    /// Hands the counts to `shared` (one lock a loop of the worker, none an answer) and the
+    /// log lines to the access log when due.
+    func handOver(now: Double, force: Bool = false) {
+        if !counts.isEmpty {
+            shared.withLock { $0.add(counts) }
+            counts.reset()
+        }
+        log?.handOver(now: now, force: force)
+    }
+}
+
+extension ClientAddress: CustomStringConvertible {
+    /// As the access log writes it: `127.0.0.1`, or an IPv6 address in its short form.
+    var description: String {
+        if high == 0 && low >> 32 == 0 {
+            return "\(low >> 24 & 255).\(low >> 16 & 255).\(low >> 8 & 255).\(low & 255)"
+        }
+        if high == .max && low == .max { return "-" }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0 ..< 8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index)))
+        }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, bytes, &text, socklen_t(text.count)) != nil else { return "-" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
