@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokedexReader
 
 /// What became of one sprite.
 package enum SpriteFetchOutcome: Sendable {
@@ -73,8 +74,8 @@ package struct SpriteFetcher: Sendable {
             return .refused("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
         } catch HTTPError.bodyTooLarge(_, let limit) {
             return .refused("larger than \(limit) bytes")
-        } catch HTTPError.redirectRefused(_, let target) {
-            return .refused("redirects to \(target.host ?? "?"), not on the allow-list")
+        } catch HTTPError.redirectRefused(let origin, let target) {
+            return .refused(RedirectRule.refusal(from: origin, to: target, extra: "not on the allow-list"))
         }
         switch response.status {
         case 200:

@@ -1,9 +1,10 @@
 import Foundation
+import PokedexReader
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The URLSession delegate behind ``HTTPClient``: accumulates each task's body,
+/// The URLSession delegate behind ``URLSessionHTTPTransport`` (Apple platforms): accumulates each task's body,
 /// stops a body at the size cap, stops a task at its deadline, vets redirects, and
 /// completes each awaiting continuation exactly once.
 ///
@@ -30,7 +31,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var failure: HTTPError?
     }
 
-    static let maxRedirects = 5
+    static let maxRedirects = HTTPClient.maxRedirects
 
     private let transfers = Locked<[Int: Transfer]>([:])
     private let maxBodyBytes: Int
@@ -210,11 +211,6 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Same scheme, host and port: PokeAPI's 301 to the slashed path stays within it.
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && effectivePort(a) == effectivePort(b)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        RedirectRule.sameOrigin(a, b)
     }
 }
