@@ -22,6 +22,9 @@ static inline CURLcode pokesync_easy_setopt_write(CURL *handle, CURLoption optio
 static inline CURLcode pokesync_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
+static inline CURLcode pokesync_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
 static inline CURLcode pokesync_easy_setopt_sockopt(CURL *handle, curl_sockopt_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
 }

@@ -61,7 +61,8 @@ package struct SpriteFetcher: Sendable {
         let bytes: [UInt8]
         do {
             // The body is copied out of its Data once, here, and checked and stored from that copy.
-            (response, bytes) = try await client.fetch(url, headers: headers) { response in
+            // Capped at the linked file's own limit while it streams, not after.
+            (response, bytes) = try await client.fetch(url, headers: headers, maxBodyBytes: maxBytes) { response in
                 let bytes = response.status == 200 ? [UInt8](response.body) : []
                 if response.status == 200, ImageCheck.problem(bytes, fileExtension: fileExtension) == .incomplete {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(ImageCheck.noun(fileExtension)) cut short")

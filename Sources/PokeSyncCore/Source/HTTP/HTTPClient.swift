@@ -178,7 +178,9 @@ package final class HTTPClient: Sendable {
     ///   origin's TLS handshake fails (or failed for an earlier request), ``HTTPError/bodyTooLarge(url:limit:)``,
     ///   ``HTTPError/redirectRefused(from:to:)``, ``HTTPError/proxyRefused(url:proxy:status:)``, and `CancellationError` when the
     ///   awaiting task is cancelled (the request is cancelled with it).
-    package func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
+    /// - Parameter maxBodyBytes: this request's cap, below the configuration's (a linked
+    ///   file's own limit); nil for the configuration's.
+    package func send(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil) async throws -> HTTPResponse {
         try await rateLimiter?.acquire()
         try Task.checkCancellation()
         // A task of an invalidated session is never started nor completed: fail instead of hanging.
@@ -190,7 +192,8 @@ package final class HTTPClient: Sendable {
         defer { if first { tlsGate.settle(url, as: outcome) } }
         counters.withLock { $0.requestsSent += 1 }
         do {
-            let response = try await transport.exchange(url, headers: headers)
+            let cap = min(maxBodyBytes ?? configuration.maxBodyBytes, configuration.maxBodyBytes)
+            let response = try await transport.exchange(url, headers: headers, cap: cap)
             counters.withLock {
                 $0.bodyBytesReceived += response.body.count
                 $0.responsesByStatus[response.status, default: 0] += 1
@@ -199,6 +202,9 @@ package final class HTTPClient: Sendable {
         } catch let error as HTTPError {
             // A redirect's target failing with its own certificate says nothing of this origin's.
             if case .tls(_, let failure) = error, failure.host == TLSFailure.hostAndPort(url) { outcome = .tlsFailed(error) }
+            // A proxy that refuses the tunnel to this origin refuses every request to it alike:
+            // the gate fails those waiting and those after without asking the proxy again.
+            if case .proxyRefused = error { outcome = .tlsFailed(error) }
             counters.withLock { $0.failures += 1 }
             throw error
         }
@@ -216,7 +222,7 @@ package final class HTTPClient: Sendable {
     /// - Throws: the last retryable ``HTTPError`` once `maxAttempts` are spent
     ///   (``HTTPError/status(url:status:attempts:)`` for a 5xx or 429), any
     ///   non-retryable error at once, `CancellationError` when cancelled.
-    package func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:],
+    package func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil,
                                    validate: @Sendable (HTTPResponse) throws -> T) async throws -> T {
         let policy = configuration.retry
         var attempt = 0
@@ -226,7 +232,7 @@ package final class HTTPClient: Sendable {
             let failure: HTTPError
             var retryAfter: Duration?
             do {
-                let response = try await send(url, headers: headers)
+                let response = try await send(url, headers: headers, maxBodyBytes: maxBodyBytes)
                 if response.status == 429 || (500...599).contains(response.status) {
                     failure = .status(url: url, status: response.status)
                     retryAfter = response.header("retry-after").flatMap { RetryPolicy.retryAfter(from: $0) }

@@ -26,8 +26,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
         sessionConfiguration.httpAdditionalHeaders = [
             "User-Agent": configuration.userAgent, "Accept": "application/json",
         ]
-        delegate = HTTPSessionDelegate(maxBodyBytes: configuration.maxBodyBytes,
-                                       allowRedirect: configuration.allowRedirect)
+        delegate = HTTPSessionDelegate(allowRedirect: configuration.allowRedirect)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate,
                              delegateQueue: InlineDelegateQueue(name: "pokesync.http.delegate"))
     }
@@ -36,7 +35,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    func exchange(_ url: URL, headers: [String: String]) async throws -> HTTPResponse {
+    func exchange(_ url: URL, headers: [String: String], cap: Int) async throws -> HTTPResponse {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
                                  timeoutInterval: TimeInterval(configuration.timeout))
         request.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
@@ -44,7 +43,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        return try await perform(request, url: url)
+        return try await perform(request, url: url, cap: cap)
     }
 
     /// Where one attempt's data task stands, for the cancellation handler.
@@ -55,7 +54,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
     }
 
     /// Runs one data task through the delegate; cancelling the awaiting task cancels it.
-    private func perform(_ request: URLRequest, url: URL) async throws -> HTTPResponse {
+    private func perform(_ request: URLRequest, url: URL, cap: Int) async throws -> HTTPResponse {
         let state = Locked(TaskState.pending)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -64,7 +63,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
                     let task = session.dataTask(with: request)
                     // Resumed under the lock: the cancellation handler then only ever
                     // meets a running task (cancelling a suspended one may never complete).
-                    delegate.start(task, url: url, deadline: configuration.attemptDeadline, continuation: continuation)
+                    delegate.start(task, url: url, cap: cap, deadline: configuration.attemptDeadline, continuation: continuation)
                     state = .running(task)
                     return true
                 }

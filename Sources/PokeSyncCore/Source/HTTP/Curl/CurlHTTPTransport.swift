@@ -28,7 +28,7 @@ final class CurlHTTPTransport: HTTPTransport {
         driver.stop()
     }
 
-    func exchange(_ url: URL, headers: [String: String]) async throws -> HTTPResponse {
+    func exchange(_ url: URL, headers: [String: String], cap: Int) async throws -> HTTPResponse {
         var headers = headers
         if !headers.keys.contains(where: { $0.lowercased() == "accept" }) { headers["Accept"] = "application/json" }
         let deadline = configuration.attemptDeadline
@@ -38,7 +38,7 @@ final class CurlHTTPTransport: HTTPTransport {
         while true {
             let left = due - ContinuousClock.now
             let leftMilliseconds = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            let body = BodyCollector(url: url, cap: configuration.maxBodyBytes)
+            let body = BodyCollector(url: url, cap: cap)
             let proxy = proxies.proxy(for: current)
             let request = CurlTransfer.Request(url: current, headers: headers, userAgent: configuration.userAgent,
                                                timeout: configuration.timeout, deadlineMilliseconds: leftMilliseconds,
@@ -50,6 +50,10 @@ final class CurlHTTPTransport: HTTPTransport {
                 throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: "HTTP client already invalidated")
             }
             if let failure = outcome.failure(requested: url, hop: current, proxy: proxy, deadline: deadline) { throw failure }
+            // Plain http through a proxy is no tunnel: its 407 comes as the response itself.
+            if let proxy, outcome.status == 407, current.scheme?.lowercased() == "http" {
+                throw HTTPError.proxyRefused(url: url, proxy: proxy.name, status: 407)
+            }
             guard [301, 302, 303, 307, 308].contains(outcome.status), let location = outcome.headers["location"] else {
                 return HTTPResponse(url: current, status: outcome.status, headers: outcome.headers, body: body.data)
             }
@@ -107,6 +111,9 @@ extension CurlOutcome {
     ///   - proxy: the proxy it went through, named when the failure is the proxy's.
     ///   - deadline: the attempt's deadline in seconds, for the message.
     func failure(requested url: URL, hop: URL, proxy: ProxyEnvironment.Proxy?, deadline: Int) -> (any Error)? {
+        if stopReason is CurlTransfer.Silence {
+            return HTTPError.transport(url: url, code: URLError.timedOut.rawValue, message: "timed out")
+        }
         if let stopReason { return stopReason }
         if code == CURLE_OK { return nil }
         if let proxy {

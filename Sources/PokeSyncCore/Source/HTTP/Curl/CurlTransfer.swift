@@ -63,6 +63,11 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers: [String: String] = [:]
     private var headComplete = false
     private var stopReason: (any Error)?
+    /// When a byte (of a head or a body) last arrived, or the transfer started.
+    private var lastActivity = ContinuousClock.now
+
+    /// The stop reason of a transfer silent for its whole `timeout`.
+    struct Silence: Error {}
 
     init(_ request: Request, sink: any CurlSink) {
         self.request = request
@@ -99,9 +104,12 @@ final class CurlTransfer: @unchecked Sendable {
         string(CURLOPT_NOPROXY, "")
         long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         long(CURLOPT_CONNECTTIMEOUT, max(1, request.timeout))
-        // Less than one byte a second for `timeout` seconds: a silent server times out.
-        long(CURLOPT_LOW_SPEED_LIMIT, 1)
-        long(CURLOPT_LOW_SPEED_TIME, max(1, request.timeout))
+        // `timeout` seconds without a byte: a silent server times out (checked by the progress
+        // callback, which libcurl calls about once a second even when nothing moves; libcurl's
+        // own low-speed check averages, and takes a byte a second for silence).
+        long(CURLOPT_NOPROGRESS, 0)
+        _ = pokesync_easy_setopt_xferinfo_function(handle, curlProgressCallback)
+        _ = pokesync_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
         if let deadline = request.deadlineMilliseconds { long(CURLOPT_TIMEOUT_MS, max(1, deadline)) }
         // Over HTTP/2 (https only: no h2c), wait for the connection already being made and share it.
         if request.url.scheme?.lowercased() == "https" { long(CURLOPT_PIPEWAIT, 1) }
@@ -132,6 +140,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// One header line (status line, field, or the blank line ending a head).
     fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
         guard !headComplete else { return true }  // trailers: not used
         // "\r\n" is one Character in Swift: trimmed as newlines, not by suffix.
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines)
@@ -157,12 +166,20 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// One piece of the body; false ends the transfer in this call.
     fileprivate func receiveBody(_ piece: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
         guard stopReason == nil else { return false }
         if let error = sink.body(piece) {
             stopReason = error
             return false
         }
         return true
+    }
+
+    /// Whether the transfer may go on: false once it has been silent for `timeout` seconds.
+    fileprivate func checkSilence() -> Bool {
+        guard ContinuousClock.now - lastActivity >= .seconds(max(1, request.timeout)) else { return true }
+        stopReason = stopReason ?? Silence()
+        return false
     }
 }
 
@@ -177,6 +194,12 @@ private let curlSocketOptions: curl_sockopt_callback = { _, socket, _ in
     var size = curlReceiveBufferBytes
     _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     return CURL_SOCKOPT_OK
+}
+
+/// `CURLOPT_XFERINFOFUNCTION`: non-zero aborts the transfer in this call.
+private let curlProgressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
+    guard let context else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().checkSilence() ? 0 : 1
 }
 
 /// `CURLOPT_HEADERFUNCTION`: returning less than it was given aborts the transfer.
