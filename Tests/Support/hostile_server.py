@@ -28,6 +28,9 @@ JSON, rewritten every 100 ms while a body streams and when it ends:
 {"bodies": N, "streaming": N, "largest": BYTES, "sent": [BYTES, ...]} (`sent`: one count
 per finished body, the peer's own count of what it wrote into the socket).
 
+With --tls-cert-dir DIR it speaks HTTPS with a self-signed certificate for 127.0.0.1 made
+as tls_server.py makes it (DIR/cert.pem): a client that trusts it meets the same bodies over TLS.
+
 Nothing large is held in memory: bodies are made from one repeated block. A client that goes
 away ends its answer. Python 3 standard library only.
 """
@@ -287,6 +290,7 @@ def main(argv=None):
     parser.add_argument("--pid-file", help="write this process's pid here once listening")
     parser.add_argument("--size", type=int, help="body size in bytes (decoded for gzip-bomb)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--tls-cert-dir", help="serve HTTPS with a self-signed certificate kept in this folder")
     parser.add_argument("--stats-file", help="count the bytes written of every hostile body here (JSON)")
     arguments = parser.parse_args(argv)
     size = arguments.size if arguments.size is not None else DEFAULT_SIZES[arguments.mode]
@@ -296,6 +300,15 @@ def main(argv=None):
         print(f"hostile_server.py: cannot listen on {arguments.host}:{arguments.port}: "
               f"{error.strerror or error}", file=sys.stderr)
         return 1
+
+    if arguments.tls_cert_dir:
+        import ssl
+        from tls_server import make_certificate
+        cert, key = make_certificate(arguments.tls_cert_dir, "IP:127.0.0.1,DNS:localhost")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.base = server.base.replace("http://", "https://")
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt
