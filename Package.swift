@@ -3,10 +3,11 @@ import PackageDescription
 
 // pokesync: an offline mirror of the PokeAPI, and the library Pokedex apps read it
 // with. No third-party packages: only Foundation, Dispatch, Swift concurrency and the
-// system sqlite3 and zlib.
+// system sqlite3, zlib and (on Linux, for the command line's HTTP) libcurl.
 //
 // Targets by stage:
 //   CSQLite, CZlib      the system libraries
+//   CCurl               libcurl, the command line's HTTP transport on Linux (not the reader's)
 //   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
 //   CSHA256             SHA-256 blocks on the x86 SHA extensions (our own C; a stub elsewhere)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
@@ -33,12 +34,17 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // On Linux the crawler and `install` talk HTTP through libcurl itself, not URLSession
+        // (Sources.md, "The HTTP transport", says why); Apple platforms keep URLSession.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "PokeSQLite", dependencies: ["CSQLite"]),
         // SHA-NI compression for PokeArchive's SHA256, chosen at run time; a stub off x86.
         .target(name: "CSHA256"),
         .target(name: "PokeArchive", dependencies: ["CZlib", "CSHA256"]),
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
-        .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib"]),
+        .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib",
+                                                     .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         // `pokesync serve`: the HTTP server (HTTP/) and the PokeAPI routes over a version (API/).
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
         .target(name: "PokeServe", dependencies: ["PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),

@@ -60,7 +60,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if self.server.log_path:
             with open(self.server.log_path, "a") as f:
-                f.write(f"{path}\t{self.headers.get('If-None-Match', '')}\n")
+                f.write(f"{path}\t{self.headers.get('If-None-Match', '')}\t{self.headers.get('User-Agent', '')}\n")
         rule = self.rules().get(path, {})
         if "status" in rule:
             self.send_response(rule["status"])

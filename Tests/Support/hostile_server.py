@@ -18,6 +18,18 @@ document, /api/v2/pokemon/1/. By --mode:
     trickle      pokemon/1 sends headers with Content-Length --size (default 1000000),
                  then one byte a second
     silent       accepts every connection and never answers
+    endless      pokemon/1 and /index.json are 200s, chunked, that never end
+    endless-files  the pokemon list names pokemon 1 to 8, each valid and naming its sprite
+                 and its cry; every sprite, every cry (/PokeAPI/cries/main/cries/pokemon/
+                 latest/N.ogg, audio/ogg) and /index.json are 200s, chunked, that never end
+
+With --stats-file FILE, the bytes written of every hostile body are counted: the file is
+JSON, rewritten every 100 ms while a body streams and when it ends:
+{"bodies": N, "streaming": N, "largest": BYTES, "sent": [BYTES, ...]} (`sent`: one count
+per finished body, the peer's own count of what it wrote into the socket).
+
+With --tls-cert-dir DIR it speaks HTTPS with a self-signed certificate for 127.0.0.1 made
+as tls_server.py makes it (DIR/cert.pem): a client that trusts it meets the same bodies over TLS.
 
 Nothing large is held in memory: bodies are made from one repeated block. A client that goes
 away ends its answer. Python 3 standard library only.
@@ -27,11 +39,13 @@ import argparse
 import http.server
 import json
 import os
+import re
 import signal
 import socket
 import struct
 import sys
 import threading
+import time
 import zlib
 
 # The ten kinds pokesync mirrors (Sources.md, Kinds): the four the apps are built on,
@@ -41,7 +55,12 @@ KINDS = ("pokemon", "pokemon-species", "pokedex", "evolution-chain",
 SPRITE_PATH = "/PokeAPI/sprites/master/sprites/pokemon/1.png"
 UPSTREAM_SPRITE = "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/1.png"
 DEFAULT_SIZES = {"gzip-bomb": 2 << 30, "no-length": 1 << 30, "huge-sprite": 100_000_000,
-                 "trickle": 1_000_000, "silent": 0}
+                 "trickle": 1_000_000, "silent": 0, "endless": 0,
+                 "endless-files": 0}
+CRY_PATH = "/PokeAPI/cries/main/cries/pokemon/latest/1.ogg"
+ENDLESS_IDS = {str(n) for n in range(1, 9)}
+ENDLESS_FILE = re.compile(r"^/PokeAPI/(sprites/master/sprites/pokemon/[1-8]\.png|cries/main/cries/pokemon/latest/[1-8]\.ogg)$")
+UPSTREAM_CRY = "https://raw.githubusercontent.com/PokeAPI/cries/main/cries/pokemon/latest/1.ogg"
 MIB = 1 << 20
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -81,12 +100,31 @@ class HostileServer(http.server.ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address, mode, size):
+    def __init__(self, address, mode, size, stats_file=None):
         super().__init__(address, HostileHandler)
         self.mode = mode
         self.size = size
+        self.stats_file = stats_file
+        self.stats_lock = threading.Lock()
+        self.stats = {"bodies": 0, "streaming": 0, "largest": 0, "sent": []}
+        if stats_file:
+            write_atomically(stats_file, json.dumps(self.stats))
         self.stopping = threading.Event()
         self.base = f"http://{address[0]}:{self.server_address[1]}"
+
+    def count(self, event, sent=0):
+        """Records a hostile body's start, progress or end, and rewrites the stats file."""
+        if not self.stats_file:
+            return
+        with self.stats_lock:
+            if event == "start":
+                self.stats["bodies"] += 1
+                self.stats["streaming"] += 1
+            elif event == "end":
+                self.stats["streaming"] -= 1
+                self.stats["sent"].append(sent)
+            self.stats["largest"] = max(self.stats["largest"], sent)
+            write_atomically(self.stats_file, json.dumps(self.stats))
 
     def handle_error(self, request, client_address):
         """A client that gives up mid-answer is the expected outcome here: stay silent."""
@@ -113,6 +151,13 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         path = self.path.split("?", 1)[0]
         parts = [part for part in path.split("/") if part]
+        if self.server.mode.startswith("endless"):
+            if path == "/index.json" or ENDLESS_FILE.match(path):
+                kind = "image/png" if path.endswith(".png") else "audio/ogg" if path.endswith(".ogg") else "application/json"
+                head = PNG_SIGNATURE if kind == "image/png" else b"OggS" if kind == "audio/ogg" else b"{"
+                return self.send_endless(kind, head)
+            if self.server.mode == "endless-files" and len(parts) == 4 and parts[2] == "pokemon" and parts[3] in ENDLESS_IDS:
+                return self.send_json(self.endless_pokemon(int(parts[3])))
         if path == SPRITE_PATH:
             return self.send_sprite()
         if len(parts) == 3 and parts[:2] == ["api", "v2"] and parts[2] in KINDS:
@@ -122,8 +167,14 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
         self.send_json({"detail": "Not found."}, status=404)
 
     def listing(self, kind):
-        url = f"{self.server.base}/api/v2/{kind}/1/"
-        return {"count": 1, "next": None, "previous": None, "results": [{"name": f"{kind}-1", "url": url}]}
+        ids = range(1, len(ENDLESS_IDS) + 1) if kind == "pokemon" and self.server.mode == "endless-files" else [1]
+        results = [{"name": f"{kind}-{n}", "url": f"{self.server.base}/api/v2/{kind}/{n}/"} for n in ids]
+        return {"count": len(results), "next": None, "previous": None, "results": results}
+
+    def endless_pokemon(self, number):
+        return {"id": number, "name": f"pokemon-{number}",
+                "sprites": {"front_default": UPSTREAM_SPRITE.replace("/1.png", f"/{number}.png")},
+                "cries": {"latest": UPSTREAM_CRY.replace("/1.ogg", f"/{number}.ogg"), "legacy": None}}
 
     def send_json(self, value, status=200):
         body = json.dumps(value).encode()
@@ -140,6 +191,8 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
             if kind == "pokemon":
                 document["sprites"] = {"front_default": UPSTREAM_SPRITE}
             return self.send_json(document)
+        if mode == "endless":
+            return self.send_endless("application/json; charset=utf-8", b'{"id": 1, "pad": "')
         if mode == "gzip-bomb":
             self.send_response(200)
             self.send_header("Content-Type", "application/json; charset=utf-8")
@@ -165,6 +218,39 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 if self.server.stopping.wait(1.0):
                     return
+
+    def send_endless(self, content_type, head):
+        """A 200, chunked, that never ends: chunks of 64 KiB until the client goes away.
+
+        The socket's send buffer is fixed at 128 KiB (autotuned, it grows to megabytes on
+        loopback), so that what this server counts as written is what left for the client,
+        not what sat in its own kernel queue.
+        """
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 128 * 1024)
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        filler = head + b" " * (64 * 1024 - len(head))
+        chunk = b"%x\r\n" % len(filler) + filler + b"\r\n"
+        filler = b" " * (64 * 1024)
+        later = b"%x\r\n" % len(filler) + filler + b"\r\n"
+        sent, reported = 0, 0.0
+        self.server.count("start")
+        try:
+            while not self.server.stopping.is_set():
+                self.wfile.write(chunk)
+                sent += len(chunk)
+                chunk = later
+                now = time.monotonic()
+                if now - reported > 0.1:
+                    reported = now
+                    self.server.count("progress", sent)
+        except OSError:
+            pass
+        finally:
+            self.server.count("end", sent)
 
     def send_sprite(self):
         if self.server.mode != "huge-sprite":
@@ -204,14 +290,25 @@ def main(argv=None):
     parser.add_argument("--pid-file", help="write this process's pid here once listening")
     parser.add_argument("--size", type=int, help="body size in bytes (decoded for gzip-bomb)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--tls-cert-dir", help="serve HTTPS with a self-signed certificate kept in this folder")
+    parser.add_argument("--stats-file", help="count the bytes written of every hostile body here (JSON)")
     arguments = parser.parse_args(argv)
     size = arguments.size if arguments.size is not None else DEFAULT_SIZES[arguments.mode]
     try:
-        server = HostileServer((arguments.host, arguments.port), arguments.mode, size)
+        server = HostileServer((arguments.host, arguments.port), arguments.mode, size, arguments.stats_file)
     except OSError as error:
         print(f"hostile_server.py: cannot listen on {arguments.host}:{arguments.port}: "
               f"{error.strerror or error}", file=sys.stderr)
         return 1
+
+    if arguments.tls_cert_dir:
+        import ssl
+        from tls_server import make_certificate
+        cert, key = make_certificate(arguments.tls_cert_dir, "IP:127.0.0.1,DNS:localhost")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.base = server.base.replace("http://", "https://")
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt

@@ -6,7 +6,11 @@
                                        Connection: close (one request a connection)
   CONNECT host:port HTTP/1.1           a tunnel: 200, then bytes both ways (TLS inside)
 
-  python3 proxy_server.py --port-file P --pid-file Q --stats-file S
+  python3 proxy_server.py --port-file P --pid-file Q --stats-file S [--refuse STATUS]
+
+With --refuse 407 (or 403, or any status), every request is answered with that status
+instead (407 with `Proxy-Authenticate: Basic realm="proxy"`), as a proxy that wants
+credentials or does not allow the host does; it is still counted.
 
 The stats file is JSON, rewritten before each request is forwarded:
 {"connects": N, "gets": N, "targets": ["CONNECT 127.0.0.1:8443", "GET http://...", ...]}
@@ -75,7 +79,15 @@ def read_head(client):
     return head.split(b"\r\n"), rest
 
 
-def handle(client, stats):
+def refuse(client, status):
+    reason = {407: "Proxy Authentication Required", 403: "Forbidden"}.get(status, "Refused")
+    extra = 'Proxy-Authenticate: Basic realm="proxy"\r\n' if status == 407 else ""
+    client.sendall(("HTTP/1.1 %d %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    % (status, reason, extra)).encode("latin-1"))
+    client.close()
+
+
+def handle(client, stats, refusal=None):
     try:
         lines, rest = read_head(client)
         method, target, _ = lines[0].decode("latin-1").split(" ", 2)
@@ -84,6 +96,9 @@ def handle(client, stats):
         client.close()
         return
     stats.add(method, target)
+    if refusal:
+        refuse(client, refusal)
+        return
     try:
         if method == "CONNECT":
             host, port = target.rsplit(":", 1)
@@ -116,6 +131,7 @@ def main():
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--pid-file", required=True)
     parser.add_argument("--stats-file", required=True)
+    parser.add_argument("--refuse", type=int, help="answer every request with this status (407, 403)")
     options = parser.parse_args()
     stats = Stats(options.stats_file)
     listener = socket.socket()
@@ -132,7 +148,7 @@ def main():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     while True:
         client, _ = listener.accept()
-        threading.Thread(target=handle, args=(client, stats), daemon=True).start()
+        threading.Thread(target=handle, args=(client, stats, options.refuse), daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokedexReader
 
 /// What became of one sprite.
 package enum SpriteFetchOutcome: Sendable {
@@ -74,7 +75,8 @@ package struct SpriteFetcher: Sendable {
         let bytes: [UInt8]
         do {
             // The body is copied out of its Data once, here, and checked and stored from that copy.
-            (response, bytes) = try await client.fetch(url, headers: headers) { response in
+            // Capped at the linked file's own limit while it streams, not after.
+            (response, bytes) = try await client.fetch(url, headers: headers, maxBodyBytes: maxBytes) { response in
                 let bytes = response.status == 200 ? [UInt8](response.body) : []
                 if response.status == 200, ImageCheck.problem(bytes, fileExtension: fileExtension) == .incomplete {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(ImageCheck.noun(fileExtension)) cut short")
@@ -87,8 +89,8 @@ package struct SpriteFetcher: Sendable {
             return .failed("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
         } catch HTTPError.bodyTooLarge(_, let limit) {
             return .failed("larger than \(limit) bytes")
-        } catch HTTPError.redirectRefused(_, let target) {
-            return .failed("redirects to \(target.host ?? "?"), not on the allow-list")
+        } catch HTTPError.redirectRefused(let origin, let target) {
+            return .failed(RedirectRule.refusal(from: origin, to: target, extra: "not on the allow-list"))
         }
         switch response.status {
         case 200:

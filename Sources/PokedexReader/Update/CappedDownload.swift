@@ -1,20 +1,21 @@
 import Foundation
 import PokeArchive
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// One HTTP GET whose body is counted and hashed as it arrives and cancelled past a cap,
+/// One HTTP GET whose body is counted and hashed as it arrives and stopped past a cap,
 /// so that a hostile or broken server cannot fill the disk or memory (a cap checked after
-/// `data(for:)` returns bounds nothing). It also refuses any `Content-Encoding` but
-/// identity (a 1 MB gzip body may decode to gigabytes before any cap sees it), follows
-/// only same-origin redirects, ends an attempt that moves less than 1 kB/s averaged over
-/// the settings' timeout, and stops at once when its task is cancelled.
+/// the body is in bounds nothing). It also refuses any `Content-Encoding` but identity (a
+/// 1 MB gzip body may decode to gigabytes before any cap sees it), follows only
+/// same-origin redirects (and names any other: `redirects to file:///etc/passwd: another
+/// scheme (file), not followed`), ends an attempt that moves less than 1 kB/s averaged
+/// over the settings' timeout, and stops at once when its task is cancelled.
 ///
-/// `@unchecked Sendable`: URLSession calls the delegate on its own queue while `run()`
+/// The bytes move through the settings' ``DownloadTransport`` (URLSession by default);
+/// every decision is made here, as its ``DownloadReceiver``.
+///
+/// `@unchecked Sendable`: the transport calls the receiver on its own thread while `run()`
 /// waits; every mutable field is guarded by `lock` (NSLock: PokedexReader cannot use
 /// Synchronization on iOS 17).
-final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class CappedDownload: DownloadReceiver, @unchecked Sendable {
     /// What a GET gave: the body (when not written to a file), its size and hash, the
     /// response's ETag, and whether the server said 304 Not Modified.
     struct Fetched: Sendable {
@@ -24,6 +25,9 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var etag: String?
         var notModified: Bool
     }
+
+    /// Same-origin redirect hops followed before the download fails as a loop.
+    static let maxRedirects = 5
 
     private let url: URL
     private let destination: URL?
@@ -39,10 +43,11 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private var etag: String?
     private var notModified = false
     private var failure: (any Error)?
-    private var task: URLSessionDataTask?
-    /// Whether the task's cancel was asked for: once is enough (see ``cancelLater(_:)``).
-    private var cancelRequested = false
-    private var continuation: CheckedContinuation<Fetched, any Error>?
+    /// The URL of the hop under way, and the same-origin target its 3xx named.
+    private var hop: URL
+    private var redirect: URL?
+    /// The transfer under way, cancelled to stop it (the rate check, the task's cancellation).
+    private var transfer: Task<Void, any Error>?
     /// (seconds since start, bytes so far), one a tick: the rate window.
     private var samples: [(Double, Int)] = []
 
@@ -54,6 +59,7 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         self.settings = settings
         self.ifNoneMatch = ifNoneMatch
         self.progress = progress
+        self.hop = url
     }
 
     func run() async throws -> Fetched {
@@ -66,25 +72,6 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             self.handle = handle
         }
         defer { try? handle?.close() }
-        let configuration = (settings.configuration?.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = settings.timeout
-        #if os(Linux)
-        let queue: OperationQueue? = InlineDelegateQueue(name: "pokedexreader.download.delegate")
-        #else
-        let queue: OperationQueue? = nil
-        #endif
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        // Off this task: invalidating waits for the session's work queue, which libcurl may
-        // keep busy decoding a refused gzip body (FoundationNetworking cannot turn its
-        // decoding off), and the caller must have its answer at once.
-        defer {
-            // invalidateAndCancel cancels what still runs, with cancelLater's race: a task
-            // whose whole body is in only waits for its completion, so the session just ends.
-            let finishing = lock.withLock { task?.hasReceivedItsWholeBody ?? false }
-            DispatchQueue.global().async { finishing ? session.finishTasksAndInvalidate() : session.invalidateAndCancel() }
-        }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let start = Date()
         let tick = min(1, settings.timeout / 4)
@@ -93,35 +80,59 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         // Resumed at once: libdispatch traps when a source is released while suspended.
         timer.resume()
         defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                var request = URLRequest(url: url)
-                // The size and hash are of the stored bytes: no transfer encoding may change them.
-                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-                if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
-                let task = session.dataTask(with: request)
-                let cancelled = lock.withLock { () -> Bool in
-                    self.continuation = continuation
-                    self.task = task
-                    return failure is CancellationError
-                }
-                if cancelled { finish(with: CancellationError()) } else { task.resume() }
+        let transport = settings.transport ?? URLSessionDownloadTransport(configuration: settings.configuration)
+        // The size and hash are of the stored bytes: no transfer encoding may change them.
+        var headers = ["Accept-Encoding": "identity"]
+        if let ifNoneMatch { headers["If-None-Match"] = ifNoneMatch }
+        var next: URL? = url
+        var hops = 0
+        while let target = next {
+            next = nil
+            lock.withLock { hop = target; self.redirect = nil }
+            let transfer = Task { [settings, headers] in
+                try await transport.get(target, headers: headers, timeout: settings.timeout, receiver: self)
             }
-        } onCancel: {
-            finish(with: CancellationError())
+            let result = await withTaskCancellationHandler {
+                let stopped = lock.withLock { () -> Bool in
+                    self.transfer = transfer
+                    return self.failure != nil
+                }
+                if stopped { transfer.cancel() }
+                return await transfer.result
+            } onCancel: {
+                stop(because: CancellationError())
+            }
+            let (failure, redirect) = lock.withLock { () -> ((any Error)?, URL?) in
+                self.transfer = nil
+                return (self.failure, self.redirect)
+            }
+            // The first reason recorded wins over what the stopped transfer threw.
+            if let failure { throw failure }
+            try result.get()
+            if let redirect {
+                hops += 1
+                guard hops <= Self.maxRedirects else {
+                    throw UpdateError.unreachable(source: url.absoluteString, reason: "more than \(Self.maxRedirects) redirects")
+                }
+                next = redirect
+            }
+        }
+        return lock.withLock {
+            if notModified {
+                return Fetched(data: Data(), count: 0, digest: SHA256().finalize(), etag: nil, notModified: true)
+            }
+            let snapshot = hasher
+            return Fetched(data: body, count: count, digest: snapshot.finalize(), etag: etag, notModified: false)
         }
     }
 
-    /// Ends the download now with `error` (the first reason wins) and resumes the waiter.
-    private func finish(with error: any Error) {
-        let (waiting, task): (CheckedContinuation<Fetched, any Error>?, URLSessionDataTask?) = lock.withLock {
+    /// Ends the download now with `error` (the first reason wins): the transfer is cancelled.
+    private func stop(because error: any Error) {
+        let transfer = lock.withLock { () -> Task<Void, any Error>? in
             if failure == nil { failure = error }
-            let waiting = continuation
-            continuation = nil
-            return (waiting, self.task)
+            return self.transfer
         }
-        if let task { cancelLater(task) }
-        waiting?.resume(throwing: lock.withLock { failure! })
+        transfer?.cancel()
     }
 
     /// Ends the attempt when it moved less than the minimum rate over the last `timeout` seconds.
@@ -135,131 +146,80 @@ final class CappedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             return Double(count - old.1) < Double(UpdaterSettings.minimumBytesPerSecond) * window
         }
         if slow {
-            finish(with: UpdateError.unreachable(source: url.absoluteString, reason: "timed out: less than "
+            stop(because: UpdateError.unreachable(source: url.absoluteString, reason: "timed out: less than "
                 + "\(UpdaterSettings.minimumBytesPerSecond / 1000) kB/s over \(Int(timeout)) s"))
         }
     }
 
-    /// Cancels `task` from another thread: a delegate callback runs inside the session's
-    /// work (``InlineDelegateQueue``), which `cancel()` waits for. Only once: a refused
-    /// gzip body still arrives as a callback per decoded chunk (a million for 16 GiB), and
-    /// a cancel queued for each, all waiting on that busy work queue, took 530 MB.
-    private func cancelLater(_ task: URLSessionTask) {
-        let first = lock.withLock { () -> Bool in
-            defer { cancelRequested = true }
-            return !cancelRequested
-        }
-        if first { task.cancelLater() }
+    private func refuse(_ reason: String) {
+        if failure == nil { failure = UpdateError.unreachable(source: url.absoluteString, reason: reason) }
     }
 
-    private func sameOrigin(_ other: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) }
-        return other.scheme?.lowercased() == url.scheme?.lowercased() && other.host?.lowercased() == url.host?.lowercased()
-            && port(other) == port(url)
+    // MARK: DownloadReceiver
+
+    func head(status: Int, headers: [String: String], url landed: URL) -> Bool {
+        lock.withLock {
+            guard failure == nil else { return false }
+            let sameServer = "only redirects within the same server are followed"
+            if landed != hop, !RedirectRule.sameOrigin(landed, url) {
+                // FoundationNetworking follows a redirect to file: without asking the delegate,
+                // then answers 404 for it: name the redirect, not the status.
+                refuse(RedirectRule.refusal(from: hop, to: landed, extra: sameServer))
+                return false
+            }
+            if status == 304, ifNoneMatch != nil {
+                notModified = true
+                return false
+            }
+            if (300..<400).contains(status) {
+                guard let location = headers["location"], let target = URL(string: location, relativeTo: hop)?.absoluteURL else {
+                    refuse("HTTP status \(status) without a usable Location")
+                    return false
+                }
+                if [301, 302, 303, 307, 308].contains(status), RedirectRule.sameOrigin(target, url) {
+                    redirect = target
+                } else {
+                    refuse(RedirectRule.refusal(from: hop, to: target, extra: sameServer))
+                }
+                return false
+            }
+            if status != 200 {
+                refuse("HTTP status \(status)")
+                return false
+            }
+            let encoding = (headers["content-encoding"] ?? "identity").trimmingCharacters(in: .whitespaces)
+            if !encoding.isEmpty, encoding.lowercased() != "identity" {
+                // Decoded bytes are not the stored bytes, and a small body may decode to gigabytes.
+                refuse("sent Content-Encoding \(encoding.prefix(40)); only identity is accepted")
+                return false
+            }
+            etag = headers["etag"]
+            return true
+        }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        // The Location header itself, not the request FoundationNetworking made of it (it
-        // turns `file:///x` into a path on the same server).
-        let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: response.url ?? url) }
-        guard let target = location ?? request.url, sameOrigin(target) else {
-            let target = location?.absoluteString ?? request.url?.absoluteString ?? "nowhere"
-            let what = (location ?? request.url)?.isFileURL == true ? "a file: URL" : "another host or port"
-            lock.withLock { if failure == nil { failure = UpdateError.unreachable(source: url.absoluteString,
-                reason: "redirected to \(target), \(what); only redirects within the same server are followed") } }
-            completionHandler(nil)
-            cancelLater(task)
-            return
-        }
-        completionHandler(request)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        guard let http = response as? HTTPURLResponse else { completionHandler(.allow); return }
-        var problem: UpdateError?
-        if http.statusCode == 304, ifNoneMatch != nil {
-            lock.withLock { notModified = true }
-            completionHandler(.cancel)
-            cancelLater(dataTask)
-            return
-        }
-        let encoding = (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").trimmingCharacters(in: .whitespaces)
-        if let landed = response.url, !sameOrigin(landed) {
-            // FoundationNetworking follows a redirect to file: without asking the delegate,
-            // then answers 404 for it: name the redirect, not the status.
-            let what = landed.isFileURL ? "a file: URL" : "another host or port"
-            problem = .unreachable(source: url.absoluteString, reason: "redirected to \(landed.absoluteString), \(what); "
-                                   + "only redirects within the same server are followed")
-        } else if (300..<400).contains(http.statusCode) {
-            let location = http.value(forHTTPHeaderField: "Location") ?? "nowhere"
-            let what = location.lowercased().hasPrefix("file:") ? "a file: URL" : "a place not followed"
-            problem = .unreachable(source: url.absoluteString, reason: "redirected to \(location), \(what)")
-        } else if http.statusCode != 200 {
-            problem = .unreachable(source: url.absoluteString, reason: "HTTP status \(http.statusCode)")
-        } else if !encoding.isEmpty, encoding.lowercased() != "identity" {
-            // Decoded bytes are not the stored bytes, and a small body may decode to gigabytes.
-            problem = .unreachable(source: url.absoluteString,
-                                   reason: "sent Content-Encoding \(encoding.prefix(40)); only identity is accepted")
-        }
-        if let problem {
-            completionHandler(.cancel)
-            // Answer now: libcurl may go on decoding (and dropping) a refused body for a while.
-            finish(with: problem)
-            // FoundationNetworking ignores the `.cancel` disposition (it lets libcurl go on): without a
-            // real cancel a gzip body goes on decoding into memory. Off this queue, which the
-            // cancel may wait for.
-            cancelLater(dataTask)
-            return
-        }
-        lock.withLock { etag = http.value(forHTTPHeaderField: "ETag") }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func body(_ piece: UnsafeRawBufferPointer) -> Bool {
         let received: Int? = lock.withLock {
             guard failure == nil else { return nil }
             let room = cap - count
-            let accepted = data.count > room ? data.prefix(room) : data
+            let accepted = UnsafeRawBufferPointer(rebasing: piece.prefix(room))
             count += accepted.count
             hasher.update(accepted)
             if let handle {
-                do { try handle.write(contentsOf: accepted) } catch {
+                do { try handle.write(contentsOf: Data(accepted)) } catch {
                     failure = UpdateError.io(path: destination?.path ?? "", reason: error.localizedDescription)
                 }
             } else {
-                body.append(accepted)
+                body.append(contentsOf: accepted)
             }
             if count >= cap, failure == nil {
                 // One byte past the index's size proves the file is not the one it names.
                 failure = UpdateError.badBundle(path: url.lastPathComponent, reason: "is larger than the index's \(cap - 1) bytes")
             }
-            return count
+            return failure == nil ? count : nil
         }
-        guard let received else { cancelLater(dataTask); return }
+        guard let received else { return false }
         progress(received)
-        if lock.withLock({ failure != nil }) { cancelLater(dataTask) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result): (CheckedContinuation<Fetched, any Error>?, Result<Fetched, any Error>) = lock.withLock {
-            let waiting = self.continuation
-            self.continuation = nil
-            if let failure { return (waiting, .failure(failure)) }
-            if notModified {
-                return (waiting, .success(Fetched(data: Data(), count: 0, digest: SHA256().finalize(), etag: nil, notModified: true)))
-            }
-            if let error {
-                let timedOut = (error as? URLError)?.code == .timedOut
-                // A certificate this device does not trust: say so, and how to trust one.
-                let reason = timedOut ? "timed out: nothing received for \(Int(settings.timeout)) s"
-                    : TLSFailure(error, url: url)?.description ?? error.localizedDescription
-                return (waiting, .failure(UpdateError.unreachable(source: url.absoluteString, reason: reason)))
-            }
-            let snapshot = hasher
-            return (waiting, .success(Fetched(data: body, count: count, digest: snapshot.finalize(), etag: etag, notModified: false)))
-        }
-        continuation?.resume(with: result)
+        return true
     }
 }

@@ -63,6 +63,14 @@ package struct TLSFailure: Sendable, Equatable, CustomStringConvertible {
         self.init(host: Self.hostAndPort(failing ?? url), problem: problem, detail: detail)
     }
 
+    /// The TLS failure libcurl's own words name (its error buffer, as the command line's
+    /// transport on Linux reads it), or nil when they name another kind of failure.
+    /// - Parameter url: the URL of the transfer that failed (a redirect's target names its own host).
+    package init?(libcurlMessage detail: String, url: URL) {
+        guard let problem = Self.problem(text: detail) else { return nil }
+        self.init(host: Self.hostAndPort(url), problem: problem, detail: detail)
+    }
+
     /// `host:port`, with the scheme's default port when the URL names none.
     package static func hostAndPort(_ url: URL) -> String {
         let host = url.host ?? "?"

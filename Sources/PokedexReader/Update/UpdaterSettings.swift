@@ -17,6 +17,9 @@ public struct UpdaterSettings: @unchecked Sendable {
     /// The session configuration downloads start from (default: ephemeral, no cache).
     /// The updater copies it and sets its own timeout, cache and encoding rules.
     public var configuration: URLSessionConfiguration?
+    /// What moves the bytes: nil for URLSession (made from ``configuration``). The
+    /// `pokesync` command line sets its own libcurl transport here on Linux.
+    package var transport: (any DownloadTransport)?
 
     /// The slowest average an attempt may keep over ``timeout`` seconds.
     public static let minimumBytesPerSecond = 1_000

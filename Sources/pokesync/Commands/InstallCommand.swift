@@ -56,6 +56,7 @@ struct InstallCommand {
         var settings = UpdaterSettings()
         let range = Int(UpdaterSettings.timeoutRange.lowerBound)...Int(UpdaterSettings.timeoutRange.upperBound)
         if let timeout = try arguments.integer("timeout", in: range) { settings.timeout = TimeInterval(timeout) }
+        Self.useOwnTransport(&settings)
         let result: UpdateResult
         do {
             result = try await Updater(folder: folder, settings: settings).update(from: source,
@@ -69,6 +70,20 @@ struct InstallCommand {
         if onTerminal { standardError("\r\u{1B}[K") }
         print(Self.summary(result))
         return .success
+    }
+
+    /// Every request says pokesync's name and version. On Linux the downloads go through
+    /// pokesync's libcurl transport, whose cancel and caps stop a transfer at once
+    /// (FoundationNetworking's do not); elsewhere through URLSession.
+    static func useOwnTransport(_ settings: inout UpdaterSettings) {
+        let userAgent = PokeSync.userAgent(contact: nil)
+        #if os(Linux)
+        settings.transport = CurlDownloadTransport(userAgent: userAgent)
+        #else
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["User-Agent": userAgent]
+        settings.configuration = configuration
+        #endif
     }
 
     static func describe(_ step: UpdateProgress) -> String {

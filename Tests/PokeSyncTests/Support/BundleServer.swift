@@ -59,6 +59,15 @@ final class BundleServer: Sendable {
         }
     }
 
+    /// The User-Agent of every request so far, in order.
+    func userAgents() -> [String] {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map {
+            let parts = $0.split(separator: "\t", omittingEmptySubsequences: false)
+            return parts.count > 2 ? String(parts[2]) : ""
+        }
+    }
+
     func stop() {
         kill(pid, SIGKILL)
         try? FileManager.default.removeItem(at: folder)

@@ -12,6 +12,23 @@ enum HostileMode: String, Sendable {
     case trickle
     /// Accepts every connection and never answers.
     case silent
+    /// pokemon/1 and /index.json are chunked 200s that never end.
+    case endless
+    /// pokemon 1 to 8 are valid and name a sprite and a cry each; every sprite and cry
+    /// (and /index.json) is a chunked 200 that never ends.
+    case endlessFiles = "endless-files"
+}
+
+/// What the hostile server counted of its hostile bodies (its `--stats-file`).
+struct HostileStats: Decodable, Sendable {
+    /// Hostile bodies started.
+    var bodies: Int
+    /// Hostile bodies still being written.
+    var streaming: Int
+    /// The most bytes written of one body (so far, for one still streaming).
+    var largest: Int
+    /// Bytes written of each finished body.
+    var sent: [Int]
 }
 
 /// The hostile stand-in running as a child process on 127.0.0.1 (a ``ScriptServer``:
@@ -25,6 +42,13 @@ final class HostileServer: Sendable {
     let baseURL: URL
     /// `http://127.0.0.1:PORT/PokeAPI/sprites/master/`, the `--sprite-source` for pokesync.
     let spriteBaseURL: URL
+    /// `http://127.0.0.1:PORT/PokeAPI/cries/main/`, the `--cry-source` for pokesync.
+    var cryBaseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/PokeAPI/cries/main/")! }
+    /// `http://127.0.0.1:PORT/index.json`, an `install --from` (endless in the endless modes).
+    var indexURL: URL { URL(string: "http://127.0.0.1:\(server.port)/index.json")! }
+
+    /// What the server counted of its hostile bodies so far.
+    func stats() throws -> HostileStats { try server.stats(HostileStats.self) }
 
     private init(server: ScriptServer) {
         self.server = server
@@ -37,7 +61,7 @@ final class HostileServer: Sendable {
     /// - Throws: `StandInServerError` when Python cannot be found, or the server exits early
     ///   or does not listen in time (with what it wrote to standard error).
     static func start(_ mode: HostileMode, size: Int? = nil) async throws -> HostileServer {
-        HostileServer(server: try await ScriptServer.start("hostile_server.py", writesStats: false) { _ in
+        HostileServer(server: try await ScriptServer.start("hostile_server.py") { _ in
             ["--mode", mode.rawValue, "--quiet"] + (size.map { ["--size", String($0)] } ?? [])
         })
     }

@@ -141,9 +141,12 @@ struct ProxyStandIn: Sendable {
 }
 
 /// Starts a forward proxy, runs `body` with it, and stops it afterwards, also when `body` throws.
-func withProxyStandIn<Result>(isolation: isolated (any Actor)? = #isolation,
+/// - Parameter refusing: a status (407, 403) the proxy answers every request with.
+func withProxyStandIn<Result>(refusing: Int? = nil, isolation: isolated (any Actor)? = #isolation,
                               _ body: (ProxyStandIn) async throws -> Result) async throws -> Result {
-    let proxy = ProxyStandIn(server: try await ScriptServer.start("proxy_server.py") { _ in [] })
+    let proxy = ProxyStandIn(server: try await ScriptServer.start("proxy_server.py") { _ in
+        refusing.map { ["--refuse", String($0)] } ?? []
+    })
     defer { proxy.server.stop() }
     return try await body(proxy)
 }

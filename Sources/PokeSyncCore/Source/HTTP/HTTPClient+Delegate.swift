@@ -1,9 +1,10 @@
 import Foundation
+import PokedexReader
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The URLSession delegate behind ``HTTPClient``: accumulates each task's body,
+/// The URLSession delegate behind ``URLSessionHTTPTransport`` (Apple platforms): accumulates each task's body,
 /// stops a body at the size cap, stops a task at its deadline, vets redirects, and
 /// completes each awaiting continuation exactly once.
 ///
@@ -16,6 +17,8 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     // marked Sendable; the rest is read and written under the lock only.
     private struct Transfer: @unchecked Sendable {
         let url: URL
+        /// The largest (decoded) body accepted.
+        let cap: Int
         let task: URLSessionTask
         let continuation: CheckedContinuation<HTTPResponse, any Error>
         /// When the attempt must be over (`DispatchTime` uptime, nanoseconds).
@@ -30,10 +33,9 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var failure: HTTPError?
     }
 
-    static let maxRedirects = 5
+    static let maxRedirects = HTTPClient.maxRedirects
 
     private let transfers = Locked<[Int: Transfer]>([:])
-    private let maxBodyBytes: Int
     private let allowRedirect: @Sendable (URL) -> Bool
 
     /// One timer for all transfers, checking their deadlines a few times a second.
@@ -46,9 +48,8 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// - Parameter sweepInterval: how often deadlines are checked; an attempt ends at most
     ///   this much after its deadline.
-    init(maxBodyBytes: Int, allowRedirect: @escaping @Sendable (URL) -> Bool,
+    init(allowRedirect: @escaping @Sendable (URL) -> Bool,
          sweepInterval: DispatchTimeInterval = .milliseconds(250)) {
-        self.maxBodyBytes = maxBodyBytes
         self.allowRedirect = allowRedirect
         sweeper = DispatchSource.makeTimerSource(queue: .global())
         super.init()
@@ -67,12 +68,12 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// - Parameter deadline: seconds the whole attempt may take, headers and body: the
     ///   session's timeout only notices silence, and a server trickling a byte a second
     ///   would hold the task for ever. Then the task fails as a retryable timeout.
-    func start(_ task: URLSessionDataTask, url: URL, deadline: Int,
+    func start(_ task: URLSessionDataTask, url: URL, cap: Int, deadline: Int,
                continuation: CheckedContinuation<HTTPResponse, any Error>) {
         let id = task.taskIdentifier
         let due = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(deadline, 0)) &* 1_000_000_000
         transfers.withLock {
-            $0[id] = Transfer(url: url, task: task, continuation: continuation, deadline: due,
+            $0[id] = Transfer(url: url, cap: cap, task: task, continuation: continuation, deadline: due,
                               deadlineSeconds: deadline)
         }
         task.resume()
@@ -105,17 +106,17 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
-        let url = transfers.withLock { transfers -> URL? in
+        let (url, cap) = transfers.withLock { transfers -> (URL?, Int) in
             transfers[dataTask.taskIdentifier]?.response = http
             transfers[dataTask.taskIdentifier]?.body = Data()
-            return transfers[dataTask.taskIdentifier]?.url
+            return (transfers[dataTask.taskIdentifier]?.url, transfers[dataTask.taskIdentifier]?.cap ?? 0)
         }
         // With gzip, expectedContentLength is the compressed size: only an
         // uncompressed length says for sure the decoded body is over the cap.
         let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
-        if let url, encoding == "identity", response.expectedContentLength > Int64(maxBodyBytes) {
+        if let url, encoding == "identity", response.expectedContentLength > Int64(cap) {
             // FoundationNetworking ignores the `.cancel` disposition: stop the task for real.
-            stop(dataTask, because: .bodyTooLarge(url: url, limit: maxBodyBytes))
+            stop(dataTask, because: .bodyTooLarge(url: url, limit: cap))
             completionHandler(.cancel)
             return
         }
@@ -124,15 +125,15 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let overflow = transfers.withLock { transfers -> URL? in
-            guard let url = transfers[id]?.url, let received = transfers[id]?.body.count,
+        let overflow = transfers.withLock { transfers -> (URL, Int)? in
+            guard let url = transfers[id]?.url, let cap = transfers[id]?.cap, let received = transfers[id]?.body.count,
                   transfers[id]?.failure == nil else { return nil }
-            guard received + data.count <= maxBodyBytes else { return url }
+            guard received + data.count <= cap else { return (url, cap) }
             transfers[id]?.body.append(data)  // in place: no copy of the body so far
             return nil
         }
-        if let url = overflow {
-            stop(dataTask, because: .bodyTooLarge(url: url, limit: maxBodyBytes))
+        if let (url, cap) = overflow {
+            stop(dataTask, because: .bodyTooLarge(url: url, limit: cap))
         }
     }
 
@@ -210,11 +211,6 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Same scheme, host and port: PokeAPI's 301 to the slashed path stays within it.
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && effectivePort(a) == effectivePort(b)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        RedirectRule.sameOrigin(a, b)
     }
 }

@@ -120,43 +120,32 @@ package struct HTTPStatistics: Sendable, Equatable {
     package init() {}
 }
 
-/// A GET-only HTTP client over one URLSession: retries with backoff, a body
-/// cap, vetted redirects and an optional request-rate cap shared by all requests.
+/// A GET-only HTTP client: retries with backoff, a body cap, vetted redirects and an
+/// optional request-rate cap shared by all requests.
+///
+/// The exchanges go through libcurl itself on Linux (``CurlDriver``: a body past its cap
+/// or a cancelled request stops being read at once) and through one URLSession on Apple
+/// platforms; everything else (retries, rate, TLS gate, counters) is the same code.
 package final class HTTPClient: Sendable {
+    /// Redirect hops followed before the request fails as a loop.
+    static let maxRedirects = 5
+
     /// What this client was made with.
     package let configuration: HTTPClientConfiguration
-    private let session: URLSession
-    private let delegate: HTTPSessionDelegate
+    private let transport: any HTTPTransport
     private let rateLimiter: RateLimiter?
     private let counters = Locked(HTTPStatistics())
     /// The first request to an https origin goes alone (``TLSGate`` says why).
     private let tlsGate = TLSGate()
     private let invalidated = Locked(false)
 
-    /// Creates the client and its URLSession (ephemeral, no URL cache).
+    /// Creates the client and its transport (no cache, no cookies, keep-alive for the run).
     package init(configuration: HTTPClientConfiguration) {
         self.configuration = configuration
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.urlCache = nil  // Linux's URLCache stores nothing anyway
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
-        sessionConfiguration.timeoutIntervalForRequest = TimeInterval(configuration.timeout)
-        // No cookies: PokeAPI sets none, and FoundationNetworking otherwise decodes every
-        // header line of every response as a String to look for them (a few % of a crawl's CPU).
-        sessionConfiguration.httpCookieAcceptPolicy = .never
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpAdditionalHeaders = [
-            "User-Agent": configuration.userAgent, "Accept": "application/json",
-        ]
-        delegate = HTTPSessionDelegate(maxBodyBytes: configuration.maxBodyBytes,
-                                       allowRedirect: configuration.allowRedirect)
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate,
-                             delegateQueue: InlineDelegateQueue(name: "pokesync.http.delegate"))
-        #if canImport(FoundationNetworking)
-        // Keep-alive connections stay open for the run (ConnectionCache says why): room for
-        // the cap on a few hosts (the API, a sprite host).
-        ConnectionCache.keep(4 * configuration.maxConnectionsPerHost, for: session)
+        #if os(Linux)
+        transport = CurlHTTPTransport(configuration: configuration)
+        #else
+        transport = URLSessionHTTPTransport(configuration: configuration)
         #endif
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
@@ -170,12 +159,12 @@ package final class HTTPClient: Sendable {
         counters.withLock { $0 }
     }
 
-    /// Finishes the URLSession: requests in flight complete; later requests fail
+    /// Finishes the transport: requests in flight complete; later requests fail
     /// with a non-retryable ``HTTPError/transport(url:code:message:attempts:)``.
     /// Do not call it while other tasks may still start requests.
     package func invalidate() {
         if !invalidated.withLock({ wasInvalidated in defer { wasInvalidated = true }; return wasInvalidated }) {
-            session.finishTasksAndInvalidate()
+            transport.invalidate()
         }
     }
 
@@ -187,28 +176,24 @@ package final class HTTPClient: Sendable {
     /// - Throws: ``HTTPError/transport(url:code:message:attempts:)`` when the exchange
     ///   fails or the client was invalidated, ``HTTPError/tls(url:failure:)`` when the
     ///   origin's TLS handshake fails (or failed for an earlier request), ``HTTPError/bodyTooLarge(url:limit:)``,
-    ///   ``HTTPError/redirectRefused(from:to:)``, and `CancellationError` when the
+    ///   ``HTTPError/redirectRefused(from:to:)``, ``HTTPError/proxyRefused(url:proxy:status:)``, and `CancellationError` when the
     ///   awaiting task is cancelled (the request is cancelled with it).
-    package func send(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPResponse {
+    /// - Parameter maxBodyBytes: this request's cap, below the configuration's (a linked
+    ///   file's own limit); nil for the configuration's.
+    package func send(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil) async throws -> HTTPResponse {
         try await rateLimiter?.acquire()
         try Task.checkCancellation()
         // A task of an invalidated session is never started nor completed: fail instead of hanging.
         guard !invalidated.withLock({ $0 }) else {
             throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: "HTTP client already invalidated")
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                 timeoutInterval: TimeInterval(configuration.timeout))
-        request.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        for (name, value) in headers {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
         let first = try await tlsGate.enter(url)
         var outcome = TLSGate.Outcome.otherwise
         defer { if first { tlsGate.settle(url, as: outcome) } }
         counters.withLock { $0.requestsSent += 1 }
         do {
-            let response = try await perform(request, url: url)
+            let cap = min(maxBodyBytes ?? configuration.maxBodyBytes, configuration.maxBodyBytes)
+            let response = try await transport.exchange(url, headers: headers, cap: cap)
             counters.withLock {
                 $0.bodyBytesReceived += response.body.count
                 $0.responsesByStatus[response.status, default: 0] += 1
@@ -217,6 +202,9 @@ package final class HTTPClient: Sendable {
         } catch let error as HTTPError {
             // A redirect's target failing with its own certificate says nothing of this origin's.
             if case .tls(_, let failure) = error, failure.host == TLSFailure.hostAndPort(url) { outcome = .tlsFailed(error) }
+            // A proxy that refuses the tunnel to this origin refuses every request to it alike:
+            // the gate fails those waiting and those after without asking the proxy again.
+            if case .proxyRefused = error { outcome = .tlsFailed(error) }
             counters.withLock { $0.failures += 1 }
             throw error
         }
@@ -234,7 +222,7 @@ package final class HTTPClient: Sendable {
     /// - Throws: the last retryable ``HTTPError`` once `maxAttempts` are spent
     ///   (``HTTPError/status(url:status:attempts:)`` for a 5xx or 429), any
     ///   non-retryable error at once, `CancellationError` when cancelled.
-    package func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:],
+    package func fetch<T: Sendable>(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil,
                                    validate: @Sendable (HTTPResponse) throws -> T) async throws -> T {
         let policy = configuration.retry
         var attempt = 0
@@ -244,7 +232,7 @@ package final class HTTPClient: Sendable {
             let failure: HTTPError
             var retryAfter: Duration?
             do {
-                let response = try await send(url, headers: headers)
+                let response = try await send(url, headers: headers, maxBodyBytes: maxBodyBytes)
                 if response.status == 429 || (500...599).contains(response.status) {
                     failure = .status(url: url, status: response.status)
                     retryAfter = response.header("retry-after").flatMap { RetryPolicy.retryAfter(from: $0) }
@@ -257,44 +245,6 @@ package final class HTTPClient: Sendable {
             guard attempt < policy.maxAttempts else { throw failure.afterAttempts(attempt) }
             counters.withLock { $0.retries += 1 }
             try await Task.sleep(for: policy.delay(forAttempt: attempt, retryAfter: retryAfter))
-        }
-    }
-
-    /// Where one attempt's data task stands, for the cancellation handler.
-    private enum TaskState: Sendable {
-        case pending
-        case running(URLSessionDataTask)
-        case cancelled
-    }
-
-    /// Runs one data task through the delegate; cancelling the awaiting task cancels it.
-    private func perform(_ request: URLRequest, url: URL) async throws -> HTTPResponse {
-        let state = Locked(TaskState.pending)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let started = state.withLock { state -> Bool in
-                    guard case .pending = state else { return false }
-                    let task = session.dataTask(with: request)
-                    // Resumed under the lock: the cancellation handler then only ever
-                    // meets a running task (cancelling a suspended one may never complete).
-                    delegate.start(task, url: url, deadline: configuration.attemptDeadline, continuation: continuation)
-                    state = .running(task)
-                    return true
-                }
-                if !started {
-                    continuation.resume(throwing: CancellationError())  // cancelled first: nothing sent
-                }
-            }
-        } onCancel: {
-            let running = state.withLock { state -> URLSessionDataTask? in
-                defer { state = .cancelled }
-                if case .running(let task) = state { return task }
-                return nil
-            }
-            // Not here: this handler runs under the Swift task's status lock, and cancel()
-            // waits for libcurl's work queue, which may be resuming this very task from a
-            // delegate callback (InlineDelegateQueue runs them there) and waiting for that lock.
-            running?.cancelLater()
         }
     }
 }

@@ -18,9 +18,14 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     case status(url: URL, status: Int, attempts: Int = 1)
     /// The body grew past the configured cap; the transfer was stopped there.
     case bodyTooLarge(url: URL, limit: Int)
-    /// A redirect pointed somewhere the configuration does not allow; the new
-    /// location was not contacted.
+    /// A redirect pointed somewhere the configuration does not allow (another scheme,
+    /// such as `file:`, or another host or port off the allow-list); the new location was
+    /// not contacted.
     case redirectRefused(from: URL, to: URL)
+    /// The proxy (`https_proxy`, `http_proxy`) refused the request itself: 407 (it wants
+    /// credentials) or 403 (it does not allow this host). Never retried: the same proxy
+    /// answers the same; `proxy` names it as ``ProxyEnvironment/Proxy/name`` does.
+    case proxyRefused(url: URL, proxy: String, status: Int)
     /// The TLS handshake with the server failed: its certificate is not trusted, is for
     /// another name or out of date, or no protocol or cipher is shared. Never retried (the
     /// same certificate comes back), and fatal to a crawl: the line says what to do.
@@ -39,7 +44,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
             return status == 429 || (500...599).contains(status)
         case .invalidBody:
             return true
-        case .bodyTooLarge, .redirectRefused, .tls:
+        case .bodyTooLarge, .redirectRefused, .tls, .proxyRefused:
             return false
         }
     }
@@ -48,7 +53,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     package var url: URL {
         switch self {
         case .transport(let url, _, _, _), .status(let url, _, _), .bodyTooLarge(let url, _),
-             .invalidBody(let url, _), .tls(let url, _):
+             .invalidBody(let url, _), .tls(let url, _), .proxyRefused(let url, _, _):
             return url
         case .redirectRefused(let from, _):
             return from
@@ -66,11 +71,16 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         case .bodyTooLarge(let url, let limit):
             return "GET \(url.absoluteString): body larger than \(limit) bytes, refused"
         case .redirectRefused(let from, let to):
-            return "GET \(from.absoluteString): redirect to \(to.absoluteString) refused"
+            return "GET \(from.absoluteString): \(RedirectRule.refusal(from: from, to: to))"
         case .invalidBody(let url, let reason):
             return "GET \(url.absoluteString): invalid body: \(reason)"
         case .tls(let url, let failure):
             return "GET \(url.absoluteString): \(failure)"
+        case .proxyRefused(let url, let proxy, let status):
+            let what = status == 407 ? "407 Proxy Authentication Required" : status == 403 ? "403 Forbidden" : "\(status)"
+            let remedy = status == 407 ? "give the proxy's user and password in the variable (http://user:password@host:port)"
+                : "the proxy does not let this host through: ask its operator, or name the host in no_proxy"
+            return "GET \(url.absoluteString): the proxy \(proxy) refused the request: HTTP \(what); not retried; \(remedy)"
         }
     }
 

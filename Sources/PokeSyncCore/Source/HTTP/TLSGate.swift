@@ -32,7 +32,7 @@ final class TLSGate: Sendable {
 
     /// How a request ended, for ``settle(_:as:)``.
     enum Outcome {
-        /// The origin's own TLS handshake failed with this.
+        /// The origin's own TLS handshake failed with this, or the proxy refused the tunnel to it.
         case tlsFailed(HTTPError)
         /// A response, or a failure that says nothing against the origin's certificate.
         case otherwise

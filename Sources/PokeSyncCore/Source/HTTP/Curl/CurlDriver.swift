@@ -1,0 +1,151 @@
+#if os(Linux)
+import CCurl
+import Foundation
+
+/// One thread that runs every transfer of one libcurl multi handle: the HTTP transport of
+/// the command line on Linux (the crawler's ``HTTPClient`` and `install`'s downloads).
+///
+/// Why libcurl itself and not URLSession: FoundationNetworking's cancel is asynchronous and
+/// does not stop the transfer (a refused endless body was read on to the server's end, a
+/// refused gzip bomb kept inflating), and it traps when a cancel overtakes a completion.
+/// Here every decision is made on this one thread: a body callback that refuses a piece
+/// (a cap, a stop) ends the transfer inside that very call, and a cancellation is a
+/// command this thread applies between two rounds of `curl_multi_perform` by removing the
+/// handle, which closes its connection at once. A cancel and a completion are two commands
+/// in one queue, never a race: whichever this thread sees first wins, and the other finds
+/// nothing to do.
+///
+/// One multi handle holds the connection cache (keep-alive, TLS sessions, HTTP/2
+/// multiplexing) for all its transfers, so requests reuse connections across the run.
+///
+/// `@unchecked Sendable`: `commands`, `stopping` and `exited` are read and written under
+/// `lock`; `active` and the multi handle are touched by the driver thread only.
+final class CurlDriver: @unchecked Sendable {
+    private enum Command {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var commands: [Command] = []
+    private var stopping = false
+    private var exited = false
+    /// Driver thread only: the transfers added to the multi handle, by easy handle.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    /// libcurl's global state is set up once per process, before any handle is made.
+    private static let globalSetUp: Void = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
+
+    /// - Parameters:
+    ///   - maxConnections: idle connections the cache keeps open between transfers
+    ///     (`CURLMOPT_MAXCONNECTS`); libcurl's default closes them as soon as few transfers run.
+    ///   - name: the thread's name, for debuggers.
+    init(maxConnections: Int, name: String) {
+        _ = Self.globalSetUp
+        multi = curl_multi_init()
+        _ = pokesync_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maxConnections))
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Runs `transfer` to its end and returns how it ended.
+    /// - Throws: `CancellationError` when the awaiting task is cancelled (the transfer is
+    ///   removed at once, its connection closed), or ``CurlDriver/Stopped`` after ``stop()``.
+    func perform(_ transfer: CurlTransfer) async throws -> CurlOutcome {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation  // handed to the driver thread by the lock below
+                submit(.start(transfer))
+            }
+        } onCancel: {
+            submit(.cancel(transfer))
+        }
+    }
+
+    /// Lets the transfers in flight finish, then ends the thread; later transfers fail with ``Stopped``.
+    func stop() {
+        lock.withLock { stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    /// What a transfer submitted after ``stop()`` fails with.
+    struct Stopped: Error {}
+
+    private func submit(_ command: Command) {
+        let accepted = lock.withLock { () -> Bool in
+            guard !exited else { return false }
+            commands.append(command)
+            return true
+        }
+        if accepted {
+            curl_multi_wakeup(multi)
+        } else if case .start(let transfer) = command {
+            transfer.finish(.failure(Stopped()))
+        }
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (batch, stop) = lock.withLock { () -> ([Command], Bool) in
+                defer { commands.removeAll(keepingCapacity: true) }
+                return (commands, stopping)
+            }
+            for command in batch { apply(command) }
+            if stop, active.isEmpty { break }
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            // Returns early on socket activity, on libcurl's own timers, or on a wakeup
+            // (a new command); a second at most otherwise.
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        let late = lock.withLock { () -> [Command] in
+            exited = true
+            defer { commands.removeAll() }
+            return commands
+        }
+        for case .start(let transfer) in late { transfer.finish(.failure(Stopped())) }
+        curl_multi_cleanup(multi)
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .start(let transfer):
+            guard !transfer.cancelRequested else {
+                transfer.finish(.failure(CancellationError()))  // cancelled before it was sent
+                return
+            }
+            let code = curl_multi_add_handle(multi, transfer.handle)
+            guard code == CURLM_OK else {
+                transfer.finish(.success(transfer.outcome(code: CURLE_FAILED_INIT)))
+                return
+            }
+            transfer.started = true
+            active[transfer.handle] = transfer
+        case .cancel(let transfer):
+            if active.removeValue(forKey: transfer.handle) != nil {
+                curl_multi_remove_handle(multi, transfer.handle)
+                transfer.finish(.failure(CancellationError()))
+            } else if !transfer.started {
+                transfer.cancelRequested = true  // its start is still to come in this queue
+            }
+            // Otherwise it has already finished: nothing to cancel.
+        }
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let transfer = active.removeValue(forKey: handle) else { continue }
+            let code = pokesync_message_result(message)
+            curl_multi_remove_handle(multi, handle)
+            transfer.finish(.success(transfer.outcome(code: code)))
+        }
+    }
+}
+#endif
