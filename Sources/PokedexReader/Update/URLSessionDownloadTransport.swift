@@ -125,7 +125,7 @@ private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unche
             completionHandler(.allow)
         } else {
             completionHandler(.cancel)
-            // FoundationNetworking ignores the `.cancel` disposition (PLATFORM.md): finish
+            // FoundationNetworking ignores the `.cancel` disposition (libcurl goes on): finish
             // cancels the task for real, off this queue, which the cancel may wait for.
             finish(.success(()))
         }
