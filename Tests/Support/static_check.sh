@@ -6,6 +6,7 @@ set -eu
 bin=${1:?usage: static_check.sh BINARY}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+[ "$(basename "$toolchain")" = usr ] && toolchain=$(dirname "$toolchain")
 echo "ldd $bin (toolchain: $toolchain):"
 ldd "$bin" | sed 's/^/  /'
 if ldd "$bin" | grep -F "$toolchain/" >/dev/null || ldd "$bin" | grep -q 'not found'; then
