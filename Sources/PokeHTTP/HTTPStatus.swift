@@ -1,8 +1,8 @@
 /// A status `serve` answers with, named, with its reason phrase (RFC 9110, 15): only
 /// these exist, so every status line has its own phrase.
 package struct HTTPStatus: Equatable, Sendable, CustomStringConvertible {
-    package let code: Int
-    package let reason: String
+    let code: Int
+    let reason: String
 
     private init(_ code: Int, _ reason: String) {
         self.code = code
@@ -19,11 +19,11 @@ package struct HTTPStatus: Equatable, Sendable, CustomStringConvertible {
     package static let badRequest = HTTPStatus(400, "Bad Request")
     package static let notFound = HTTPStatus(404, "Not Found")
     package static let methodNotAllowed = HTTPStatus(405, "Method Not Allowed")
-    package static let uriTooLong = HTTPStatus(414, "URI Too Long")
-    package static let headerFieldsTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
+    static let uriTooLong = HTTPStatus(414, "URI Too Long")
+    static let headerFieldsTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     package static let internalServerError = HTTPStatus(500, "Internal Server Error")
     package static let serviceUnavailable = HTTPStatus(503, "Service Unavailable")
-    package static let httpVersionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
+    static let httpVersionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
 
     /// Whether a reply with this status has no body and no `Content-Length` (204, 304).
     var hasNoContent: Bool { self == .noContent || self == .notModified }

@@ -11,15 +11,15 @@ import Darwin
 /// (`Content-Length`, `Date`, `Server`, `Connection`); the connection writes head and body
 /// with one `writev`.
 package struct Reply {
-    package var status: HTTPStatus
+    var status: HTTPStatus
     /// Headers in the order written; names as they should appear.
-    package var headers: [(String, String)]
+    var headers: [(String, String)]
     /// The body a GET gets (a HEAD or a 304 sends its length, or nothing, but not the bytes).
-    package var body: ByteBuffer
+    var body: ByteBuffer
     /// False for HEAD and 304: the head only.
-    package var sendsBody = true
+    var sendsBody = true
     /// The connection closes after this reply.
-    package var closes = false
+    var closes = false
     /// What kind of request this answers, as the metrics count it (`document`, `list`...):
     /// a short name the responder picks; the HTTP layer only carries it.
     package var route = "other"
@@ -41,7 +41,7 @@ package struct Reply {
     }
 
     /// The value of the header `name` (as the reply names it), or nil.
-    package func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
+    func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
 
     /// Sets the header `name` to `value`, where it is, or at the end.
     package mutating func setHeader(_ name: String, _ value: String) {

@@ -9,21 +9,21 @@ package struct RequestHead: Sendable, Equatable {
     /// What follows `?`, as sent; nil when there is no `?`.
     package var query: String?
     /// 0 for HTTP/1.0, 1 for HTTP/1.1 (and any later 1.x).
-    package var minorVersion: Int
+    var minorVersion: Int
     /// Whether the client wants the connection kept after this response.
-    package var keepAlive: Bool
+    var keepAlive: Bool
     package var ifNoneMatch: String?
     package var acceptEncoding: String?
     /// The request announces a body (`Content-Length` above 0): it is not read, so the
     /// connection is closed after the response.
-    package var hasBody: Bool
+    var hasBody: Bool
     /// `Origin`, `Access-Control-Request-Method` and `-Headers`: what a CORS preflight sends.
     package var origin: String? = nil
     package var corsMethod: String? = nil
     package var corsHeaders: String? = nil
     /// `Referer` and `User-Agent`: only the access log writes them.
-    package var referer: String? = nil
-    package var userAgent: String? = nil
+    var referer: String? = nil
+    var userAgent: String? = nil
 
     package var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
     package var isHead: Bool { method == "HEAD" }
