@@ -16,7 +16,9 @@ import PackageDescription
 //                       the updater. Depends on nothing but the three above and Foundation.
 //   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer; its API
 //                       is `package` (the command line and the tests are its only users)
-//   PokeServe           `pokesync serve`: a read-only PokeAPI over the latest version (HTTP/, API/)
+//   PokeHTTP            serve's HTTP/1.1 server: sockets, poller, workers, connections, head
+//                       parsing, replies, access log. Knows nothing of the PokeAPI.
+//   PokeServe           `pokesync serve`: a read-only PokeAPI over the latest version, on PokeHTTP
 //   pokesync            the command line
 //   pokedex-bench       `make bench`'s measure of the reader (not a product)
 let package = Package(
@@ -45,15 +47,17 @@ let package = Package(
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib",
                                                      .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
-        // `pokesync serve`: the HTTP server (HTTP/) and the PokeAPI routes over a version (API/).
+        // `pokesync serve`: the HTTP server on its own (PokeHTTP: sockets and HTTP only, none of
+        // the mirror), and the PokeAPI routes over a version on top of it (PokeServe).
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
-        .target(name: "PokeServe", dependencies: ["PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
+        .target(name: "PokeHTTP", dependencies: ["CPoll"]),
+        .target(name: "PokeServe", dependencies: ["PokeHTTP", "PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
         .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.
         .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite"]),
-        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokeServe", "PokedexReader", "pokesync"]),
+        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokeHTTP", "PokeServe", "PokedexReader", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]
 )

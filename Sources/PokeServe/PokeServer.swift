@@ -2,6 +2,7 @@
 import CPoll
 #endif
 import Foundation
+import PokeHTTP
 import PokeSyncCore
 
 /// `pokesync serve`'s settings.
@@ -60,13 +61,14 @@ package enum PokeServer {
     /// Serves until SIGTERM or SIGINT, then finishes the replies in flight and returns.
     /// - Parameter announce: called once listening, with the line to print.
     /// - Throws: `StoreError` when there is no store or it is damaged, `RequestError.noVersions`
-    ///   when nothing is published yet, `ServeError.cannotListen` (69) when the address cannot be bound.
+    ///   when nothing is published yet, `ServeError` when the address cannot be bound (69), the
+    ///   access log cannot be opened or a system call fails (74).
     package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
         tuneMemoryAllocator()
         let board = VersionBoard()
         let keeper = try StoreKeeper(layout: options.layout)
         let first = try keeper.use { store, generation in try board.refresh(store: store, generation: generation) }
-        let listener = try Listener(host: options.host, port: options.port)
+        let listener = try ServeError.mapping { () throws(HTTPServerError) in try Listener(host: options.host, port: options.port) }
         let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
         let cries = options.spriteBase.map { _ in SpriteFiles(root: LinkedTree.cries.folder(options.layout)) }
@@ -76,30 +78,38 @@ package enum PokeServer {
         var limits = options.limits
         // Stalled connections are closed well before new bodies are refused.
         limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
-        let accessLog = try options.accessLog.map { path throws(ServeError) in try AccessLog(path: path) }
+        let accessLog = try ServeError.mapping { () throws(HTTPServerError) in
+            try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path) }
+        }
         // Every answer of the public address, refusals and rejections too, allows any origin.
-        let server = try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog,
-                                    defaultHeaders: [("Access-Control-Allow-Origin", "*")]) {
-            APIResponder(site: site)
+        let server = try ServeError.mapping { () throws(HTTPServerError) in
+            try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog,
+                           defaultHeaders: [("Access-Control-Allow-Origin", "*")]) {
+                APIResponder(site: site)
+            }
         }
         var others: [HTTPServer] = []
         var metricsLine = ""
         if let metricsHost = options.metricsHost {
             // Its own listener and one worker, with small limits: a scraper and a health
             // check, never the public's traffic.
-            let metricsListener = try Listener(host: metricsHost, port: options.metricsPort, backlog: 64)
+            let metricsListener = try ServeError.mapping { () throws(HTTPServerError) in
+                try Listener(host: metricsHost, port: options.metricsPort, backlog: 64)
+            }
             var metricsLimits = HTTPLimits()
             metricsLimits.connections = 64
             metricsLimits.connectionsPerAddress = 64
-            others.append(try HTTPServer(listener: metricsListener, limits: metricsLimits, workerCount: 1) { [server] in
-                OperationsResponder(site: site, traffic: { server.traffic() })
+            others.append(try ServeError.mapping { () throws(HTTPServerError) in
+                try HTTPServer(listener: metricsListener, limits: metricsLimits, workerCount: 1) { [server] in
+                    OperationsResponder(site: site, traffic: { server.traffic() })
+                }
             })
             metricsLine = "; metrics at http://\(metricsListener.boundAddress)/metrics"
         }
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
         announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)\(APIShape.rootPath)"
                  + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/")\(metricsLine))")
-        guard server.run(alongside: others) else { throw ServeError.system("starting a worker", EIO) }
+        guard server.run(alongside: others) else { throw ServeError(.system("starting a worker", EIO)) }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeHTTP
 import PokeSyncCore
 
 /// What every worker's responder shares: the served form, the body cache, the version

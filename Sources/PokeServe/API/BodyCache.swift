@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeHTTP
 import PokeSyncCore
 
 /// A body as served: the bytes, gzip'd once (when that is smaller), and its entity tags.

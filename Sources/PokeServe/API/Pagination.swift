@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeSyncCore
 
 /// `?limit=L&offset=O` as Django REST framework's LimitOffsetPagination reads and
@@ -144,4 +145,11 @@ func percentDecoded(_ text: some StringProtocol) -> String? {
         bytes.append(high << 4 | low)
     }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+extension Substring {
+    /// Trimmed of ASCII white space (what Python's `int()` allows around digits).
+    var trimmingWhitespace: Substring {
+        trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
+    }
 }

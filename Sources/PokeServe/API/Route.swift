@@ -1,3 +1,4 @@
+import PokeHTTP
 import PokeSyncCore
 
 /// What one request asks for, parsed from its method, path, query and CORS headers

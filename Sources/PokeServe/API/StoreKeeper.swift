@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeSQLite
 import PokeSyncCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 
 /// What `--metrics-listen` answers, on its own address (never the public one): `/metrics`,
 /// the server's counters in Prometheus' text format, and `/healthz`, whether the store

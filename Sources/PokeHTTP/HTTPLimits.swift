@@ -1,6 +1,6 @@
 /// What `serve` accepts from a client and how long it waits: every bound that keeps a
 /// client (slow, huge or hostile) from holding memory, descriptors or a worker.
-struct HTTPLimits: Sendable {
+package struct HTTPLimits: Sendable {
     /// The request line, its CRLF not included: a longer one is answered 414 (nginx's
     /// default `large_client_header_buffers` is 8 kB).
     var requestLine = 8 * 1024
@@ -11,7 +11,7 @@ struct HTTPLimits: Sendable {
     var headerFields = 100
     /// From the first byte of a request to the end of its head; a client slower than
     /// that is dropped (nginx's `client_header_timeout`), also one that connects and sends nothing.
-    var headSeconds = 10.0
+    package var headSeconds = 10.0
     /// At the connection cap, a head (a first one included: a client that connected and has
     /// sent nothing) is closed to make room only once it has been arriving this long: a
     /// client just accepted, its request on its way, is never the one closed.
@@ -24,10 +24,10 @@ struct HTTPLimits: Sendable {
     var stalledWriteSeconds = 30.0
     /// Open client connections; at the cap idle ones are closed to make room, and when
     /// none is idle new ones wait in the kernel's backlog.
-    var connections = 1024
+    package var connections = 1024
     /// Open connections from one client address; more are answered 503 and closed.
     /// Behind a reverse proxy (every connection from one address) it is raised to `connections`.
-    var connectionsPerAddress = 256
+    package var connectionsPerAddress = 256
     /// Requests of one connection answered before it is closed (a bound on how long one
     /// client keeps a worker's slot; clients reconnect).
     var requestsPerConnection = 10_000
@@ -44,11 +44,14 @@ struct HTTPLimits: Sendable {
     /// Past this many bytes of bodies alive (`ByteBuffer.liveBytes`), each worker closes its
     /// connections whose replies have made no progress for `shedAfterSeconds`, longest
     /// stalled first, until back under it: memory goes to clients that read.
-    var shedBytes = Int.max
+    package var shedBytes = Int.max
     var shedAfterSeconds = 1.0
     /// The most time a worker spends on ready connections before it looks at new ones and
     /// the rest again (each connection's own share is `requestsPerTurn` and `queuedReplyBytes`).
     var turnSeconds = 0.05
     /// On SIGTERM, how long responses in flight may take to finish.
     var drainSeconds = 10.0
+
+    /// The defaults above.
+    package init() {}
 }

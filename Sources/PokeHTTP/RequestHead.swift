@@ -1,32 +1,32 @@
 /// One request's head as `serve` needs it: the method, the path and query as sent, and
 /// the few headers it acts on. Everything else a client sends is read past, within the
 /// bounds of ``HTTPLimits``.
-struct RequestHead: Sendable, Equatable {
+package struct RequestHead: Sendable, Equatable {
     /// The method token as sent (`GET`, `HEAD`, `POST`...).
-    var method: String
+    package var method: String
     /// The path as sent, still percent-encoded, without the query.
-    var path: String
+    package var path: String
     /// What follows `?`, as sent; nil when there is no `?`.
-    var query: String?
+    package var query: String?
     /// 0 for HTTP/1.0, 1 for HTTP/1.1 (and any later 1.x).
     var minorVersion: Int
     /// Whether the client wants the connection kept after this response.
     var keepAlive: Bool
-    var ifNoneMatch: String?
-    var acceptEncoding: String?
+    package var ifNoneMatch: String?
+    package var acceptEncoding: String?
     /// The request announces a body (`Content-Length` above 0): it is not read, so the
     /// connection is closed after the response.
     var hasBody: Bool
     /// `Origin`, `Access-Control-Request-Method` and `-Headers`: what a CORS preflight sends.
-    var origin: String? = nil
-    var corsMethod: String? = nil
-    var corsHeaders: String? = nil
+    package var origin: String? = nil
+    package var corsMethod: String? = nil
+    package var corsHeaders: String? = nil
     /// `Referer` and `User-Agent`: only the access log writes them.
     var referer: String? = nil
     var userAgent: String? = nil
 
-    var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
-    var isHead: Bool { method == "HEAD" }
+    package var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
+    package var isHead: Bool { method == "HEAD" }
 }
 
 /// What a look at the buffered input found.
@@ -41,7 +41,7 @@ enum HeadScan: Equatable {
 
 /// Finds and parses one request head in a connection's input, resuming where it stopped
 /// when more bytes arrive, so a client that trickles its head costs one pass in all.
-struct RequestHeadScanner {
+package struct RequestHeadScanner {
     private var position = 0
     private var lineStart = 0
     private var requestLine: Range<Int>?
@@ -217,7 +217,7 @@ struct RequestHeadScanner {
     }
 
     /// RFC 9110's tchar: what a method or a field name is made of.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
@@ -231,16 +231,11 @@ struct RequestHeadScanner {
 
 extension Substring {
     /// Trimmed of spaces and tabs (HTTP's optional white space, RFC 9110, 5.6.3).
-    var trimmingSpaces: Substring { trimming { $0 == " " || $0 == "\t" } }
-
-    /// Trimmed of ASCII white space (what Python's `int()` allows around digits).
-    var trimmingWhitespace: Substring {
-        trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
-    }
+    package var trimmingSpaces: Substring { trimming { $0 == " " || $0 == "\t" } }
 
     /// Trimmed at both ends of the characters `isBlank` says are blank.
     @inline(__always)
-    func trimming(_ isBlank: (Character) -> Bool) -> Substring {
+    package func trimming(_ isBlank: (Character) -> Bool) -> Substring {
         var result = self
         while let first = result.first, isBlank(first) { result.removeFirst() }
         while let last = result.last, isBlank(last) { result.removeLast() }

@@ -1,5 +1,5 @@
 /// Why the server closed a connection itself (the client did not close it).
-enum CloseReason: String, CaseIterable, Sendable {
+package enum CloseReason: String, CaseIterable, Sendable {
     /// At the connection cap: an idle keep-alive connection that had been answered.
     case capIdle = "cap_idle"
     /// At the connection cap: the head that had been arriving longest.
@@ -18,15 +18,15 @@ enum CloseReason: String, CaseIterable, Sendable {
 /// connections closed by the server and why. A worker counts into its own copy on its
 /// thread alone and hands it over once a loop (``WorkerContext/handOver()``), so answering
 /// takes no lock.
-struct TrafficCounts: Sendable {
-    struct Answer: Hashable, Sendable {
-        var route: String
-        var status: Int
+package struct TrafficCounts: Sendable {
+    package struct Answer: Hashable, Sendable {
+        package var route: String
+        package var status: Int
     }
 
-    var answers: [Answer: Int] = [:]
-    var sentBytes = 0
-    var closed: [CloseReason: Int] = [:]
+    package var answers: [Answer: Int] = [:]
+    package var sentBytes = 0
+    package var closed: [CloseReason: Int] = [:]
 
     var isEmpty: Bool { answers.isEmpty && sentBytes == 0 && closed.isEmpty }
 
@@ -44,11 +44,11 @@ struct TrafficCounts: Sendable {
 }
 
 /// The whole server's figures at one moment, for the metrics.
-struct TrafficReport: Sendable {
-    var counts = TrafficCounts()
-    var openConnections = 0
-    var acceptedConnections = 0
+package struct TrafficReport: Sendable {
+    package var counts = TrafficCounts()
+    package var openConnections = 0
+    package var acceptedConnections = 0
     /// Answered 503 at accept: the address held its share.
-    var refusedPerAddress = 0
-    var accessLogDropped = 0
+    package var refusedPerAddress = 0
+    package var accessLogDropped = 0
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PokeSyncCore
 
 /// One event-loop thread: the connections handed to it, a poller, and its own responder
 /// (its own view of the served version). Connections never move between workers, so
@@ -11,22 +10,22 @@ final class Worker: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Accepted sockets waiting to be adopted by this worker's thread.
-    private let inbox = Locked<[(Int32, ClientAddress)]>([])
+    private let inbox = LockedValue<[(Int32, ClientAddress)]>([])
     /// Open connections of this worker, read by the acceptor to balance.
-    let load = Locked(0)
+    let load = LockedValue(0)
     private let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
     private let accessLog: AccessLog?
     private let defaultHeaders: [(String, String)]
     /// What this worker counted, handed over once a loop; read by the metrics.
-    let counts = Locked(TrafficCounts())
+    let counts = LockedValue(TrafficCounts())
     private var connections: [Int32: Connection] = [:]
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
     init(limits: HTTPLimits, gauge: ConnectionGauge, accessLog: AccessLog?, defaultHeaders: [(String, String)],
-         makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+         makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
         self.accessLog = accessLog
         self.defaultHeaders = defaultHeaders
         self.limits = limits
@@ -34,7 +33,7 @@ final class Worker: @unchecked Sendable {
         self.makeResponder = makeResponder
         poller = try Poller()
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw ServeError.system("pipe", errno) }
+        guard pipe(&ends) == 0 else { throw HTTPServerError.system("pipe", errno) }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)

@@ -1,5 +1,4 @@
 import Foundation
-import PokeSyncCore
 
 /// What a worker's connections share on the worker's thread: the responder, the `Date`
 /// header's clock, the counts and the access-log lines not yet handed over. Used by that
@@ -10,9 +9,9 @@ final class WorkerContext {
     private(set) var counts = TrafficCounts()
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
-    let shared: Locked<TrafficCounts>
+    let shared: LockedValue<TrafficCounts>
 
-    init(responder: Responder, log: AccessLog?, shared: Locked<TrafficCounts>) {
+    init(responder: Responder, log: AccessLog?, shared: LockedValue<TrafficCounts>) {
         self.responder = responder
         self.shared = shared
         self.log = log.map(AccessLogBuffer.init)

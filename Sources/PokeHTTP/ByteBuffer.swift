@@ -1,5 +1,4 @@
 import Foundation
-import PokeSyncCore
 
 /// Bytes that never change once made, at an address that never moves: what a response
 /// body or head is while `writev` sends it in pieces, possibly over many wake-ups.
@@ -8,11 +7,11 @@ import PokeSyncCore
 /// has dropped it and the last connection has finished with it.
 // @unchecked Sendable: the memory is written only in `init`, before the buffer is shared,
 // and only read afterwards; `deinit` runs when no one holds it any more.
-final class ByteBuffer: @unchecked Sendable {
+package final class ByteBuffer: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
-    let count: Int
+    package let count: Int
 
-    init(_ bytes: some Collection<UInt8>) {
+    package init(_ bytes: some Collection<UInt8>) {
         count = bytes.count
         base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         _ = UnsafeMutableRawBufferPointer(start: base, count: count).initializeMemory(as: UInt8.self, from: bytes)
@@ -27,10 +26,10 @@ final class ByteBuffer: @unchecked Sendable {
     /// Bytes held by every buffer alive in the process: cached bodies, and bodies and
     /// heads that connections are still writing (an evicted body lives on until its last
     /// write ends). What `serve` checks before making a new body.
-    private static let live = Locked(0)
-    static var liveBytes: Int { live.withLock { $0 } }
+    private static let live = LockedValue(0)
+    package static var liveBytes: Int { live.withLock { $0 } }
 
-    static let empty = ByteBuffer([])
+    package static let empty = ByteBuffer([])
 
     /// A copy as an array (tests, hashing).
     var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }

@@ -10,7 +10,7 @@ import Darwin
 /// public server's `Access-Control-Allow-Origin: *`), then the framing ones
 /// (`Content-Length`, `Date`, `Server`, `Connection`); the connection writes head and body
 /// with one `writev`.
-struct Reply {
+package struct Reply {
     var status: HTTPStatus
     /// Headers in the order written; names as they should appear.
     var headers: [(String, String)]
@@ -22,9 +22,9 @@ struct Reply {
     var closes = false
     /// What kind of request this answers, as the metrics count it (`document`, `list`...):
     /// a short name the responder picks; the HTTP layer only carries it.
-    var route = "other"
+    package var route = "other"
 
-    init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true,
+    package init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true,
          closes: Bool = false, route: String = "other") {
         self.route = route
         self.status = status
@@ -35,7 +35,7 @@ struct Reply {
     }
 
     /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
-    static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
+    package static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
         Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
               body: ByteBuffer(Array("{\"detail\":\(JSONText.quoted(text))}".utf8)), closes: closes)
     }
@@ -44,7 +44,7 @@ struct Reply {
     func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
 
     /// Sets the header `name` to `value`, where it is, or at the end.
-    mutating func setHeader(_ name: String, _ value: String) {
+    package mutating func setHeader(_ name: String, _ value: String) {
         if let index = headers.firstIndex(where: { $0.0 == name }) { headers[index].1 = value } else { headers.append((name, value)) }
     }
 
@@ -80,7 +80,7 @@ struct HTTPDate {
 }
 
 /// Seconds on a clock that never jumps.
-func monotonicSeconds() -> Double {
+package func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -5,7 +5,7 @@ import Foundation
 /// each an event loop over non-blocking sockets (epoll on Linux). It serves until
 /// SIGTERM or SIGINT, then stops accepting, finishes the replies in flight (within
 /// `drainSeconds`) and returns.
-final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     let listener: Listener
     let limits: HTTPLimits
     private let gauge: ConnectionGauge
@@ -17,9 +17,9 @@ final class HTTPServer: Sendable {
     /// Serves on `listener` (bound already, so a taken address fails before anything
     /// else starts) with `workerCount` event loops, each with its own responder, writing a
     /// line per answer to `accessLog` when given.
-    /// - Throws: `ServeError` when a worker's poller or wake pipe cannot be made.
-    init(listener: Listener, limits: HTTPLimits, workerCount: Int, accessLog: AccessLog? = nil,
-         defaultHeaders: [(String, String)] = [], makeResponder: @escaping () throws -> Responder) throws(ServeError) {
+    /// - Throws: `HTTPServerError` when a worker's poller or wake pipe cannot be made.
+    package init(listener: Listener, limits: HTTPLimits, workerCount: Int, accessLog: AccessLog? = nil,
+         defaultHeaders: [(String, String)] = [], makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
         self.limits = limits
         self.defaultHeaders = defaultHeaders
         self.accessLog = accessLog
@@ -36,7 +36,7 @@ final class HTTPServer: Sendable {
 
     /// Serves until a stop signal, with `others` (the metrics' server) beside it, stopped
     /// with it; returns false when a worker could not start. SIGHUP reopens the access log.
-    func run(alongside others: [HTTPServer] = []) -> Bool {
+    package func run(alongside others: [HTTPServer] = []) -> Bool {
         signal(SIGPIPE, SIG_IGN)
         let everyone = [self] + others
         let signals = [SIGTERM, SIGINT, SIGHUP].map { number -> DispatchSourceSignal in
@@ -83,7 +83,7 @@ final class HTTPServer: Sendable {
     }
 
     /// What the server has done so far, for the metrics (any thread).
-    func traffic() -> TrafficReport {
+    package func traffic() -> TrafficReport {
         var report = TrafficReport()
         for worker in workers { worker.counts.withLock { report.counts.add($0) } }
         (report.openConnections, report.acceptedConnections, report.refusedPerAddress) = gauge.figures

@@ -23,9 +23,9 @@ final class Poller {
     private let epoll: Int32
     private var events = [epoll_event](repeating: epoll_event(), count: 64)
 
-    init() throws(ServeError) {
+    init() throws(HTTPServerError) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw ServeError.system("epoll_create1", errno) }
+        guard epoll >= 0 else { throw HTTPServerError.system("epoll_create1", errno) }
     }
 
     deinit { close(epoll) }
@@ -77,7 +77,7 @@ final class Poller {
 final class Poller {
     private var interests: [Int32: PollInterest] = [:]
 
-    init() throws(ServeError) {}
+    init() throws(HTTPServerError) {}
 
     func add(_ descriptor: Int32, _ interest: PollInterest) -> Bool { interests[descriptor] = interest; return true }
     func change(_ descriptor: Int32, _ interest: PollInterest) { interests[descriptor] = interest }

@@ -6,7 +6,7 @@ import Darwin
 
 /// Answers one parsed request. One per worker thread, used by that thread only, so it
 /// may keep per-thread state (what it last saw of the store).
-protocol Responder: AnyObject {
+package protocol Responder: AnyObject {
     func respond(to request: RequestHead) -> Reply
 }
 

@@ -3,19 +3,19 @@ import Foundation
 /// The listening socket and the thread that accepts on it, handing each connection to
 /// the least loaded worker. At the connection cap an idle connection makes room; when none
 /// is idle new clients wait in the kernel's backlog until a connection closes.
-final class Listener: @unchecked Sendable {
+package final class Listener: @unchecked Sendable {
     // @unchecked Sendable: `descriptor` is set once in init; the wake pipe is a pair of
     // descriptors any thread may write to; `run` is called on one thread only.
     let descriptor: Int32
     /// The address actually bound (the port filled in when 0 was asked).
-    let boundAddress: String
+    package let boundAddress: String
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
     /// Binds and listens on `host:port`.
-    /// - Throws: `ServeError.cannotListen` (exit 69) when the address does not resolve,
+    /// - Throws: `HTTPServerError.cannotListen` when the address does not resolve,
     ///   is in use or is not this host's.
-    init(host: String, port: Int, backlog: Int32 = 1024) throws(ServeError) {
+    package init(host: String, port: Int, backlog: Int32 = 1024) throws(HTTPServerError) {
         let display = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -24,11 +24,11 @@ final class Listener: @unchecked Sendable {
         var found: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(host, String(port), &hints, &found)
         guard resolved == 0, let first = found else {
-            throw ServeError.cannotListen(address: display, reason: String(cString: gai_strerror(resolved)))
+            throw HTTPServerError.cannotListen(address: display, reason: String(cString: gai_strerror(resolved)))
         }
         defer { freeaddrinfo(found) }
         let socketDescriptor = socket(first.pointee.ai_family, Self.streamType, 0)
-        guard socketDescriptor >= 0 else { throw ServeError.system("socket", errno) }
+        guard socketDescriptor >= 0 else { throw HTTPServerError.system("socket", errno) }
         var yes: Int32 = 1
         _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(socketDescriptor, F_SETFD, FD_CLOEXEC)
@@ -36,13 +36,13 @@ final class Listener: @unchecked Sendable {
               listen(socketDescriptor, backlog) == 0 else {
             let code = errno
             close(socketDescriptor)
-            throw ServeError.cannotListen(address: display, reason: String(cString: strerror(code)))
+            throw HTTPServerError.cannotListen(address: display, reason: String(cString: strerror(code)))
         }
         _ = fcntl(socketDescriptor, F_SETFL, fcntl(socketDescriptor, F_GETFL) | O_NONBLOCK)
         descriptor = socketDescriptor
         boundAddress = Self.localAddress(socketDescriptor) ?? display
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw ServeError.system("pipe", errno) }
+        guard pipe(&ends) == 0 else { throw HTTPServerError.system("pipe", errno) }
         wakeRead = ends[0]
         wakeWrite = ends[1]
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }

@@ -9,7 +9,7 @@ import Foundation
 /// (``droppedLines``): the answers go on, the log loses lines. ``reopen()`` (on SIGHUP)
 /// opens the path again, so after `mv` of the file the next lines go to a new one, as
 /// logrotate expects.
-final class AccessLog: @unchecked Sendable {
+package final class AccessLog: @unchecked Sendable {
     // @unchecked Sendable: the queue, the flags and the counters are touched only with
     // `condition` locked; `descriptor` only by the writer thread (and by init/finish, before
     // it starts and after it ended).
@@ -29,8 +29,8 @@ final class AccessLog: @unchecked Sendable {
     private var thread: Thread?
 
     /// Opens `path` for appending (created 0644 when missing), or standard output for `-`.
-    /// - Throws: `ServeError.cannotOpenLog` (exit 74) when the file cannot be opened.
-    init(path: String, queueBound: Int = 1 << 20) throws(ServeError) {
+    /// - Throws: `HTTPServerError.cannotOpenLog` when the file cannot be opened.
+    package init(path: String, queueBound: Int = 1 << 20) throws(HTTPServerError) {
         self.queueBound = queueBound
         if path == "-" {
             self.path = nil
@@ -38,7 +38,7 @@ final class AccessLog: @unchecked Sendable {
         } else {
             self.path = path
             descriptor = Self.open(path)
-            guard descriptor >= 0 else { throw ServeError.cannotOpenLog(path: path, reason: String(cString: strerror(errno))) }
+            guard descriptor >= 0 else { throw HTTPServerError.cannotOpenLog(path: path, reason: String(cString: strerror(errno))) }
         }
     }
 
