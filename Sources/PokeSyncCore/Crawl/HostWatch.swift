@@ -10,8 +10,8 @@ import Foundation
 /// `budget`, not its files times their retries.
 final class HostWatch: Sendable {
     private struct State {
-        /// Since when the host has delivered nothing: its last success, or the moment
-        /// requests to it began after a quiet spell.
+        /// Since when the host has delivered nothing while asked: its last success, or the
+        /// moment requests to it began after a quiet spell.
         var anchor: ContinuousClock.Instant
         var inFlight = 0
         var failuresInARow = 0
@@ -35,7 +35,10 @@ final class HostWatch: Sendable {
         let now = ContinuousClock.now
         hosts.withLock { hosts in
             var state = hosts[host] ?? State(anchor: now)
-            if state.inFlight == 0 && state.failuresInARow == 0 { state.anchor = now }
+            // A quiet spell (nothing in flight) starts the clock anew: the budget measures
+            // how long requests to the host stay outstanding without a file, not how long
+            // ago it last failed (a host asked again after the run's other work).
+            if state.inFlight == 0 { state.anchor = now }
             state.inFlight += 1
             hosts[host] = state
         }
@@ -80,7 +83,7 @@ final class HostWatch: Sendable {
             if let reason = state.givenUp { return (reason, false) }
             if state.failuresInARow >= failureLimit {
                 state.givenUp = "it failed \(state.failuresInARow) files in a row"
-            } else if state.inFlight > 0 || state.failuresInARow > 0, now - state.anchor > budget {
+            } else if state.inFlight > 0, now - state.anchor > budget {
                 state.givenUp = "it delivered no file for \(budget.components.seconds) s"
             }
             hosts[host] = state

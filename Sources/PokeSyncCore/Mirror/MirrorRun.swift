@@ -90,6 +90,8 @@ package enum MirrorRun {
                                    spritesFetched: 0, spritesUnchanged: 0, spriteReports: [], requests: 0,
                                    transfer: TransferBytes(), sourceNotice: nil, seconds: 0, diff: nil, diffFile: nil)
         summary.cries = try store.fileCount(.cries, version: latest.number)
+        // What the stopped run carried is that version's: its last lines say so again.
+        summary.carried = try store.carriedFiles(version: latest.number)
         do {
             if let (diff, file) = try finishPublishing(store: store, layout: layout, log: log) {
                 summary.diff = diff

@@ -73,12 +73,19 @@ extension Store {
             for tree in LinkedTree.allCases {
                 let failed = try database.rows("SELECT key FROM frontier WHERE run = ? AND job = ? AND state = 'failed'",
                                                [SQLValue(run), .text(tree.job)]) { $0.text(0) }
-                for url in failed {
-                    let held = try latest.flatMap { version in
-                        try database.row("SELECT hash FROM \(tree.versionTable) WHERE version = ? AND url = ?",
-                                         [SQLValue(version), .text(url)]) { $0.blob(0) }
+                guard !failed.isEmpty else { continue }
+                // The latest version's files by URL, read once: the version tables are keyed by
+                // path, so a lookup by URL per failed file would scan the version each time
+                // (a host given up on a whole sprite set is tens of thousands of files).
+                var heldByURL: [String: [UInt8]] = [:]
+                if let latest {
+                    for (url, hash) in try database.rows("SELECT url, hash FROM \(tree.versionTable) WHERE version = ?",
+                                                         [SQLValue(latest)], { ($0.text(0), $0.blob(1)) }) {
+                        heldByURL[url] = hash
                     }
-                    if let held {
+                }
+                for url in failed {
+                    if let held = heldByURL[url] {
                         try database.run("UPDATE frontier SET state = 'carried', hash = ? WHERE run = ? AND job = ? AND key = ?",
                                          [.blob(held), SQLValue(run), .text(tree.job), .text(url)])
                     } else {

@@ -68,22 +68,26 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Lets the transfers in flight finish, then ends the thread; later transfers fail with ``Stopped``.
     func stop() {
-        lock.withLock { stopping = true }
-        curl_multi_wakeup(multi)
+        // The wakeup under the lock, and only while the thread has not exited: once it has,
+        // the multi handle is cleaned up and a wakeup on it would touch freed memory.
+        lock.withLock {
+            stopping = true
+            if !exited { curl_multi_wakeup(multi) }
+        }
     }
 
     /// What a transfer submitted after ``stop()`` fails with.
     struct Stopped: Error {}
 
     private func submit(_ command: Command) {
+        // Woken under the lock, for the reason ``stop()`` gives.
         let accepted = lock.withLock { () -> Bool in
             guard !exited else { return false }
             commands.append(command)
+            curl_multi_wakeup(multi)
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else if case .start(let transfer) = command {
+        if !accepted, case .start(let transfer) = command {
             transfer.finish(.failure(Stopped()))
         }
     }
