@@ -155,8 +155,8 @@ struct AccessLogBuffer {
     private var bytes: [UInt8] = []
     private var lines = 0
     private var handedAt = 0.0
-    private var second = -1
-    private var localTime: [UInt8] = []
+    /// `$time_local`: `27/Nov/2026:09:04:26 +0000`.
+    private var timeLocal = SecondStamp(format: "%d/%b/%Y:%H:%M:%S %z", utc: false)
 
     init(log: AccessLog) {
         self.log = log
@@ -172,7 +172,7 @@ struct AccessLogBuffer {
     mutating func append(address: String, request: RequestHead?, status: Int, bodyBytes: Int, seconds: Double) {
         bytes.append(contentsOf: address.utf8)
         bytes.append(contentsOf: " - - [".utf8)
-        bytes.append(contentsOf: timeLocal())
+        bytes.append(contentsOf: timeLocal.now().bytes)
         bytes.append(contentsOf: "] \"".utf8)
         if let request {
             escape(request.method)
@@ -235,18 +235,5 @@ struct AccessLogBuffer {
         } else {
             bytes.append(contentsOf: String(value).utf8)
         }
-    }
-
-    /// `27/Nov/2026:09:04:26 +0000`, formatted at most once a second.
-    private mutating func timeLocal() -> [UInt8] {
-        var clock = time(nil)
-        guard Int(clock) != second else { return localTime }
-        second = Int(clock)
-        var parts = tm()
-        localtime_r(&clock, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let length = strftime(&buffer, buffer.count, "%d/%b/%Y:%H:%M:%S %z", &parts)
-        localTime = buffer.prefix(length).map { UInt8(bitPattern: $0) }
-        return localTime
     }
 }

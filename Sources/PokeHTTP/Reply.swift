@@ -61,20 +61,42 @@ package struct Reply {
     }
 }
 
+/// A clock reading formatted by `strftime` at most once a second: formatting every answer's
+/// time would cost more than the answer on the hot path. One per worker, so no lock.
+struct SecondStamp {
+    private let format: String
+    private let utc: Bool
+    private var second = -1
+    private var bytes: [UInt8] = []
+
+    /// - Parameters: `format`, a `strftime` format; `utc`, GMT rather than the local zone.
+    init(format: String, utc: Bool) {
+        self.format = format
+        self.utc = utc
+    }
+
+    /// The stamp of the current second; the bool says it was formatted anew.
+    mutating func now() -> (bytes: [UInt8], isNew: Bool) {
+        var clock = time(nil)
+        guard Int(clock) != second else { return (bytes, false) }
+        second = Int(clock)
+        var parts = tm()
+        if utc { gmtime_r(&clock, &parts) } else { localtime_r(&clock, &parts) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = strftime(&buffer, buffer.count, format, &parts)
+        bytes = buffer.prefix(length).map { UInt8(bitPattern: $0) }
+        return (bytes, true)
+    }
+}
+
 /// The `Date` header's value, formatted at most once a second per worker.
 struct HTTPDate {
-    private var second = -1
+    private var stamp = SecondStamp(format: "%a, %d %b %Y %H:%M:%S GMT", utc: true)
     private var text = ""
 
     mutating func now() -> String {
-        var clock = time(nil)
-        guard Int(clock) != second else { return text }
-        second = Int(clock)
-        var parts = tm()
-        gmtime_r(&clock, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let length = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        text = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (bytes, isNew) = stamp.now()
+        if isNew { text = String(decoding: bytes, as: UTF8.self) }
         return text
     }
 }
