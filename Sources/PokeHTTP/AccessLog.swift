@@ -219,21 +219,36 @@ struct AccessLogBuffer {
 
     /// nginx's escaping of a logged string: `"`, `\`, control bytes and bytes past ASCII as `\xHH`.
     private mutating func escape(_ text: String) {
+        // Nearly every logged string needs no escaping: copy those whole (one memcpy) and
+        // go byte by byte only for the rest.
+        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        guard copied != true else { return }
         for byte in text.utf8 {
-            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                let digits = Array("0123456789ABCDEF".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+            if Self.needsEscape(byte) {
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 15)]])
             } else {
                 bytes.append(byte)
             }
         }
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// The decimal digits of `value` (never negative here), without making a String of it.
     private mutating func appendNumber(_ value: Int) {
-        if value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-        } else {
-            bytes.append(contentsOf: String(value).utf8)
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
         }
     }
 }

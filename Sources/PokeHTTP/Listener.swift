@@ -160,7 +160,9 @@ package final class Listener: @unchecked Sendable {
                 let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
                 var low: UInt64 = 0
                 for index in 0 ..< 4 { low = low << 8 | UInt64(raw[offset + index]) }
-                return ClientAddress(high: 0, low: low)
+                // Held as ::ffff:a.b.c.d, the form an IPv6 socket gives the same client,
+                // so both count as one address and no IPv6 address (::a.b.c.d) looks like it.
+                return ClientAddress(high: 0, low: 0xFFFF_0000_0000 | low)
             case AF_INET6:
                 let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
                 var high: UInt64 = 0, low: UInt64 = 0
@@ -168,8 +170,6 @@ package final class Listener: @unchecked Sendable {
                     high = high << 8 | UInt64(raw[offset + index])
                     low = low << 8 | UInt64(raw[offset + 8 + index])
                 }
-                // ::ffff:a.b.c.d is the IPv4 client a.b.c.d.
-                if high == 0 && low >> 32 == 0xFFFF { return ClientAddress(high: 0, low: low & 0xFFFF_FFFF) }
                 return ClientAddress(high: high, low: low)
             default:
                 return ClientAddress(high: .max, low: .max)

@@ -42,9 +42,10 @@ final class WorkerContext {
 }
 
 extension ClientAddress: CustomStringConvertible {
-    /// As the access log writes it: `127.0.0.1`, or an IPv6 address in its short form.
+    /// As the access log writes it: `127.0.0.1` (an IPv4 client, held as `::ffff:127.0.0.1`),
+    /// or an IPv6 address in its short form.
     var description: String {
-        if high == 0 && low >> 32 == 0 {
+        if high == 0 && low >> 32 == 0xFFFF {
             return "\(low >> 24 & 255).\(low >> 16 & 255).\(low >> 8 & 255).\(low & 255)"
         }
         if high == .max && low == .max { return "-" }

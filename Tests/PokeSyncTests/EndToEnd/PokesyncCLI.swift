@@ -42,6 +42,13 @@ struct PokesyncCLI {
             self.stderrFile = stderrFile
         }
 
+        // The output files live in the shared temporary folder: a suite runs thousands of
+        // children, and none of their files may outlive the test that read them.
+        deinit {
+            try? FileManager.default.removeItem(at: stdoutFile)
+            try? FileManager.default.removeItem(at: stderrFile)
+        }
+
         func result() -> Result {
             Result(status: process.terminationStatus,
                    stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",

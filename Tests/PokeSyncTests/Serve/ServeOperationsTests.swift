@@ -73,6 +73,45 @@ struct ServeOperationsTests {
         }
     }
 
+    /// On a dual-stack socket an IPv4 client arrives as `::ffff:127.0.0.1` and is logged as
+    /// `127.0.0.1`; an IPv6 client keeps its own form (`::1`, never `0.0.0.1`).
+    @Test func theAccessLogWritesEachClientAddressInItsOwnFamily() throws {
+        try withTemporaryDirectory { folder in
+            let mirror = try ServeMirror.make(folder)
+            let child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "[::]:0", "--base-url", "http://localhost",
+                                                          "--access-log", "-"])
+            try child.process.run()
+            defer { if child.process.isRunning { child.process.terminate(); child.process.waitUntilExit() } }
+            var port: Int?
+            let until = Date().addingTimeInterval(30)
+            while port == nil && child.process.isRunning && Date() < until {
+                let output = (try? String(contentsOf: child.stdoutFile, encoding: .utf8)) ?? ""
+                if let range = output.range(of: #"listening on \[::\]:[0-9]+"#, options: .regularExpression) {
+                    port = Int(output[range].split(separator: ":").last!)
+                } else {
+                    usleep(20_000)
+                }
+            }
+            let listening = try #require(port, "\(child.result().stderr)")
+            // One request over each family, by python3's own client (no IPv6 in RawConnection).
+            for host in ["127.0.0.1", "[::1]"] {
+                let fetch = Process()
+                fetch.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                fetch.arguments = ["python3", "-c", "import sys, urllib.request as u; u.build_opener(u.ProxyHandler({})).open(sys.argv[1]).read()",
+                                   "http://\(host):\(listening)/api/v2/stat/1/"]
+                try fetch.run()
+                fetch.waitUntilExit()
+                #expect(fetch.terminationStatus == 0, "\(host)")
+            }
+            kill(child.process.processIdentifier, SIGTERM)
+            child.process.waitUntilExit()
+            let lines = child.result().stdout.split(separator: "\n").filter { $0.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 ") }
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("127.0.0.1 - - [") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("::1 - - [") }, "\(lines)")
+        }
+    }
+
     @Test func anAccessLogThatCannotBeOpenedIsAnIOError() throws {
         try withTemporaryDirectory { folder in
             let mirror = try ServeMirror.make(folder)
