@@ -8,7 +8,7 @@ documents with the encounters and meta) is served by
 sendfile, keep-alive). wrk (Debian's wrk) sends the same list of document requests to
 both: a few hundred pokemon, species, moves, items, abilities and types, fixed by a seed, 64
 keep-alive connections, two threads. Cases, each measured --repeat times (default 3) in
-turn so the two servers share the machine's state, and printed as the median with the
+turn (each turn in the other order) so the servers share the machine's state, printed as the median with the
 spread:
   1. with Accept-Encoding: gzip: serve against nginx's gzip_static (.gz files made ahead,
      level 6) and, as a reference, against nginx compressing each response (gzip on, level 1);
@@ -297,8 +297,10 @@ end
         for name, gzip_header, names in cases:
             for server in names:  # warm-up: serve renders and compresses each body once
                 wrk(servers[server], script, gzip_header, 3)
-            for _ in range(args.repeat):
-                for server in names:
+            for turn in range(args.repeat):
+                # Each turn in the other order (A B, then B A...): a machine that grows busier
+                # or quieter during a turn then favours no server in particular.
+                for server in (names if turn % 2 == 0 else names[::-1]):
                     results.setdefault((name, server), []).append(
                         wrk(servers[server], script, gzip_header, args.seconds, cpu_of=pids.get(server),
                             cpu=cpu.setdefault((name, server), [])))
