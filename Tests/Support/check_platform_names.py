@@ -83,16 +83,26 @@ def check_file(path, display):
     return problems
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    sources = os.path.join(root, "Sources")
-    problems = []
-    for folder, folders, files in os.walk(sources):
+def repository_root():
+    """The ROOT argument, else this repository (two folders above this script)."""
+    return sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def swift_sources(root):
+    """Each Swift file below ROOT/Sources, in a stable order: (its path, the path from ROOT)."""
+    for folder, folders, files in os.walk(os.path.join(root, "Sources")):
         folders.sort()
         for name in sorted(files):
             if name.endswith(".swift"):
                 path = os.path.join(folder, name)
-                problems += check_file(path, os.path.relpath(path, root))
+                yield path, os.path.relpath(path, root)
+
+
+def main():
+    root = repository_root()
+    problems = []
+    for path, display in swift_sources(root):
+        problems += check_file(path, display)
     for problem in problems:
         print(problem)
     if problems:
