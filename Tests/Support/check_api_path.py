@@ -16,7 +16,7 @@ import bisect
 import re
 import sys
 
-from check_platform_names import repository_root, swift_sources
+from check_platform_names import check_sources
 
 DECLARATION = "Sources/PokeSyncCore/Source/APIShape.swift"
 PATH = re.compile(r"\b(api|schema)/v2\b")
@@ -112,18 +112,8 @@ def check_file(path, display):
 
 
 def main():
-    root = repository_root()
-    problems = []
-    for path, display in swift_sources(root):
-        if display.replace("\\", "/") != DECLARATION:
-            problems += check_file(path, display)
-    for problem in problems:
-        print(problem)
-    if problems:
-        print("%d string literal(s) spell the API path outside APIShape" % len(problems))
-        return 1
-    print("the API path is spelled in APIShape alone")
-    return 0
+    return check_sources(check_file, "%d string literal(s) spell the API path outside APIShape",
+                         "the API path is spelled in APIShape alone", skip=[DECLARATION])
 
 
 if __name__ == "__main__":

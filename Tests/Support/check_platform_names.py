@@ -98,18 +98,23 @@ def swift_sources(root):
                 yield path, os.path.relpath(path, root)
 
 
-def main():
-    root = repository_root()
+def check_sources(check, counted, all_well, skip=()):
+    """Runs `check(path, display)` over every Swift file of the repository but those in
+    `skip`, prints each problem it returns, then `counted % N` (exit status 1) or `all_well`
+    (exit status 0). Returns the exit status."""
     problems = []
-    for path, display in swift_sources(root):
-        problems += check_file(path, display)
+    for path, display in swift_sources(repository_root()):
+        if display.replace(os.sep, "/") not in skip:
+            problems += check(path, display)
     for problem in problems:
         print(problem)
-    if problems:
-        print("%d platform-only name(s) outside their branch" % len(problems))
-        return 1
-    print("no platform-only name outside its branch")
-    return 0
+    print(counted % len(problems) if problems else all_well)
+    return 1 if problems else 0
+
+
+def main():
+    return check_sources(check_file, "%d platform-only name(s) outside their branch",
+                         "no platform-only name outside its branch")
 
 
 if __name__ == "__main__":
