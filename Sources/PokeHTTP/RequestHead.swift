@@ -165,19 +165,19 @@ package struct RequestHeadScanner {
                     if word == "keep-alive" && head.minorVersion == 0 { head.keepAlive = true }
                 }
             case "if-none-match":
-                head.ifNoneMatch = (head.ifNoneMatch.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+                head.ifNoneMatch = joined(head.ifNoneMatch, value)
             case "origin":
                 head.origin = String(decoding: value, as: UTF8.self)
             case "access-control-request-method":
                 head.corsMethod = String(decoding: value, as: UTF8.self)
             case "access-control-request-headers":
-                head.corsHeaders = (head.corsHeaders.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+                head.corsHeaders = joined(head.corsHeaders, value)
             case "referer":
                 head.referer = String(decoding: value, as: UTF8.self)
             case "user-agent":
                 head.userAgent = String(decoding: value, as: UTF8.self)
             case "accept-encoding":
-                head.acceptEncoding = (head.acceptEncoding.map { $0 + "," } ?? "") + String(decoding: value, as: UTF8.self)
+                head.acceptEncoding = joined(head.acceptEncoding, value)
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.allSatisfy({ digit($0) != nil }) else {
                     return .rejected(status: .badRequest, reason: "a malformed Content-Length")
@@ -208,6 +208,14 @@ package struct RequestHeadScanner {
             return rest[slash...]
         }
         return nil
+    }
+
+    /// A field that may come more than once, as one list (RFC 9110, 5.3): what came before,
+    /// a comma, then `value`; `value` alone the first time.
+    private static func joined(_ earlier: String?, _ value: Slice<UnsafeRawBufferPointer>) -> String {
+        let text = String(decoding: value, as: UTF8.self)
+        guard let earlier else { return text }
+        return earlier + "," + text
     }
 
     private static func digit(_ byte: UInt8) -> Int? { byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil }

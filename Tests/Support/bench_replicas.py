@@ -20,12 +20,12 @@ Bytes a replica moves are what the primary's /metrics counts as sent to it
 Needs the whole 2026-08-08 snapshot (bench_data.py), nginx and wrk. Work files go to
 /dev/shm when it exists.
 """
-import argparse, json, os, re, shutil, signal, statistics, subprocess, sys, time, urllib.request
+import argparse, json, os, re, shutil, signal, subprocess, sys, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import work_folders  # noqa: E402
 import bench_data  # noqa: E402
-from bench_serve import free_port, wait_for_port, request_paths, spread  # noqa: E402
+from bench_serve import (free_port, nginx_or_skip, nginx_work_folders, request_paths, spread, stop,  # noqa: E402
+                         wait_for_port, write_nginx_config, wrk_script)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -86,21 +86,7 @@ def start_nginx(nginx, work, port, replicas):
     recipe = nginx_recipe().replace("127.0.0.1:8081", f"127.0.0.1:{replicas[0]}")
     recipe = recipe.replace("127.0.0.1:8082", f"127.0.0.1:{replicas[1]}")
     recipe = re.sub(r"(?m)^(\s*)listen [^;\n]+;", f"\\1listen 127.0.0.1:{port};", recipe)
-    path = os.path.join(work, "nginx-lb.conf")
-    temporary = "\n".join(f"    {kind}_temp_path {work}/nginx-tmp;" for kind in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
-    with open(path, "w") as handle:
-        handle.write(f"""
-worker_processes 1;
-daemon off;
-pid {work}/nginx-lb.pid;
-error_log {work}/nginx-lb.error.log;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-{temporary}
-{recipe}
-}}
-""")
+    path = write_nginx_config(work, "lb", "    access_log off;\n" + recipe)
     process = subprocess.Popen([nginx, "-c", path, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_port(port, process, "nginx (load balancer)")
     return process
@@ -137,15 +123,11 @@ def main():
     parser.add_argument("--balancer-only", action="store_true",
                         help="only the requests a second and the kill (the replicas serve the primary's mirror)")
     args = parser.parse_args()
-    missing = [tool for tool in ["nginx", "wrk"] if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}")]
-    if missing:
-        print(f"== replicas: skipped, {' and '.join(missing)} missing (apt-get install nginx-light wrk)")
+    nginx = nginx_or_skip("replicas")
+    if not nginx:
         return
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     binary = os.path.abspath(args.binary)
-    work, cache = work_folders("replicas-")
-    os.chmod(work, 0o755)
-    os.makedirs(os.path.join(work, "nginx-tmp"))
+    work, cache = nginx_work_folders("replicas-")
     processes = []
     try:
         print(f"== growing past one machine (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)", flush=True)
@@ -189,20 +171,7 @@ def main():
                   f"{spread([r for _, r, _ in runs])} requests, {spread([s for _, _, s in runs], ' s', 1)}", flush=True)
 
         # Requests a second: one replica, then two behind nginx's upstream recipe.
-        paths = request_paths(data)
-        with open(os.path.join(work, "paths.txt"), "w") as handle:
-            handle.write("\n".join(paths) + "\n")
-        script = os.path.join(work, "paths.lua")
-        with open(script, "w") as handle:
-            handle.write(f"""
-local paths = {{}}
-for line in io.lines("{work}/paths.txt") do paths[#paths + 1] = line end
-local index = math.random(#paths)
-request = function()
-  index = index % #paths + 1
-  return wrk.format("GET", paths[index])
-end
-""")
+        script = wrk_script(work, request_paths(data))
         replica_ports = [free_port(), free_port()]
         replicas = [serve(binary, replica, replica_port) for replica_port in replica_ports]
         processes += replicas
@@ -232,14 +201,7 @@ end
         if failures:
             print(output, flush=True)
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(processes)
         shutil.rmtree(work, ignore_errors=True)
 
 

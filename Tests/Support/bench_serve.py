@@ -58,6 +58,75 @@ def wait_for_port(port, process, what):
     sys.exit(f"{what} did not start")
 
 
+def nginx_or_skip(what):
+    """nginx's path, when nginx and wrk are both here; else None, once it has said that the
+    bench `what` is skipped (not a failure of pokesync: the rest of `make bench` runs)."""
+    missing = [tool for tool in ["nginx", "wrk"] if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}")]
+    if missing:
+        print(f"== {what}: skipped, {' and '.join(missing)} missing (apt-get install nginx-light wrk)")
+        return None
+    return shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def nginx_work_folders(name):
+    """work_folders(name), with the work folder open to nginx's workers and its nginx-tmp."""
+    work, cache = work_folders(name)
+    os.chmod(work, 0o755)  # nginx's workers run as another user when started by root
+    os.makedirs(os.path.join(work, "nginx-tmp"))
+    return work, cache
+
+
+def write_nginx_config(work, name, http, workers="1", connections=1024):
+    """`work`/nginx-`name`.conf: one nginx in the foreground, its pid, error log and
+    temporary files in `work`, and `http` (the http block's lines). Returns its path."""
+    temporary = "\n".join(f"    {kind}_temp_path {work}/nginx-tmp;" for kind in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+    path = os.path.join(work, f"nginx-{name}.conf")
+    with open(path, "w") as handle:
+        handle.write(f"""
+worker_processes {workers};
+daemon off;
+pid {work}/nginx-{name}.pid;
+error_log {work}/nginx-{name}.error.log;
+events {{ worker_connections {connections}; }}
+http {{
+{temporary}
+{http}
+}}
+""")
+    return path
+
+
+def wrk_script(work, paths):
+    """A wrk script that asks for `paths` in turn, each connection from a random place in the
+    list (the list in `work`/paths.txt). Returns its path."""
+    with open(os.path.join(work, "paths.txt"), "w") as handle:
+        handle.write("\n".join(paths) + "\n")
+    script = os.path.join(work, "paths.lua")
+    with open(script, "w") as handle:
+        handle.write(f"""
+local paths = {{}}
+for line in io.lines("{work}/paths.txt") do paths[#paths + 1] = line end
+local index = math.random(#paths)
+request = function()
+  index = index % #paths + 1
+  return wrk.format("GET", paths[index])
+end
+""")
+    return script
+
+
+def stop(processes):
+    """Ends each process still running (SIGTERM, then SIGKILL after 20 s)."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def request_paths(export, seed=23):
     """The same documents for both servers: a seeded sample of each kind's ids."""
     rng = random.Random(seed)
@@ -83,15 +152,7 @@ def precompress(export, paths):
 def nginx_config(work, export, port, mode):
     gzip_lines = {"static": "gzip_static on;", "dynamic": "gzip on; gzip_comp_level 1; gzip_types application/json;",
                   "plain": ""}[mode]
-    path = os.path.join(work, f"nginx-{mode}.conf")
-    with open(path, "w") as handle:
-        handle.write(f"""
-worker_processes 1;
-daemon off;
-pid {work}/nginx-{mode}.pid;
-error_log {work}/nginx-{mode}.error.log;
-events {{ worker_connections 1024; }}
-http {{
+    return write_nginx_config(work, mode, f"""
     access_log off;
     sendfile on;
     tcp_nopush on;
@@ -99,21 +160,13 @@ http {{
     keepalive_requests 1000000;
     keepalive_timeout 65;
     default_type application/json;
-    client_body_temp_path {work}/nginx-tmp;
-    proxy_temp_path {work}/nginx-tmp;
-    fastcgi_temp_path {work}/nginx-tmp;
-    uwsgi_temp_path {work}/nginx-tmp;
-    scgi_temp_path {work}/nginx-tmp;
     server {{
         listen 127.0.0.1:{port};
         root {export};
         index index.json;
         etag on;
         {gzip_lines}
-    }}
-}}
-""")
-    return path
+    }}""")
 
 
 def wrk(url, script, gzip_header, seconds, connections=64, cpu_of=None, cpu=None):
@@ -143,15 +196,7 @@ def spread(values, unit="", digits=0):
 def nginx_default_config(work, export, port):
     """Debian's nginx.conf as shipped (worker_processes auto, 768 connections a worker,
     sendfile, keep-alive 65 s, gzip on for text/html only), serving the export."""
-    path = os.path.join(work, "nginx-default.conf")
-    with open(path, "w") as handle:
-        handle.write(f"""
-worker_processes auto;
-daemon off;
-pid {work}/nginx-default.pid;
-error_log {work}/nginx-default.error.log;
-events {{ worker_connections 768; }}
-http {{
+    return write_nginx_config(work, "default", f"""
     sendfile on;
     tcp_nopush on;
     keepalive_timeout 65;
@@ -159,19 +204,11 @@ http {{
     default_type application/json;
     access_log off;
     gzip on;
-    client_body_temp_path {work}/nginx-tmp;
-    proxy_temp_path {work}/nginx-tmp;
-    fastcgi_temp_path {work}/nginx-tmp;
-    uwsgi_temp_path {work}/nginx-tmp;
-    scgi_temp_path {work}/nginx-tmp;
     server {{
         listen 127.0.0.1:{port};
         root {export};
         index index.json;
-    }}
-}}
-""")
-    return path
+    }}""", workers="auto", connections=768)
 
 
 def process_tree(pid):
@@ -217,16 +254,11 @@ def main():
     parser.add_argument("--access-log-only", action="store_true",
                         help="only serve against serve --access-log (no nginx, crawl or attacks)")
     args = parser.parse_args()
-    missing = [tool for tool in ["nginx", "wrk"] if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}")]
-    if missing:
-        # Not a failure of pokesync: say so, and let the rest of `make bench` run.
-        print(f"== serve against nginx: skipped, {' and '.join(missing)} missing (apt-get install nginx-light wrk)")
+    nginx = nginx_or_skip("serve against nginx")
+    if not nginx:
         return
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     binary = os.path.abspath(args.binary)
-    work, cache = work_folders("serve-")
-    os.chmod(work, 0o755)  # nginx's workers run as another user when started by root
-    os.makedirs(os.path.join(work, "nginx-tmp"))
+    work, cache = nginx_work_folders("serve-")
     processes = []
     log_folder = None
     try:
@@ -239,19 +271,7 @@ def main():
                        check=True, stdout=subprocess.DEVNULL)
         paths = request_paths(export)
         precompress(export, paths)
-        with open(os.path.join(work, "paths.txt"), "w") as handle:
-            handle.write("\n".join(paths) + "\n")
-        script = os.path.join(work, "paths.lua")
-        with open(script, "w") as handle:
-            handle.write(f"""
-local paths = {{}}
-for line in io.lines("{work}/paths.txt") do paths[#paths + 1] = line end
-local index = math.random(#paths)
-request = function()
-  index = index % #paths + 1
-  return wrk.format("GET", paths[index])
-end
-""")
+        script = wrk_script(work, paths)
         print(f"   {len(paths)} documents (pokemon, species, moves, items, abilities, types), 64 connections, "
               f"{args.seconds} s a run, {args.repeat} runs", flush=True)
 
@@ -384,13 +404,7 @@ end
               f"{refused} probes not 200 (target 0: {verdict(refused == 0)}), "
               f"peak RSS {peak:.0f} MB (target < 150: {verdict(peak < 150)})", flush=True)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(processes)
         shutil.rmtree(work, ignore_errors=True)
         if log_folder:
             shutil.rmtree(log_folder, ignore_errors=True)

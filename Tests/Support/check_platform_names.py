@@ -83,23 +83,38 @@ def check_file(path, display):
     return problems
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    sources = os.path.join(root, "Sources")
-    problems = []
-    for folder, folders, files in os.walk(sources):
+def repository_root():
+    """The ROOT argument, else this repository (two folders above this script)."""
+    return sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def swift_sources(root):
+    """Each Swift file below ROOT/Sources, in a stable order: (its path, the path from ROOT)."""
+    for folder, folders, files in os.walk(os.path.join(root, "Sources")):
         folders.sort()
         for name in sorted(files):
             if name.endswith(".swift"):
                 path = os.path.join(folder, name)
-                problems += check_file(path, os.path.relpath(path, root))
+                yield path, os.path.relpath(path, root)
+
+
+def check_sources(check, counted, all_well, skip=()):
+    """Runs `check(path, display)` over every Swift file of the repository but those in
+    `skip`, prints each problem it returns, then `counted % N` (exit status 1) or `all_well`
+    (exit status 0). Returns the exit status."""
+    problems = []
+    for path, display in swift_sources(repository_root()):
+        if display.replace(os.sep, "/") not in skip:
+            problems += check(path, display)
     for problem in problems:
         print(problem)
-    if problems:
-        print("%d platform-only name(s) outside their branch" % len(problems))
-        return 1
-    print("no platform-only name outside its branch")
-    return 0
+    print(counted % len(problems) if problems else all_well)
+    return 1 if problems else 0
+
+
+def main():
+    return check_sources(check_file, "%d platform-only name(s) outside their branch",
+                         "no platform-only name outside its branch")
 
 
 if __name__ == "__main__":

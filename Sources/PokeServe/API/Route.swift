@@ -93,7 +93,7 @@ enum Route: Equatable {
 
     /// A path below `/api/v2`, decoded.
     private static func api(_ path: String, _ request: RequestHead) -> Route {
-        let prefix = APIShape.rootPath.dropLast()
+        let prefix = APIShape.basePath
         guard path == prefix || path.hasPrefix(APIShape.rootPath) else { return .notFound }
         let rest = path.dropFirst(prefix.count)
         let slashed = rest.hasSuffix("/")

@@ -9,7 +9,7 @@ struct ServedForm: Sendable {
     /// The sprite and cry URL prefixes documents carry (<doc:PokeSyncCore/Sources#Linked-files>).
     static let upstreamSprites = Array((LinkedTree.sprites.upstreamPrefix + "sprites/").utf8)
     static let upstreamCries = Array((LinkedTree.cries.upstreamPrefix + "cries/").utf8)
-    static let apiPath = Array(APIShape.rootPath.utf8)
+    static let apiPath = APIShape.rootPathBytes
 
     /// `http://host:port` or `https://host/prefix`: no trailing slash.
     let base: String

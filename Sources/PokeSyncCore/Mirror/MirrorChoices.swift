@@ -18,7 +18,7 @@ package struct MirrorChoices: Sendable, Equatable {
     package var crySource: String?
 
     /// A new mirror's source.
-    package static let defaultSource = "https://pokeapi.co/api/v2"
+    package static let defaultSource = "https://pokeapi.co" + APIShape.basePath
 
     /// A new mirror's choices.
     package static let defaults = MirrorChoices(source: defaultSource, spriteSource: nil, sprites: .defaults,

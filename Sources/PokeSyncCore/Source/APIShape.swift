@@ -5,8 +5,27 @@
 /// A change to the shape made here is made for the files the export writes and the
 /// answers `serve` gives alike (<doc:PokeSyncCore/Sources#Kinds>).
 package enum APIShape {
-    /// `/api/v2/`: the root, whose JSON names every endpoint.
+    /// `/api/v2/`: the root, whose JSON names every endpoint. The one place the API's path
+    /// is spelled: every other form of it below is derived from this one.
     package static let rootPath = "/api/v2/"
+
+    /// `/api/v2`: the root without its trailing slash, as an API base URL ends
+    /// (`https://pokeapi.co/api/v2`).
+    package static let basePath = String(rootPath.dropLast())
+
+    /// `api/v2`: the root as a folder below the top of an api-data tree
+    /// (`api/v2/index.json`).
+    package static let folderPath = String(basePath.dropFirst())
+
+    /// The bytes of ``rootPath``, for scanners that compare raw JSON bytes.
+    package static let rootPathBytes = Array(rootPath.utf8)
+
+    /// `/schema/v2`: where the api-data tree's JSON schemas live (`/schema/v2/NAME.json`),
+    /// the schema's counterpart of ``basePath``.
+    package static let schemaBasePath = "/schema/v2"
+
+    /// `schema/v2`: the schemas' folder below the top of an api-data tree.
+    package static let schemaFolderPath = String(schemaBasePath.dropFirst())
 
     /// The kinds of a version: those it holds documents of and every kind it mirrors, so
     /// a kind whose list was empty is still listed (its list says `count` 0, and the root

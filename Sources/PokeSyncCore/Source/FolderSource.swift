@@ -14,18 +14,23 @@ package struct FolderSource: DocumentSource {
     package init(root: URL) throws {
         self.root = root.standardizedFileURL
         var isDirectory: ObjCBool = false
-        let api = self.root.appendingPathComponent("api/v2")
+        let api = self.root.appendingPathComponent(APIShape.folderPath)
         guard FileManager.default.fileExists(atPath: api.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw SourceError(resource: root.path, reason: "not an api-data folder (no api/v2 inside)")
+            throw SourceError(resource: root.path, reason: "not an api-data folder (no \(APIShape.folderPath) inside)")
         }
     }
 
+    /// `DIR/api/v2/relative`.
+    private func apiFile(_ relative: String) -> URL {
+        root.appendingPathComponent(APIShape.folderPath + "/" + relative)
+    }
+
     private func kindFolder(_ kind: ResourceKind) -> URL {
-        root.appendingPathComponent("api/v2/\(kind.apiName)")
+        apiFile(kind.apiName)
     }
 
     package func rootIndex() async throws -> RootIndex {
-        let file = root.appendingPathComponent("api/v2/index.json")
+        let file = apiFile("index.json")
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
             throw SourceError(resource: file.path, reason: "cannot read the root index (--kinds all lists the kinds from it)")
@@ -45,7 +50,7 @@ package struct FolderSource: DocumentSource {
 
     package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         try Task.checkCancellation()
-        let file = root.appendingPathComponent("api/v2/" + kind.apiDataFile(id: id))
+        let file = apiFile(kind.apiDataFile(id: id))
         let stamp = Self.fileStamp(file.path)
         if let stamp, let known = validators?.etag, known == stamp { return .notModified(wire: .local) }
         let data: Data

@@ -24,7 +24,7 @@ package struct HTTPSource: DocumentSource {
         self.base = URL(string: text)!
         self.client = client
         self.pageLimit = max(1, pageLimit)
-        self.stripPrefix = text.hasSuffix("/api/v2") ? String(text.dropLast("/api/v2".count)) : text
+        self.stripPrefix = text.hasSuffix(APIShape.basePath) ? String(text.dropLast(APIShape.basePath.count)) : text
     }
 
     package func rootIndex() async throws -> RootIndex {
@@ -82,7 +82,7 @@ package struct HTTPSource: DocumentSource {
             deployHash = deployHash ?? response.header("x-pokeapi-hash")
             guard let next = page.next, !page.results.isEmpty else { break }
             guard let nextURL = followOnBase(next) else {
-                throw SourceError(resource: pageURL.absoluteString, reason: "list `next` is not an /api/v2/ URL: \(next)")
+                throw SourceError(resource: pageURL.absoluteString, reason: "list `next` is not an \(APIShape.rootPath) URL: \(next)")
             }
             pageURL = nextURL
         }
@@ -101,7 +101,7 @@ package struct HTTPSource: DocumentSource {
     func followOnBase(_ next: String) -> URL? {
         // Whatever stands before /api/v2/ (an origin, a proxy's path prefix, nothing) is
         // the server's idea of its address, not ours.
-        guard let api = next.range(of: "/api/v2/") else { return nil }
+        guard let api = next.range(of: APIShape.rootPath) else { return nil }
         return URL(string: stripPrefix + next[api.lowerBound...])
     }
 
@@ -114,9 +114,9 @@ package struct HTTPSource: DocumentSource {
             return SourceError(resource: listURL, reason: "the source lists the endpoint \(kind.apiName), but its list "
                                + "answers HTTP \(status); a --kinds list without it mirrors the others")
         }
-        let hint = base.path.hasSuffix("/api/v2")
+        let hint = base.path.hasSuffix(APIShape.basePath)
             ? "is this a PokeAPI server?"
-            : "--source must be the API base ending in /api/v2 (e.g. https://pokeapi.co/api/v2)"
+            : "--source must be the API base ending in \(APIShape.basePath) (e.g. \(MirrorChoices.defaultSource))"
         return SourceError(resource: base.absoluteString,
                            reason: "no PokeAPI v2 list at \(listURL) (HTTP \(status)); \(hint)")
     }
@@ -124,7 +124,7 @@ package struct HTTPSource: DocumentSource {
     package func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch {
         // `/api/v2/pokemon/25/`, `/api/v2/pokemon/25/encounters`, `/api/v2/meta/`: the paths
         // PokeAPI links, so its own server needs no redirect.
-        let url = URL(string: base.absoluteString + kind.documentPath(id: id).dropFirst("/api/v2".count))!
+        let url = URL(string: base.absoluteString + kind.documentPath(id: id).dropFirst(APIShape.basePath.count))!
         let prefix = stripPrefix
         return try await client.fetch(url, headers: validators?.requestHeaders ?? [:]) { response -> DocumentFetch in
             switch response.status {

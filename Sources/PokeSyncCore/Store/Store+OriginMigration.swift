@@ -46,14 +46,16 @@ extension Store {
     /// True when some `/api/v2/` in `body` is not at the start of a string (a quote
     /// before it): something, maybe an origin, stands in front of it. Linear, a cheap pre-check.
     static func mayNameOrigin(_ body: [UInt8]) -> Bool {
-        let needle: StaticString = "/api/v2/"
+        let needle = APIShape.rootPathBytes
         return body.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress, buffer.count >= 8 else { return false }
-            for at in 0...(buffer.count - 8) where base[at] == 0x2F
-                && memcmp(base + at, needle.utf8Start, 8) == 0 && (at == 0 || base[at - 1] != 0x22) {
-                return true
+            needle.withUnsafeBufferPointer { needle in
+                guard let base = buffer.baseAddress, let first = needle.first, buffer.count >= needle.count else { return false }
+                for at in 0...(buffer.count - needle.count) where base[at] == first
+                    && memcmp(base + at, needle.baseAddress!, needle.count) == 0 && (at == 0 || base[at - 1] != 0x22) {
+                    return true
+                }
+                return false
             }
-            return false
         }
     }
 }

@@ -10,38 +10,32 @@ import Testing
 /// document the repo does not have (a newcomer cannot follow either).
 @Suite("Design docs")
 struct DesignDocsTests {
-    static let script = TestPaths.packageRoot.appendingPathComponent("Tests/Support/check_doc_links.py")
+    static let checker = SourceChecker("check_doc_links.py", allWell: "every design link resolves")
 
     @Test func everyDesignLinkInTheRepoResolves() throws {
-        let result = try runProgram("python3", [Self.script.path, TestPaths.packageRoot.path])
-        #expect(result.status == 0, "\(result.text)\n\(result.stderr)")
-        #expect(result.text.contains("every design link resolves"), "\(result.text)")
+        try Self.checker.expectRepositoryKeepsTheRule()
     }
 
     /// The checker is not vacuous: in a small tree of its own, each kind of broken pointer
     /// is named, and the run fails.
     @Test func theCheckerNamesEachBrokenPointer() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-docs-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let catalog = root.appendingPathComponent("Sources/Thing/Thing.docc")
-        try FileManager.default.createDirectory(at: catalog, withIntermediateDirectories: true)
-        func write(_ path: String, _ text: String) throws {
-            try Data(text.utf8).write(to: root.appendingPathComponent(path))
+        let tree: KeyValuePairs<String, String> = [
+            "Sources/Thing/Thing.docc/Thing.md": "# ``Thing``\n\n## Topics\n\n- <doc:Guide>\n",
+            "Sources/Thing/Thing.docc/Guide.md": "# Guide\n\n## Real section\n\nSee <doc:Missing>.\n",
+            "Sources/Thing/Thing.docc/Unlisted.md": "# Unlisted\n",
+            "Sources/Thing/Code.swift": "// <doc:Guide#No-such-section>\n// See DESIGN, section 4.\nlet x = 1\n",
+            "Tests/ThingTests.swift": "// <doc:Guide>\n@Suite(\"Updater hardening (issue 14)\")\n"
+                + "// Fixed upstream: https://github.com/swiftlang/swift-corelibs-foundation/issues/3204\n"
+                + "// Prints \"#25 pikachu\"; <doc:Thing/Guide#Real-section>\n",
+            "Tests/Support/tool.py": "# Targets (see #12): REDTEAM.md and PLATFORM.md say why.\n",
+            "README.md": "[ok](Sources/Thing/Thing.docc/Guide.md#real-section), "
+                + "[bad](Sources/Thing/Thing.docc/Guide.md#gone), [missing](Sources/Thing/Thing.docc/Nope.md)\n"
+                + "After issues 27 to 31 the server kept up.\n",
+        ]
+        // The whole check, then the citation check alone, as the lead re-runs it after merging other branches.
+        let (result, citations) = try Self.checker.withTree(tree) { root in
+            (try Self.checker.run(root), try Self.checker.run(root, options: ["--citations"]))
         }
-        try write("Sources/Thing/Thing.docc/Thing.md", "# ``Thing``\n\n## Topics\n\n- <doc:Guide>\n")
-        try write("Sources/Thing/Thing.docc/Guide.md", "# Guide\n\n## Real section\n\nSee <doc:Missing>.\n")
-        try write("Sources/Thing/Thing.docc/Unlisted.md", "# Unlisted\n")
-        try write("Sources/Thing/Code.swift", "// <doc:Guide#No-such-section>\n// See DESIGN, section 4.\nlet x = 1\n")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("Tests/Support"), withIntermediateDirectories: true)
-        try write("Tests/ThingTests.swift", "// <doc:Guide>\n@Suite(\"Updater hardening (issue 14)\")\n"
-                  + "// Fixed upstream: https://github.com/swiftlang/swift-corelibs-foundation/issues/3204\n"
-                  + "// Prints \"#25 pikachu\"; <doc:Thing/Guide#Real-section>\n")
-        try write("Tests/Support/tool.py", "# Targets (see #12): REDTEAM.md and PLATFORM.md say why.\n")
-        try write("README.md", "[ok](Sources/Thing/Thing.docc/Guide.md#real-section), "
-                  + "[bad](Sources/Thing/Thing.docc/Guide.md#gone), [missing](Sources/Thing/Thing.docc/Nope.md)\n"
-                  + "After issues 27 to 31 the server kept up.\n")
-
-        let result = try runProgram("python3", [Self.script.path, root.path])
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
         for expected in ["Code.swift:1: <doc:Guide#No-such-section>",
                          "Code.swift:2: cites a document the repo does not have ('DESIGN')",
@@ -59,8 +53,6 @@ struct DesignDocsTests {
         for fine in ["#real-section", "ThingTests.swift:3", "ThingTests.swift:4"] {
             #expect(!result.text.contains(fine), "\(fine) in:\n\(result.text)")
         }
-        // The citation check alone, as the lead re-runs it after merging other branches.
-        let citations = try runProgram("python3", [Self.script.path, "--citations", root.path])
         #expect(citations.status == 1 && citations.text.contains("ThingTests.swift:2: cites an issue number"), "\(citations.text)")
         #expect(!citations.text.contains("<doc:"), "\(citations.text)")
     }

@@ -7,22 +7,16 @@ import Testing
 /// Darwin-only one (`st_mtimespec`, `kqueue`) outside a Darwin branch.
 @Suite("Platform names")
 struct PlatformNamesTests {
-    static let script = TestPaths.packageRoot.appendingPathComponent("Tests/Support/check_platform_names.py")
+    static let checker = SourceChecker("check_platform_names.py", allWell: "no platform-only name outside its branch")
 
     @Test func noPlatformOnlyNameOutsideItsBranch() throws {
-        let result = try runProgram("python3", [Self.script.path, TestPaths.packageRoot.path])
-        #expect(result.status == 0, "\(result.text)\n\(result.stderr)")
-        #expect(result.text.contains("no platform-only name outside its branch"), "\(result.text)")
+        try Self.checker.expectRepositoryKeepsTheRule()
     }
 
     /// The checker is not vacuous: in a tree of its own, an unguarded use of each platform's
     /// names is found, and the same names inside their branches (nested, or in the `#else`
     /// of the other platform's branch) and in comments are not.
     @Test func theCheckerFindsUnguardedNames() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-platform-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("Sources/Thing")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let code = """
             // st_mtim in a comment is not code
             let a = info.st_mtim.tv_sec
@@ -44,9 +38,7 @@ struct PlatformNamesTests {
             #endif
             let g = send(s, p, n, Int32(MSG_NOSIGNAL))
             """
-        try Data(code.utf8).write(to: folder.appendingPathComponent("Code.swift"))
-
-        let result = try runProgram("python3", [Self.script.path, root.path])
+        let result = try Self.checker.withTree(["Sources/Thing/Code.swift": code]) { try Self.checker.run($0) }
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
         let lines = result.text.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("Sources/Thing/Code.swift:") }

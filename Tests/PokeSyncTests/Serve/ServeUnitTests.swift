@@ -31,6 +31,22 @@ struct ServeUnitTests {
         #expect(Self.scan("GET / HTTP/1.1\r\nHost: x\r") == .incomplete)
     }
 
+    /// A list field sent on more than one line is one list, its lines joined by commas in
+    /// the order they came; a field sent once is kept as it came.
+    @Test func repeatedListFieldsAreJoined() throws {
+        let text = "GET / HTTP/1.1\r\nIf-None-Match: \"a\"\r\nAccept-Encoding: br\r\nIf-None-Match: \"b\", \"c\"\r\n"
+            + "Access-Control-Request-Headers: x-one\r\nAccept-Encoding: gzip\r\nAccess-Control-Request-Headers: x-two\r\n"
+            + "If-None-Match: W/\"d\"\r\n\r\n"
+        guard case .complete(let head, _) = Self.scan(text), case .complete(let once, _) = Self.scan("GET / HTTP/1.1\r\nAccept-Encoding: gzip\r\n\r\n") else {
+            Issue.record("not complete")
+            return
+        }
+        #expect(head.ifNoneMatch == "\"a\",\"b\", \"c\",W/\"d\"")
+        #expect(head.acceptEncoding == "br,gzip")
+        #expect(head.corsHeaders == "x-one,x-two")
+        #expect(once.acceptEncoding == "gzip" && once.ifNoneMatch == nil && once.corsHeaders == nil)
+    }
+
     @Test func headsAreRefused() {
         func status(_ text: String) -> Int? {
             if case .rejected(let status, _) = Self.scan(text) { return status.code }

@@ -97,7 +97,7 @@ package struct ApiDataExporter {
         }
         items.append(Item(path: "index.json", content: .generated(ApiDataIndexes.root(kinds: kinds))))
 
-        let api = building.appendingPathComponent("api/v2")
+        let api = building.appendingPathComponent(APIShape.folderPath)
         try Self.createFolders(for: items.flatMap { [$0.path] + $0.aliases }, under: api)
         let schemas = ApiDataSchemaInference()
         // The schemas are inferred over each document once, under its id path: an alias
@@ -106,7 +106,7 @@ package struct ApiDataExporter {
             try schemas.add(canonical, path: path)
         }
         let schemaFiles = schemas.files().map { Item(path: $0.path, content: .generated($0.json)) }
-        let schema = building.appendingPathComponent("schema/v2")
+        let schema = building.appendingPathComponent(APIShape.schemaFolderPath)
         try Self.createFolders(for: schemaFiles.map(\.path), under: schema)
         bytes += try write(schemaFiles, under: schema.path, options: options) { _, _ in }
 

@@ -72,13 +72,15 @@ extension ApiDataRenderer {
     /// Whether the string contents at `start` begin with `/api/v2` or `/schema/v2`, the
     /// values ditto's `transform` rewrites (it matches the text after a quote).
     private func startsWithAPIPath(at start: Int) -> Bool {
-        let api: StaticString = "/api/v2", schema: StaticString = "/schema/v2"
-        for prefix in [api, schema] where start + prefix.utf8CodeUnitCount <= count
-            && memcmp(input + start, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 {
-            return true
+        for prefix in Self.rewrittenPrefixes where start + prefix.count <= count {
+            if prefix.withUnsafeBufferPointer({ memcmp(input + start, $0.baseAddress!, $0.count) == 0 }) { return true }
         }
         return false
     }
+
+    /// The bytes of ``APIShape/basePath`` and ``APIShape/schemaBasePath``: the prefixes
+    /// `--base-url` is written in front of.
+    private static let rewrittenPrefixes = [Array(APIShape.basePath.utf8), Array(APIShape.schemaBasePath.utf8)]
 
     /// Reads one escape sequence at `start` (on the backslash) and writes what Python
     /// writes for the character it stands for. `\uXXXX` halves of a surrogate pair are

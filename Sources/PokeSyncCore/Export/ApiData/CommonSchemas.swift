@@ -8,7 +8,7 @@
 /// replacements.
 package enum CommonSchemas {
     /// The `$ref` value and file of a common model: `/schema/v2/NAME.json`.
-    static func reference(_ name: String) -> String { "/schema/v2/\(name).json" }
+    static func reference(_ name: String) -> String { "\(APIShape.schemaBasePath)/\(name).json" }
 
     private static func type(_ name: String) -> SchemaValue { .object([("type", .string(name))]) }
     private static func ref(_ name: String) -> SchemaValue { .object([("$ref", .string(reference(name)))]) }

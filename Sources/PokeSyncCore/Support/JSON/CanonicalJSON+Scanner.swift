@@ -200,8 +200,11 @@ struct CanonicalScanner {
     /// fail on their first byte; a URL costs one pass over its authority.
     func anyOriginBeforeAPI(_ contents: Range<Int>) -> Int? {
         let start = contents.lowerBound, end = contents.upperBound
-        // "http://" is the shortest scheme part; then at least one authority byte and "/api/v2/".
-        guard end - start >= 7 + 1 + 8, output[start] | 0x20 == 0x68 else { return nil }  // 'h' or 'H'
+        // "http://" is the shortest scheme part; then at least one authority byte and the API
+        // path. Most strings fail on their first byte, before the path is looked up.
+        guard end > start, output[start] | 0x20 == 0x68 else { return nil }  // 'h' or 'H'
+        let path = Self.apiPath
+        guard end - start >= 7 + 1 + path.count else { return nil }
         var cursor = start + 4
         guard output[start + 1] | 0x20 == 0x74, output[start + 2] | 0x20 == 0x74,
               output[start + 3] | 0x20 == 0x70 else { return nil }  // "ttp"
@@ -219,13 +222,13 @@ struct CanonicalScanner {
                 || byte == JSONByte.quote || byte == 0x40 /* '@': no user info */ { return nil }
             cursor += 1
         }
-        guard cursor > authority, end - cursor >= 8,
-              memcmp(output + cursor, Self.apiPath.utf8Start, 8) == 0 else { return nil }
+        guard cursor > authority, end - cursor >= path.count, outputEquals(cursor ..< cursor + path.count, path)
+        else { return nil }
         return cursor - start
     }
 
-    /// What must follow a stripped origin.
-    static let apiPath: StaticString = "/api/v2/"
+    /// What must follow a stripped origin: the bytes of ``APIShape/rootPath``.
+    static let apiPath = APIShape.rootPathBytes
 
     /// Validates a number against the JSON grammar and copies it as written.
     /// - Returns: its value when `wantsInteger` and it is an integer that fits an `Int`.

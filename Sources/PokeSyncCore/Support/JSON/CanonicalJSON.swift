@@ -172,7 +172,7 @@ package enum CanonicalJSON {
 struct CanonicalScanOptions {
     /// Canonical bytes of the origin to remove, e.g. `https://pokeapi.co`; empty: none.
     var strippedOrigin: [UInt8] = []
-    /// Canonical bytes of `origin + "/api/v2/"`: what a value must begin with.
+    /// Canonical bytes of `origin + APIShape.rootPath`: what a value must begin with.
     var strippedMatch: [UInt8] = []
     /// Canonical bytes of the collected member's key; nil: collect nothing.
     var collectKey: [UInt8]?
@@ -184,7 +184,7 @@ struct CanonicalScanOptions {
             while origin.hasSuffix("/") { origin.removeLast() }
             if !origin.isEmpty {
                 strippedOrigin = CanonicalJSON.canonicalStringContents(origin)
-                strippedMatch = CanonicalJSON.canonicalStringContents(origin + "/api/v2/")
+                strippedMatch = CanonicalJSON.canonicalStringContents(origin + APIShape.rootPath)
             }
         }
         collectKey = collectUnder.map(CanonicalJSON.canonicalStringContents)
