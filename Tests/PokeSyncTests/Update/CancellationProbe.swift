@@ -16,13 +16,24 @@ final class CancellationProbe: @unchecked Sendable {
         var description: String { "\(result) in \(phaseAtCancel) after \(latency.milliseconds) ms" }
     }
 
-    // `phase` is reached only under `lock`.
+    // `phase`, `cancelOnEntry`, `entered` and `task` are reached only under `lock`.
     private let lock = NSLock()
     private var phase = "starting"
+    /// The phase whose first progress report cancels the update, for `runCancellingOnEntry`.
+    private var cancelOnEntry: String?
+    private var entered = false
+    private var task: Task<UpdateResult, any Error>?
 
     /// The progress callback to hand the updater.
     func saw(_ step: UpdateProgress) {
-        lock.withLock { phase = step.phaseName }
+        lock.withLock {
+            phase = step.phaseName
+            // `cancel()` only sets a flag: the updater's task does not wait here.
+            if phase == cancelOnEntry, !entered {
+                entered = true
+                task?.cancel()
+            }
+        }
     }
 
     var currentPhase: String { lock.withLock { phase } }
@@ -47,6 +58,31 @@ final class CancellationProbe: @unchecked Sendable {
             result = "\(error)"
         }
         return Outcome(result: result, phaseAtCancel: phaseAtCancel, latency: clock.now - cancelled)
+    }
+}
+
+extension CancellationProbe {
+    /// Runs `update` and cancels it from its own first progress report of `phase`: the cancel
+    /// lands inside that phase however busy the machine is (a poller's sleep can oversleep a
+    /// whole phase under load). For what a cancel leaves behind, not for its latency.
+    static func runCancellingOnEntry(_ phase: String,
+                                     _ update: @escaping @Sendable (CancellationProbe) async throws -> UpdateResult) async -> Outcome {
+        let probe = CancellationProbe()
+        probe.lock.withLock { probe.cancelOnEntry = phase }
+        let task = Task { try await update(probe) }
+        probe.lock.withLock {
+            probe.task = task
+            // The phase may have begun before the handle was here.
+            if probe.entered { task.cancel() }
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result: String
+        do { _ = try await task.value; result = "finished" } catch is CancellationError { result = "cancelled" } catch {
+            result = "\(error)"
+        }
+        let reached = probe.lock.withLock { probe.entered }
+        return Outcome(result: result, phaseAtCancel: reached ? phase : "never \(phase)", latency: clock.now - started)
     }
 }
 

@@ -83,7 +83,7 @@ struct UpdateCancellationTests {
                 let database = device.appendingPathComponent("current/pokedex.sqlite")
                 let before = try UpdateFixtures.rows(database)
                 let bundles = world.bundles
-                let outcome = await CancellationProbe.run(cancelling: phase, after: .milliseconds(15)) { probe in
+                let outcome = await CancellationProbe.runCancellingOnEntry(phase) { probe in
                     try await Updater(folder: device).update(from: bundles, progress: probe.saw)
                 }
                 #expect(outcome.result == "cancelled", "\(phase): \(outcome)")
