@@ -92,13 +92,17 @@ package enum PokeServer {
         var metricsLine = ""
         if let metricsHost = options.metricsHost {
             // Its own listener and one worker, with small limits: a scraper and a health
-            // check, never the public's traffic.
+            // check, never the public's traffic. The backlog stays the public port's, so a
+            // burst of connections does not fill it and have the kernel drop a health
+            // check's SYN (sent again by TCP only after a second).
             let metricsListener = try ServeError.mapping { () throws(HTTPServerError) in
-                try Listener(host: metricsHost, port: options.metricsPort, backlog: 64)
+                try Listener(host: metricsHost, port: options.metricsPort)
             }
             var metricsLimits = HTTPLimits()
             metricsLimits.connections = 64
-            metricsLimits.connectionsPerAddress = 64
+            // A quarter of the cap to one address, as on the public port: one client cannot
+            // fill the 64 alone and make a health check from elsewhere wait for room.
+            metricsLimits.connectionsPerAddress = 16
             others.append(try ServeError.mapping { () throws(HTTPServerError) in
                 try HTTPServer(listener: metricsListener, limits: metricsLimits, workerCount: 1) { [server] in
                     OperationsResponder(site: site, traffic: { server.traffic() })

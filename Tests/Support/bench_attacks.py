@@ -12,6 +12,9 @@ bytes of its sockets (`ss -tn`, Send-Q) are sampled every 0.25 s.
   starvation  100 such connections, 40 GETs each;
   exhaustion  1,030 keep-alive connections from one address, each asking for a 404 every
               8 s (a closed one reconnects at most once a second).
+And against serve's metrics address (`metrics_attacks`), the probe asking `/healthz`: 300
+connections that send nothing, 100 heads trickled a byte every 2 s, 50 connections
+pipelining 200 `/metrics` each and reading nothing.
 """
 import os, resource, selectors, socket, statistics, subprocess, threading, time
 
@@ -199,6 +202,58 @@ def attacks(port, pids, large_paths, cached_paths, fresh_paths, seconds=10):
     time.sleep(2)
     results.append(run_attack("exhaustion (1,030 keep-alive)", port, pids, probes,
                               lambda deadline: keep_alive_flood(port, 1030, 8.0, deadline), seconds + 5))
+    return results
+
+
+def silent(port, count, deadline):
+    """`count` connections that send nothing until `deadline`."""
+    sockets = []
+    for _ in range(count):
+        try:
+            sockets.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        except OSError:
+            break
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+    for sock in sockets:
+        sock.close()
+
+
+def tricklers(port, count, deadline, period=2.0):
+    """`count` connections that send a head a byte every `period` seconds until `deadline`."""
+    sockets = []
+    for _ in range(count):
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.send(b"G")
+            sockets.append(sock)
+        except OSError:
+            break
+    while time.monotonic() < deadline:
+        time.sleep(min(period, max(0.0, deadline - time.monotonic())))
+        for sock in sockets:
+            try:
+                sock.send(b"E")
+            except OSError:
+                pass
+    for sock in sockets:
+        sock.close()
+
+
+def metrics_attacks(port, pids, seconds=8):
+    """The clients that cost others, against serve's metrics address (one worker, at most
+    64 connections), while the probe asks `/healthz`: 300 connections that send nothing,
+    100 heads trickled a byte every 2 s, and 50 connections pipelining 200 `/metrics` each
+    and reading nothing."""
+    raise_open_files()
+    probes = ["/healthz"]
+    results = [run_attack("metrics: 300 silent", port, pids, probes, lambda deadline: silent(port, 300, deadline), seconds)]
+    time.sleep(2)
+    results.append(run_attack("metrics: 100 trickled heads", port, pids, probes,
+                              lambda deadline: tricklers(port, 100, deadline), seconds))
+    time.sleep(2)
+    results.append(run_attack("metrics: 50 x 200 /metrics unread", port, pids, probes,
+                              lambda deadline: non_readers(port, 50, 200, ["/metrics"], deadline), seconds))
     return results
 
 

@@ -20,6 +20,8 @@ Then a whole-API crawl from serve (`pokesync full --kinds all`, 16 connections),
 serve's peak RSS (VmHWM) over all of it. Targets (Benchmarks.md): serve at least half
 of nginx's requests/s in both cases, p99 under 10 ms with gzip and at most twice
 nginx's without, peak RSS under 100 MB.
+Before that serve with the log stops, its metrics address against idle, trickling and
+unread clients while a health check probes it (bench_attacks.metrics_attacks).
 Then the clients that cost others (bench_attacks.py: lockout, starvation, exhaustion),
 against serve and against nginx with Debian's default configuration, side by side: a
 probe's latency from 127.0.0.2, its statuses, peak RSS and the kernel's send-queue bytes.
@@ -33,7 +35,7 @@ import argparse, gzip, urllib.request, os, random, re, shutil, socket, statistic
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import process_cpu, work_folders  # noqa: E402
 import bench_data  # noqa: E402  (one place the bench's data comes from)
-from bench_attacks import attacks, describe, rss_mb  # noqa: E402
+from bench_attacks import attacks, describe, metrics_attacks, rss_mb  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -363,6 +365,14 @@ def main():
         print(f"   serve / nginx plain = {plain_ratio:.2f} (target >= 0.5: {verdict(plain_ratio >= 0.5)}); "
               f"p99 without gzip = {plain_p99_ratio:.2f}x nginx's (target <= 2: {verdict(plain_p99_ratio <= 2)})", flush=True)
         print(f"   serve's peak RSS after wrk {rss:.0f} MB", flush=True)
+        # The metrics address against the same clients, a health check probing it.
+        print(f"\n   the metrics address (one worker, 64 connections), /healthz probed from 127.0.0.2 every 0.1 s", flush=True)
+        metrics_reports = metrics_attacks(logged_metrics, [logged.pid])
+        for result in metrics_reports:
+            print(f"     {result['name']:<34} {describe(result)}", flush=True)
+        worst = max(result["max"] for result in metrics_reports)
+        refused = sum(count for result in metrics_reports for status, count in result["statuses"].items() if status != 200)
+        print(f"   metrics address: slowest health check {worst * 1000:.0f} ms, {refused} not 200", flush=True)
         logged.terminate()
         logged.wait(timeout=20)
         processes.remove(logged)

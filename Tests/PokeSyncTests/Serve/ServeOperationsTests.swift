@@ -240,6 +240,23 @@ struct ServeOperationsTests {
         }
     }
 
+    /// One address holds at most 16 of the metrics address's 64 connections: the next is
+    /// answered 503 at once, so clients that connect and send nothing from one address
+    /// leave room for a health check from another.
+    @Test func oneAddressCannotHoldTheMetricsAddressAgainstAHealthCheck() throws {
+        try withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--metrics-listen", "127.0.0.1:0"])
+            let metricsPort = try #require(server.metricsPort)
+            var silent: [RawConnection] = []
+            for _ in 0 ..< 16 { silent.append(try RawConnection(port: metricsPort)) }
+            let refused = try RawConnection(port: metricsPort)
+            #expect(try refused.readResponse()?.status == 503)
+            #expect(try ServeProcess.get(port: metricsPort, "/healthz", from: "127.0.0.2").status == 200)
+            withExtendedLifetime(silent) {}
+            #expect(server.stop().status == 0)
+        }
+    }
+
     @Test func theMetricsAddressMustNotBeThePublicOne() throws {
         try withTemporaryDirectory { folder in
             let mirror = try ServeMirror.make(folder)
