@@ -31,7 +31,7 @@ struct SpritePhase {
             validators = job.validators
         }
         let fetched = fetcher.location(of: job)
-        let host = fetched.flatMap(Self.httpHost)
+        let host = fetched.flatMap(CarriedFiles.httpHost)
         if let host, let reason = watch.givenUp(host) {
             try fail(job, fetched: fetched, error: "not asked: \(host) given up for this run (\(reason))", quietly: true)
             return
@@ -81,7 +81,7 @@ struct SpritePhase {
         crawler.progress.spriteSettled(state: .failed)
         if !quietly { crawler.log("failed: \(job.tree.noun) \(job.path) named by \(job.document): \(error)") }
         // Checked after each failure, so that the line saying so comes as it happens.
-        if let host = fetched.flatMap(Self.httpHost) { _ = watch.givenUp(host) }
+        if let host = fetched.flatMap(CarriedFiles.httpHost) { _ = watch.givenUp(host) }
     }
 
     /// The fetch, stopped when its host is given up meanwhile (by this request's own
@@ -113,13 +113,6 @@ struct SpritePhase {
         case is CancellationError, is DatabaseError, is StoreError, is LocalFileError: return true
         default: return false
         }
-    }
-
-    /// `host:port` of an http(s) URL; nil for a local file.
-    static func httpHost(_ location: String) -> String? {
-        guard let url = URL(string: location), let scheme = url.scheme, scheme == "http" || scheme == "https",
-              let host = url.host else { return nil }
-        return "\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 
     private func settle(_ job: SpriteJob, _ state: JobState, hash: SHA256Digest?, size: Int?,

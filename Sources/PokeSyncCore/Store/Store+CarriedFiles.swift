@@ -34,11 +34,16 @@ package struct CarriedFiles: Sendable, Equatable, Codable {
     /// The host part of where a file was asked: `host:port` of a URL, else the folder of a path.
     static func host(of fetched: String?) -> String {
         guard let fetched, !fetched.isEmpty else { return "unknown host" }
-        if let url = URL(string: fetched), let scheme = url.scheme, scheme == "http" || scheme == "https", let host = url.host {
-            let port = url.port ?? (scheme == "https" ? 443 : 80)
-            return "\(host):\(port)"
-        }
-        return "folder " + (fetched as NSString).deletingLastPathComponent
+        return httpHost(fetched) ?? "folder " + (fetched as NSString).deletingLastPathComponent
+    }
+
+    /// `host:port` of an http(s) URL; nil for a local file. The one spelling of a file host:
+    /// the sprite phase gives hosts up by it and the carried lines are grouped by it, so a
+    /// given-up host and its carried files name the same thing.
+    static func httpHost(_ location: String) -> String? {
+        guard let url = URL(string: location), let scheme = url.scheme, scheme == "http" || scheme == "https",
+              let host = url.host else { return nil }
+        return "\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 }
 
