@@ -19,7 +19,7 @@ Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audi
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
-File host: --file-host-fault 404|500|html|drip|endless turns every sprite and cry request
+File host: --file-host-fault 404|500|500-but-missing|html|drip|endless turns every sprite and cry request
            (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night.
 Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
            among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
@@ -157,10 +157,12 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
-    parser.add_argument("--file-host-fault", choices=["404", "500", "html", "drip", "endless"],
+    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless"],
                         help="answer every sprite and cry request (see --file-host-fault-tree) this way: "
-                             "404; 500; html (200 text/html error page); drip (the file's header, then "
-                             "one byte a second); endless (200 chunked, never finished: 48 MB, then a close)")
+                             "404; 500; 500-but-missing (404 for the paths --sprite-missing names, 500 for "
+                             "the others: a host that keeps its 404s); html (200 text/html error page); drip "
+                             "(the file's header, then one byte a second); endless (200 chunked, never "
+                             "finished: 48 MB, then a close)")
     parser.add_argument("--file-host-fault-tree", choices=["sprites", "cries", "all"], default="all",
                         help="which tree --file-host-fault applies to (default all)")
     parser.add_argument("--pregzip", action="store_true",

@@ -300,6 +300,12 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         if mode == "404":
             self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
             return
+        if mode == "500-but-missing":
+            below = path[len(CRY_PREFIX):] if path.startswith(CRY_PREFIX) else path[len(SPRITE_PREFIX):]
+            if standin_sprites.matches(below, self.server.sprite_missing):
+                self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
+                return
+            mode = "500"
         if mode == "500":
             self._record(500, 21)
             self._send(500, [("Content-Type", "text/plain")], b"500: Internal Error\n", close=True)

@@ -12,7 +12,8 @@ package struct CrawlOptions: Sendable {
     package var cries: CrySet
     /// Which kinds the run mirrors (`--kinds`).
     package var kinds: KindSelection
-    /// Publish even when a kind's list lost more than 5% of the latest version's entries.
+    /// Publish even when a kind's list lost more than 5% of the latest version's entries, and
+    /// drop the linked files the latest version holds that answered 404/410 at their host.
     package var allowShrink: Bool
 
     package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
@@ -68,4 +69,6 @@ package struct CrawlSummary: Sendable {
     /// Linked files whose host failed this run: carried from the latest version, or left
     /// for the next run; by tree and host. Not empty: the run exits ``ExitStatus/filesCarried``.
     package var carried: [CarriedFiles] = []
+    /// Files the latest version held that `--allow-shrink` let go (404/410 at their host), by tree.
+    package var dropped: [DroppedFiles] = []
 }

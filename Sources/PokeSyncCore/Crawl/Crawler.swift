@@ -59,9 +59,10 @@ package struct Crawler: Sendable {
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
-        // Linked files whose host failed do not hold the documents back: the latest
-        // version's bytes are carried, files never held are left for the next run.
-        let carried = try store.carryFailedFiles(run: current.id)
+        // Linked files whose host failed or lost them do not hold the documents back: the
+        // latest version's bytes are carried, files never held are left for the next run.
+        let settlement = try store.carryFailedFiles(run: current.id, allowShrink: options.allowShrink)
+        let carried = settlement.carried
         let reports = try store.spriteReports(version: nil, run: current.id)
         let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
@@ -80,7 +81,7 @@ package struct Crawler: Sendable {
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries,
-                            carried: carried)
+                            carried: carried, dropped: settlement.dropped)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.

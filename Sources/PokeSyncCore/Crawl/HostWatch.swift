@@ -1,9 +1,15 @@
 import Foundation
 
 /// Watches the hosts linked files come from, and gives one up for the rest of the run
-/// when it keeps failing: `failureLimit` files in a row, or no file at all for `budget`
-/// while requests to it were outstanding (a host dripping a byte a second fails no
-/// request quickly, it only never finishes one).
+/// when it stops delivering: `failureLimit` files in a row without a file (200) or a 304
+/// among which at least `failuresNeeded` failed outright (5xx, timeouts, an error page, too
+/// large), or no answer at all for `budget` while requests to it were outstanding (a host
+/// dripping a byte a second fails no request quickly, it only never finishes one).
+///
+/// A 404 or 410 is an answer, not a delivery: it restarts the silence clock but not the
+/// run of files without a delivery, so a host answering 500 to everything but the files it
+/// lost (404) is given up as fast as one answering only 500. It never gives a host up
+/// alone: a healthy host with a run of files it never had (404 after 404) is asked for each.
 ///
 /// A given-up host's remaining files are not asked for: they are carried from the latest
 /// version or left for the next run at once, so that one bad host costs the run about
@@ -14,11 +20,28 @@ final class HostWatch: Sendable {
         /// moment requests to it began after a quiet spell.
         var anchor: ContinuousClock.Instant
         var inFlight = 0
-        var failuresInARow = 0
+        /// Files settled since the host last delivered one (a 404/410 or a failure each).
+        var undeliveredInARow = 0
+        /// How many of those failed outright (not a 404/410).
+        var failedInARow = 0
         var givenUp: String?
     }
 
+    /// What a host did with one request, for the give-up rule.
+    enum Answer {
+        /// A file (200) or a 304: the host works.
+        case delivered
+        /// 404 or 410: an answer, not a delivery.
+        case gone
+        /// A failure after every retry: 5xx, timeouts, an error page, too large, TLS.
+        case failed
+        /// The request never reached the host (its URL was refused first).
+        case notAsked
+    }
+
     let failureLimit: Int
+    /// Failures (not 404/410) needed among `failureLimit` undelivered files: a quarter.
+    var failuresNeeded: Int { max(1, failureLimit / 4) }
     let budget: Duration
     /// Told once for each host given up, with why.
     let onGiveUp: @Sendable (_ host: String, _ reason: String) -> Void
@@ -44,17 +67,26 @@ final class HostWatch: Sendable {
         }
     }
 
-    /// A request to `host` ended: the host answered (a file, a 304, a 404), or it failed.
-    func end(_ host: String, succeeded: Bool) {
+    /// A request to `host` ended with `answer`.
+    func end(_ host: String, _ answer: Answer) {
         let now = ContinuousClock.now
         hosts.withLock { hosts in
             guard var state = hosts[host] else { return }
             state.inFlight = max(0, state.inFlight - 1)
-            if succeeded {
-                state.failuresInARow = 0
+            switch answer {
+            case .delivered:
+                state.undeliveredInARow = 0
+                state.failedInARow = 0
                 state.anchor = now
-            } else {
-                state.failuresInARow += 1
+            case .gone:
+                // Not silence: the clock restarts. Not a delivery: the run goes on.
+                state.undeliveredInARow += 1
+                state.anchor = now
+            case .failed:
+                state.undeliveredInARow += 1
+                state.failedInARow += 1
+            case .notAsked:
+                break
             }
             hosts[host] = state
         }
@@ -81,8 +113,10 @@ final class HostWatch: Sendable {
         let (reason, newly) = hosts.withLock { hosts -> (String?, Bool) in
             guard var state = hosts[host] else { return (nil, false) }
             if let reason = state.givenUp { return (reason, false) }
-            if state.failuresInARow >= failureLimit {
-                state.givenUp = "it failed \(state.failuresInARow) files in a row"
+            if state.undeliveredInARow >= failureLimit, state.failedInARow >= failuresNeeded {
+                let gone = state.undeliveredInARow - state.failedInARow
+                state.givenUp = gone == 0 ? "it failed \(state.failedInARow) files in a row"
+                    : "it delivered none of its last \(state.undeliveredInARow) files (\(state.failedInARow) failed, \(gone) answered 404/410)"
             } else if state.inFlight > 0, now - state.anchor > budget {
                 state.givenUp = "it delivered no file for \(budget.components.seconds) s"
             }

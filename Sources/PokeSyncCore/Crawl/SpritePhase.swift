@@ -39,9 +39,7 @@ struct SpritePhase {
         if let host { watch.begin(host) }
         do {
             let outcome = try await watchedFetch(job, validators: validators, host: host)
-            if let host {
-                if case .failed = outcome { watch.end(host, succeeded: false) } else { watch.end(host, succeeded: true) }
-            }
+            if let host { watch.end(host, Self.answer(outcome)) }
             switch outcome {
             case .stored(let hash, let size, let kept, let bodyBytes, let wire):
                 crawler.progress.addRequestBytes(bodyBytes, wire: wire)
@@ -62,7 +60,7 @@ struct SpritePhase {
             }
         } catch where !Self.isFatal(error) {
             if let host {
-                watch.end(host, succeeded: false)
+                watch.end(host, .failed)
                 // The same certificate comes back for every file: one line, then the rest wait.
                 if case HTTPError.tls = error {
                     let first = watch.giveUp(host, because: "its TLS certificate is not accepted")
@@ -103,6 +101,17 @@ struct SpritePhase {
                 throw HostGivenUp(reason: "\(host) given up for this run (\(watch.givenUp(host) ?? "failing"))")
             }
             return outcome
+        }
+    }
+
+    /// What the outcome says of its host, for the give-up rule: a 404/410 is an answer
+    /// but not a delivery.
+    static func answer(_ outcome: SpriteFetchOutcome) -> HostWatch.Answer {
+        switch outcome {
+        case .stored, .notModified: return .delivered
+        case .missing: return .gone
+        case .failed: return .failed
+        case .refused: return .notAsked
         }
     }
 

@@ -36,12 +36,14 @@ extension VersionDiff {
             var change: String
         }
 
-        /// Linked files carried from the version before (their host failed), by tree and host:
-        /// `{"tree": "cries", "host": "127.0.0.1:8081", "carried": 1302, "postponed": 0, "example": "..."}`.
+        /// Linked files carried from the version before (their host failed, or answered 404/410
+        /// for `missing` of them), by tree and host:
+        /// `{"tree": "cries", "host": "127.0.0.1:8081", "carried": 1302, "missing": 0, "postponed": 0, "example": "..."}`.
         struct Carried: Encodable {
             var tree: String
             var host: String
             var carried: Int
+            var missing: Int
             var postponed: Int
             var example: String
         }
@@ -61,7 +63,8 @@ extension VersionDiff {
             summary["sprites"] = Counts(diff.sprites)
             summary["cries"] = Counts(diff.cries)
             carried = diff.carried.map {
-                Carried(tree: $0.tree.folderName, host: $0.host, carried: $0.carried, postponed: $0.postponed, example: $0.example)
+                Carried(tree: $0.tree.folderName, host: $0.host, carried: $0.carried, missing: $0.missing,
+                        postponed: $0.postponed, example: $0.example)
             }
             files = diff.files.map { File(tree: $0.tree.folderName, path: $0.path, change: $0.change.rawValue) }
             changes = diff.changes.map {

@@ -39,8 +39,9 @@ package struct VersionDiff: Sendable, Equatable {
     package var changes: [Change]
     /// Every linked file that differs, sprites then cries, each in path order.
     package var files: [FileChange] = []
-    /// Linked files `to` carried from the version before because their host failed (and
-    /// those it left out, never held), by tree and host: kept, not changes, but said.
+    /// Linked files `to` carried from the version before because their host failed or lost
+    /// them (404/410 while a document still links them), and those it left out, never held,
+    /// by tree and host: kept, not changes, but said.
     package var carried: [CarriedFiles] = []
 
     package var isEmpty: Bool { changes.isEmpty && sprites.total == 0 && cries.total == 0 && carried.isEmpty }

@@ -116,10 +116,14 @@ package enum JobState: String, Sendable, CaseIterable {
     /// A linked file whose host failed that no version holds: it stays out of the next
     /// version (serve keeps upstream's link) and is asked for again by the next run.
     case postponed
+    /// A linked file the latest version holds that its host answered 404/410 for, while a
+    /// document still links it: carried with its bytes like `carried`, counted as missing at
+    /// its host, every night until the documents stop linking it or `--allow-shrink` drops it.
+    case vanished
 
-    /// States that still need work when a run is resumed (a carried or postponed file
-    /// is asked for again: its host may be back).
-    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed]
+    /// States that still need work when a run is resumed (a carried, postponed or vanished
+    /// file is asked for again: its host may be back).
+    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed, .vanished]
     /// States that let a run publish.
     package var isSettled: Bool { self != .pending && self != .failed }
 }

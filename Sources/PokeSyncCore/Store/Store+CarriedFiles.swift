@@ -3,7 +3,8 @@ import PokeArchive
 import PokeSQLite
 
 /// Linked files of one tree and host that a run could not fetch: those the latest
-/// version held are carried into the next version unchanged, the others are left out
+/// version held are carried into the next version unchanged, whatever the host answered
+/// (a failure, or 404/410 while a document still links them), the others are left out
 /// (serve keeps upstream's link) and asked for again by the next run.
 package struct CarriedFiles: Sendable, Equatable, Codable {
     package var tree: LinkedTree
@@ -11,23 +12,42 @@ package struct CarriedFiles: Sendable, Equatable, Codable {
     package var host: String
     /// Files the latest version held, kept with their bytes there.
     package var carried: Int
+    /// Of `carried`, those the host answered 404/410 for: missing at their host, held
+    /// until the documents stop linking them or `--allow-shrink` drops them.
+    package var missing: Int
     /// Files no version held, left for the next run.
     package var postponed: Int
     /// One failure, as it was said: `pokemon/latest/25.ogg: HTTP 500 after 5 attempts`.
     package var example: String
 
-    package init(tree: LinkedTree, host: String, carried: Int, postponed: Int, example: String) {
+    package init(tree: LinkedTree, host: String, carried: Int, missing: Int = 0, postponed: Int, example: String) {
         self.tree = tree
         self.host = host
         self.carried = carried
+        self.missing = missing
         self.postponed = postponed
         self.example = example
     }
 
-    /// `cries: 1302 carried from 127.0.0.1:8081 (...)`, for the run's last lines, status and diffs.
+    enum CodingKeys: String, CodingKey { case tree, host, carried, missing, postponed, example }
+
+    /// `missing` is absent from what a build before it recorded (`last_run_carried`).
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tree = try container.decode(LinkedTree.self, forKey: .tree)
+        host = try container.decode(String.self, forKey: .host)
+        carried = try container.decode(Int.self, forKey: .carried)
+        missing = try container.decodeIfPresent(Int.self, forKey: .missing) ?? 0
+        postponed = try container.decode(Int.self, forKey: .postponed)
+        example = try container.decode(String.self, forKey: .example)
+    }
+
+    /// `cries: 1302 carried from the version before (60 missing at their host): 127.0.0.1:8081
+    /// failed (...)`, for the run's last lines, status and diffs: one line per tree and host.
     package var line: String {
-        let counts = [carried > 0 ? "\(carried) carried from the version before" : nil,
-                      postponed > 0 ? "\(postponed) never held left for the next run" : nil].compactMap { $0 }
+        let kept = carried > 0 ? "\(carried) carried from the version before"
+            + (missing > 0 ? " (\(missing) missing at their host: 404/410)" : "") : nil
+        let counts = [kept, postponed > 0 ? "\(postponed) never held left for the next run" : nil].compactMap { $0 }
         return "\(tree.folderName): \(counts.joined(separator: ", ")): \(host) failed (e.g. \(example))"
     }
 
@@ -45,6 +65,30 @@ package struct CarriedFiles: Sendable, Equatable, Codable {
               let host = url.host else { return nil }
         return "\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
+}
+
+/// Files of one tree the latest version held that `--allow-shrink` let go: their host
+/// answered 404/410 for them. A version without them is what the operator accepted.
+package struct DroppedFiles: Sendable, Equatable {
+    package var tree: LinkedTree
+    package var count: Int
+    package var previousVersion: Int
+    /// One of them, as it was asked for.
+    package var example: String
+
+    /// `cries: 60 files of version 7 dropped, missing at their host (404/410) (--allow-shrink; e.g. URL)`.
+    package var line: String {
+        "\(tree.folderName): \(count) file(s) of version \(previousVersion) dropped, missing at their host (404/410) "
+            + "(--allow-shrink; e.g. \(example))"
+    }
+}
+
+/// What became of the linked files a run could not fetch, at publish.
+package struct FileSettlement: Sendable, Equatable {
+    /// Carried from the latest version, or left for the next run, by tree and host.
+    package var carried: [CarriedFiles] = []
+    /// Let go by `--allow-shrink`, by tree.
+    package var dropped: [DroppedFiles] = []
 }
 
 extension LinkedTree: Codable {}
@@ -69,16 +113,35 @@ extension Store {
         }
     }
 
-    /// Settles every failed linked file of `run`: one the latest version holds (same URL)
-    /// becomes `carried` with the bytes that version has; any other `postponed`.
-    /// - Returns: what was carried and postponed, by tree and host.
-    package func carryFailedFiles(run: Int) throws -> [CarriedFiles] {
+    /// Settles every linked file of `run` its host did not deliver. One the latest version
+    /// holds (same URL) is carried with the bytes that version has: `carried` when the host
+    /// failed, `vanished` when it answered 404/410 (its document still links it, or it
+    /// would not be in the run). Any other failed file is `postponed`; any other 404 stays
+    /// `missing` (recorded as missing upstream). With `allowShrink` the 404/410 ones the
+    /// latest version holds are let go instead (those a resumed run had carried too).
+    /// Idempotent: a run interrupted after it and resumed settles the same way.
+    package func carryFailedFiles(run: Int, allowShrink: Bool = false) throws -> FileSettlement {
         try write { database in
             let latest = try database.integer("SELECT MAX(number) FROM versions")
+            let runValue = SQLValue(run)
             for tree in LinkedTree.allCases {
+                let job = SQLValue.text(tree.job)
+                if allowShrink {
+                    // Carried by this run before the loss was accepted: missing again, reported as such.
+                    try database.run("""
+                        INSERT OR IGNORE INTO sprite_reports(run, url, document, outcome, reason)
+                        SELECT run, key, coalesce(document, name, ''), 'missing', coalesce(error, 'HTTP 404 upstream')
+                        FROM frontier WHERE run = ? AND job = ? AND state = 'vanished'
+                        """, [runValue, job])
+                    try database.run("UPDATE frontier SET state = 'missing', hash = NULL WHERE run = ? AND job = ? AND state = 'vanished'",
+                                     [runValue, job])
+                }
                 let failed = try database.rows("SELECT key FROM frontier WHERE run = ? AND job = ? AND state = 'failed'",
-                                               [SQLValue(run), .text(tree.job)]) { $0.text(0) }
-                guard !failed.isEmpty else { continue }
+                                               [runValue, job]) { $0.text(0) }
+                let gone = allowShrink ? [] : try database.rows("""
+                    SELECT key, fetched FROM frontier WHERE run = ? AND job = ? AND state = 'missing'
+                    """, [runValue, job]) { ($0.text(0), $0.optionalText(1)) }
+                guard !failed.isEmpty || !gone.isEmpty else { continue }
                 // The latest version's files by URL, read once: the version tables are keyed by
                 // path, so a lookup by URL per failed file would scan the version each time
                 // (a host given up on a whole sprite set is tens of thousands of files).
@@ -92,14 +155,27 @@ extension Store {
                 for url in failed {
                     if let held = heldByURL[url] {
                         try database.run("UPDATE frontier SET state = 'carried', hash = ? WHERE run = ? AND job = ? AND key = ?",
-                                         [.blob(held), SQLValue(run), .text(tree.job), .text(url)])
+                                         [.blob(held), runValue, job, .text(url)])
                     } else {
                         try database.run("UPDATE frontier SET state = 'postponed' WHERE run = ? AND job = ? AND key = ?",
-                                         [SQLValue(run), .text(tree.job), .text(url)])
+                                         [runValue, job, .text(url)])
                     }
                 }
+                // Held, still linked, and missing at the host: kept, and not reported as
+                // missing upstream (the version holds it); the host's answer is the example.
+                for (url, fetched) in gone {
+                    guard let held = heldByURL[url] else { continue }
+                    let reason = try database.row("""
+                        SELECT reason FROM sprite_reports WHERE run = ? AND version IS NULL AND url = ? AND outcome = 'missing'
+                        """, [runValue, .text(url)]) { $0.text(0) } ?? "HTTP 404 upstream"
+                    try database.run("UPDATE frontier SET state = 'vanished', hash = ?, error = ? WHERE run = ? AND job = ? AND key = ?",
+                                     [.blob(held), .text("\(fetched ?? url): \(reason)"), runValue, job, .text(url)])
+                    try database.run("DELETE FROM sprite_reports WHERE run = ? AND version IS NULL AND url = ? AND outcome = 'missing'",
+                                     [runValue, .text(url)])
+                }
             }
-            return try Self.carriedFiles(database, run: run)
+            return FileSettlement(carried: try Self.carriedFiles(database, run: run),
+                                  dropped: allowShrink ? try Self.droppedFiles(database, run: run) : [])
         }
     }
 
@@ -108,7 +184,7 @@ extension Store {
         var byKey: [String: CarriedFiles] = [:]
         let rows = try database.rows("""
             SELECT job, fetched, state, path, error FROM frontier
-            WHERE run = ? AND job IN ('sprite', 'cry') AND state IN ('carried', 'postponed') ORDER BY job, path
+            WHERE run = ? AND job IN ('sprite', 'cry') AND state IN ('carried', 'vanished', 'postponed') ORDER BY job, path
             """, [SQLValue(run)]) { ($0.text(0), $0.optionalText(1), $0.text(2), $0.optionalText(3), $0.optionalText(4)) }
         for (job, fetched, state, path, error) in rows {
             let tree: LinkedTree = job == LinkedTree.cries.job ? .cries : .sprites
@@ -116,7 +192,11 @@ extension Store {
             let key = tree.rawValue + "\t" + host
             var entry = byKey[key] ?? CarriedFiles(tree: tree, host: host, carried: 0, postponed: 0,
                                                    example: "\(path ?? "?"): \(error ?? "failed")")
-            if state == JobState.carried.rawValue { entry.carried += 1 } else { entry.postponed += 1 }
+            switch JobState(rawValue: state) {
+            case .carried: entry.carried += 1
+            case .vanished: entry.carried += 1; entry.missing += 1
+            default: entry.postponed += 1
+            }
             byKey[key] = entry
         }
         return byKey.keys.sorted().compactMap { byKey[$0] }
@@ -126,9 +206,10 @@ extension Store {
     static func recordCarried(_ database: Database, run: Int, version: Int) throws {
         for entry in try carriedFiles(database, run: run) {
             try database.run("""
-                INSERT OR REPLACE INTO version_carried(version, tree, host, carried, postponed, example) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO version_carried(version, tree, host, carried, missing, postponed, example)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [SQLValue(version), .text(entry.tree.rawValue), .text(entry.host), SQLValue(entry.carried),
-                      SQLValue(entry.postponed), .text(entry.example)])
+                      SQLValue(entry.missing), SQLValue(entry.postponed), .text(entry.example)])
         }
     }
 
@@ -137,11 +218,13 @@ extension Store {
     package func carriedFiles(version number: Int) throws -> [CarriedFiles] {
         try read { database in
             guard try Self.hasTable(database, "version_carried") else { return [] }
+            // A store an older build made, opened read-only, has no `missing` column yet.
+            let missing = try Self.hasColumn(database, table: "version_carried", column: "missing") ? "missing" : "0"
             return try database.rows("""
-                SELECT tree, host, carried, postponed, example FROM version_carried WHERE version = ? ORDER BY tree DESC, host
+                SELECT tree, host, carried, \(missing), postponed, example FROM version_carried WHERE version = ? ORDER BY tree DESC, host
                 """, [SQLValue(number)]) {
                 CarriedFiles(tree: LinkedTree(rawValue: $0.text(0)) ?? .sprites, host: $0.text(1), carried: $0.int(2),
-                             postponed: $0.int(3), example: $0.text(4))
+                             missing: $0.int(3), postponed: $0.int(4), example: $0.text(5))
             }
         }
     }
@@ -178,64 +261,19 @@ package struct LastRunCarried: Sendable, Codable, Equatable {
     }
 }
 
-/// The shrink guard of the linked files: a host that answers 404 for what the latest
-/// version holds must not publish a version without it.
+/// What `--allow-shrink` lets go of the linked files.
 extension Store {
-    /// Per tree, the files the latest version holds that the run found missing (404/410)
-    /// at their host, when that is more than 5% of them (or all).
-    static func vanishedFiles(_ database: Database, run: Int) throws -> [FileShrink] {
+    /// Per tree, the files the latest version holds that the run found missing (404/410) at
+    /// their host and left `missing`: with `--allow-shrink` the new version goes without them.
+    static func droppedFiles(_ database: Database, run: Int) throws -> [DroppedFiles] {
         guard let previous = try database.integer("SELECT MAX(number) FROM versions") else { return [] }
         return try LinkedTree.allCases.compactMap { tree in
-            let held = try database.integer("SELECT COUNT(*) FROM \(tree.versionTable) WHERE version = ?", [SQLValue(previous)]) ?? 0
-            guard held > 0 else { return nil }
             let lost = try database.rows("""
                 SELECT f.key, f.fetched FROM frontier f JOIN \(tree.versionTable) v ON v.version = ? AND v.url = f.key
                 WHERE f.run = ? AND f.job = ? AND f.state = 'missing' ORDER BY f.path
                 """, [SQLValue(previous), SQLValue(run), .text(tree.job)]) { ($0.text(0), $0.optionalText(1)) }
-            // More than 5% lost: lost / held > 1/20, in integers.
-            guard !lost.isEmpty, lost.count * 20 > held else { return nil }
-            return FileShrink(tree: tree, missing: lost.count, previousVersion: previous, previousCount: held,
-                              example: lost[0].1 ?? lost[0].0, urls: lost.map(\.0))
+            guard let first = lost.first else { return nil }
+            return DroppedFiles(tree: tree, count: lost.count, previousVersion: previous, example: first.1 ?? first.0)
         }
-    }
-
-    /// After a refusal: the vanished files are asked for again by the next run (a host that
-    /// has recovered serves them), and their reports of this run are dropped with them.
-    static func requeueVanished(_ database: Database, run: Int, shrinks: [FileShrink]) throws {
-        for shrink in shrinks {
-            for url in shrink.urls {
-                try database.run("UPDATE frontier SET state = 'pending', hash = NULL WHERE run = ? AND job = ? AND key = ?",
-                                 [SQLValue(run), .text(shrink.tree.job), .text(url)])
-                try database.run("DELETE FROM sprite_reports WHERE run = ? AND version IS NULL AND url = ?",
-                                 [SQLValue(run), .text(url)])
-            }
-        }
-    }
-}
-
-/// One tree whose held files went missing (404/410) at their host since the latest version.
-package struct FileShrink: Sendable, Equatable {
-    package var tree: LinkedTree
-    package var missing: Int
-    package var previousVersion: Int
-    package var previousCount: Int
-    /// One of them, as it was asked for.
-    package var example: String
-    var urls: [String]
-}
-
-/// A version refused because a linked tree would lose more than 5% of its files to
-/// 404s (exit 65): a moved repository or a misconfigured CDN must never reach phones as
-/// a delta that deletes their sprites. Nothing is published; the next run asks again,
-/// and `--allow-shrink` accepts the loss.
-package struct LinkedFilesVanished: PokeSyncFailure {
-    package var shrinks: [FileShrink]
-    package var exitStatus: ExitStatus { .dataError }
-    package var description: String {
-        let trees = shrinks.map {
-            "\($0.tree.folderName): \($0.missing) of the \($0.previousCount) files in version \($0.previousVersion) "
-                + "answered 404/410 at their host (e.g. \($0.example))"
-        }
-        return trees.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
     }
 }

@@ -56,11 +56,13 @@ extension Store {
     CREATE TABLE IF NOT EXISTS sprite_reports(
         run INTEGER, version INTEGER, url TEXT NOT NULL, document TEXT NOT NULL,
         outcome TEXT NOT NULL, reason TEXT NOT NULL, UNIQUE(run, url, document));
-    -- Linked files a version carried from the one before because their host failed (or
-    -- left out, never held), counted by tree and host, with one failure as an example.
+    -- Linked files a version carried from the one before because their host failed or
+    -- answered 404/410 (`missing` of them), or left out, never held, counted by tree and
+    -- host, with one failure as an example.
     CREATE TABLE IF NOT EXISTS version_carried(
         version INTEGER NOT NULL, tree TEXT NOT NULL, host TEXT NOT NULL, carried INTEGER NOT NULL,
-        postponed INTEGER NOT NULL, example TEXT NOT NULL, PRIMARY KEY(version, tree, host)) WITHOUT ROWID;
+        postponed INTEGER NOT NULL, example TEXT NOT NULL, missing INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY(version, tree, host)) WITHOUT ROWID;
     """
 
     static func migrate(_ database: Database) throws {
@@ -90,6 +92,9 @@ extension Store {
             // The address a linked file was asked at (its host may not be upstream's), kept
             // with a failed or missing file for the messages that name its host.
             try addColumn(database, table: "frontier", column: "fetched TEXT")
+            // Of the files a version carried, those their host answered 404/410 for while a
+            // document still linked them (carried since, not dropped).
+            try addColumn(database, table: "version_carried", column: "missing INTEGER NOT NULL DEFAULT 0")
         }
     }
 

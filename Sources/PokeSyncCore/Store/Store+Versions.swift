@@ -154,12 +154,11 @@ extension Store {
     /// With `skipIfUnchanged`, a run whose documents and sprites equal its base
     /// version's publishes nothing. A run whose lists lost more than 5% of a kind's
     /// entries since the latest version publishes nothing unless `allowShrink`; those
-    /// kinds are then listed again by the next run. Likewise a run in which more than 5%
-    /// of a linked tree's files in the latest version answered 404/410: those files are
-    /// asked for again by the next run. Linked files carried from the latest version
-    /// (``carryFailedFiles(run:)``) are published with it, and recorded as carried.
+    /// kinds are then listed again by the next run. Linked files carried from the latest
+    /// version (``carryFailedFiles(run:allowShrink:)``), those whose host failed and those
+    /// it answered 404/410 for, are published with it, and recorded as carried.
     /// - Throws: `RunTakenOver` (75) when `owner` no longer owns the run; `ListsShrank`
-    ///   or `LinkedFilesVanished` (65); `StoreError` when jobs are still open or a kind was never listed.
+    ///   (65); `StoreError` when jobs are still open or a kind was never listed.
     package func publish(run: RunRecord, owner: String, skipIfUnchanged: Bool, allowShrink: Bool = false) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
         let display = layout.display(layout.storeFile)
@@ -180,11 +179,6 @@ extension Store {
             if !shrinks.isEmpty && !allowShrink {
                 try Self.forgetLists(database, run: run.id, kinds: shrinks.map(\.kind))
                 return .failure(ListsShrank(shrinks: shrinks))
-            }
-            let vanished = try Self.vanishedFiles(database, run: run.id)
-            if !vanished.isEmpty && !allowShrink {
-                try Self.requeueVanished(database, run: run.id, shrinks: vanished)
-                return .failure(LinkedFilesVanished(shrinks: vanished))
             }
             return .success(try Self.publishVersion(database, run: run))
         }
@@ -207,7 +201,7 @@ extension Store {
         for tree in LinkedTree.allCases {
             try database.run("""
                 INSERT OR IGNORE INTO \(tree.versionTable)(version, path, url, hash)
-                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = ? AND state IN ('done', 'unchanged', 'carried')
+                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = ? AND state IN ('done', 'unchanged', 'carried', 'vanished')
                 """, [version, runID, .text(tree.job)])
         }
         try recordCarried(database, run: run.id, version: number)
@@ -243,7 +237,7 @@ extension Store {
         let runDocuments = "SELECT kind, id, name, hash FROM frontier WHERE run = ?1 AND job = 'document'"
         let versionDocuments = "SELECT kind, id, name, hash FROM version_documents WHERE version = ?2"
         // Sprites and cries alike: (tree, path, hash) of the run against the version's.
-        let runSprites = "SELECT job, path, hash FROM frontier WHERE run = ?1 AND job IN ('sprite', 'cry') AND state IN ('done', 'unchanged', 'carried')"
+        let runSprites = "SELECT job, path, hash FROM frontier WHERE run = ?1 AND job IN ('sprite', 'cry') AND state IN ('done', 'unchanged', 'carried', 'vanished')"
         // One SELECT (compound operators chain left to right, so a bare UNION here would
         // join the EXCEPT below instead of this side of it).
         let versionSprites = "SELECT * FROM (SELECT 'sprite', path, hash FROM version_sprites WHERE version = ?2 "

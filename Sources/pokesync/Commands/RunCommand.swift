@@ -40,13 +40,15 @@ struct RunCommand {
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
                               one attempt ends after 4 x S whatever the server sends; a sprite
-                              or cry host that delivers no file for 4 x S, or fails 20 files in a
-                              row, is given up for the run (its files carried or left for the next;
-                              the run exits 2)
+                              or cry host that answers nothing for 4 x S, or delivers none of 20
+                              files in a row with 5 or more of them failed (404/410 count among the
+                              20, never alone), is given up for the run (its files carried or left
+                              for the next; the run exits 2)
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
-                              entries, or more than 5% of its sprites or cries answered 404/410 at their
-                              host (without it such a run exits 65 and publishes nothing; the next
-                              run lists those kinds and asks for those files again)
+                              entries (without it such a run exits 65 and publishes nothing; the next
+                              run lists those kinds again); and drop the sprites and cries the latest
+                              version holds that answered 404/410 at their host (without it they are
+                              carried with their bytes, every night, while a document links them)
       --mirror DIR            the mirror folder
     """
 
@@ -171,6 +173,7 @@ struct RunCommand {
             for report in refused.prefix(20) { lines.append("  \(report.document): \(report.url): \(report.reason)") }
             if refused.count > 20 { lines.append("  ... and \(refused.count - 20) more: all are in `pokesync status --json`, latest.sprite_reports") }
         }
+        for entry in summary.dropped { lines.append(entry.line) }
         // Last, where cron's mail and the nightly log's tail show them.
         for entry in summary.carried { lines.append("warning: " + entry.line) }
         return lines.joined(separator: "\n")

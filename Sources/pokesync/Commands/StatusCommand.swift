@@ -14,8 +14,8 @@ struct StatusCommand: MirrorCommand {
     "rate", else 20 a second against pokeapi.co and its file hosts, else no cap), and the run
     in progress (done/total, failures): running, stopped with how it ended (failed after
     retries, source unavailable, I/O error), or interrupted (killed). When the last run
-    carried linked files from the version before (their host failed), how many and from
-    which host. --json also lists every refused or missing sprite (latest.sprite_reports)
+    carried linked files from the version before (their host failed, or answered 404/410
+    for files the documents still link), how many and from which host. --json also lists every refused or missing sprite (latest.sprite_reports)
     and the carried files (last_run_carried).
     A --mirror that is a file or does not exist is a usage error (64).
     """
