@@ -144,6 +144,52 @@ struct FileHostLossTests {
         }
     }
 
+    /// A night whose host answers 404 for every file and whose source has a document that
+    /// does not parse: nothing published (exit 1). The same sync again, the document
+    /// mended, resumes that run and carries every held file, the resumed document's too.
+    @Test func aResumedRunStillCarriesWhatItsHostLost() async throws {
+        try await withTemporaryDirectory { scratch in
+            let source = scratch.appendingPathComponent("api-data")
+            try FileManager.default.copyItem(at: Self.sample, to: source)
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let arguments = { (mode: String, server: StandInServer) in
+                [mode, "--source", source.path, "--sprites", "default", "--cries", "latest",
+                 "--sprite-source", server.spriteBaseURL.absoluteString, "--cry-source", server.cryBaseURL.absoluteString]
+            }
+            let port = try await withStandInServer(root: Self.sample) { server -> Int in
+                let full = try cli.run(arguments("full", server))
+                try #require(full.status == 0, "\(full.stderr)")
+                return server.port
+            }
+            let sprites = SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites"))
+            let cries = SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries"))
+            let document = source.appendingPathComponent(Self.changing)
+            let good = try Data(contentsOf: document)
+            try Data("{ not json".utf8).write(to: document)
+            var options = StandInOptions(root: Self.sample)
+            options.port = port
+            options.fileHostFault = "404"
+            try await withStandInServer(options) { server in
+                let broken = try cli.run(arguments("sync", server))
+                #expect(broken.status == 1, "\(broken.stdout) \(broken.stderr)")
+                try good.write(to: document)
+                try Self.setBaseExperience(source, 296)
+                let resumed = try cli.run(arguments("sync", server))
+                #expect(resumed.status == 2, "\(resumed.stdout) \(resumed.stderr)")
+                #expect(resumed.stderr.contains("resuming the sync run"), "\(resumed.stderr)")
+                #expect(resumed.stdout.contains("published version 2"), "\(resumed.stdout)")
+                let warnings = Self.warnings(resumed.stdout)
+                #expect(warnings.contains { $0.contains("sprites: \(sprites.count) carried from the version before (\(sprites.count) missing at their host") },
+                        "\(resumed.stdout)")
+                #expect(warnings.contains { $0.contains("cries: \(cries.count) carried from the version before (\(cries.count) missing at their host") },
+                        "\(resumed.stdout)")
+            }
+            #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")) == sprites)
+            #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")) == cries)
+            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+        }
+    }
+
     /// The host answers 500 for every file but those it lost, which answer 404: given up
     /// after about as many files as a host that answers only 500 (counted at the server),
     /// every held file carried, the 404'd ones among them said apart.
