@@ -3,8 +3,9 @@ import Foundation
 /// Watches the hosts linked files come from, and gives one up for the rest of the run
 /// when it stops delivering: `failureLimit` files in a row without a file (200) or a 304
 /// among which at least `failuresNeeded` failed outright (5xx, timeouts, an error page, too
-/// large), or no answer at all for `budget` while requests to it were outstanding (a host
-/// dripping a byte a second fails no request quickly, it only never finishes one).
+/// large), or neither a file nor a 404/410 for `budget` while requests to it were
+/// outstanding (a host dripping a byte a second fails no request quickly, it only never
+/// finishes one).
 ///
 /// A 404 or 410 is an answer, not a delivery: it restarts the silence clock but not the
 /// run of files without a delivery, so a host answering 500 to everything but the files it
@@ -16,8 +17,8 @@ import Foundation
 /// `budget`, not its files times their retries.
 final class HostWatch: Sendable {
     private struct State {
-        /// Since when the host has delivered nothing while asked: its last success, or the
-        /// moment requests to it began after a quiet spell.
+        /// Since when the host has delivered nothing while asked: its last file, 304 or
+        /// 404/410, or the moment requests to it began after a quiet spell.
         var anchor: ContinuousClock.Instant
         var inFlight = 0
         /// Files settled since the host last delivered one (a 404/410 or a failure each).

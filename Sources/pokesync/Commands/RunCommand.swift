@@ -40,10 +40,10 @@ struct RunCommand {
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
                               one attempt ends after 4 x S whatever the server sends; a sprite
-                              or cry host that answers nothing for 4 x S, or delivers none of 20
-                              files in a row with 5 or more of them failed (404/410 count among the
-                              20, never alone), is given up for the run (its files carried or left
-                              for the next; the run exits 2)
+                              or cry host that sends neither a file nor a 404 for 4 x S, or
+                              delivers none of 20 files in a row with 5 or more of them failed
+                              (404/410 count among the 20, never alone), is given up for the run
+                              (its files carried or left for the next; the run exits 2)
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
                               entries (without it such a run exits 65 and publishes nothing; the next
                               run lists those kinds again); and drop the sprites and cries the latest

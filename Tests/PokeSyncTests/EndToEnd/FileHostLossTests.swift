@@ -146,7 +146,8 @@ struct FileHostLossTests {
 
     /// A night whose host answers 404 for every file and whose source has a document that
     /// does not parse: nothing published (exit 1). The same sync again, the document
-    /// mended, resumes that run and carries every held file, the resumed document's too.
+    /// mended, resumes that run and carries every held file, the resumed document's too;
+    /// a `full` on that host carries them as well.
     @Test func aResumedRunStillCarriesWhatItsHostLost() async throws {
         try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("api-data")
@@ -183,6 +184,12 @@ struct FileHostLossTests {
                         "\(resumed.stdout)")
                 #expect(warnings.contains { $0.contains("cries: \(cries.count) carried from the version before (\(cries.count) missing at their host") },
                         "\(resumed.stdout)")
+
+                // A `full` asks for every file unconditionally: the same files are carried.
+                let full = try cli.run(arguments("full", server))
+                #expect(full.status == 2 && full.stdout.contains("published version 3"), "\(full.stdout) \(full.stderr)")
+                #expect(Self.warnings(full.stdout).contains { $0.contains("sprites: \(sprites.count) carried from the version before (\(sprites.count) missing") },
+                        "\(full.stdout)")
             }
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")) == sprites)
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")) == cries)
