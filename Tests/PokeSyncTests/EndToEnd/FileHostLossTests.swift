@@ -1,4 +1,5 @@
 import Foundation
+import PokeSQLite
 import Testing
 @testable import PokeSyncCore
 
@@ -194,6 +195,53 @@ struct FileHostLossTests {
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")) == sprites)
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")) == cries)
             #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+        }
+    }
+
+    /// A store an older build made (no `version_carried.missing`, a `last_run_carried` with
+    /// no `missing`): `diff` and `status` read it (0 missing), and the next run adds the
+    /// column and counts again.
+    @Test func aStoreWithoutMissingCountsIsMigrated() async throws {
+        try await withTemporaryDirectory { scratch in
+            let copy = scratch.appendingPathComponent("upstream")
+            try FileManager.default.copyItem(at: Self.sample, to: copy)
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let port = try await withStandInServer(root: copy) { server -> Int in
+                let full = try cli.run(FileHostFailureTests.arguments("full", server, cries: "latest"))
+                try #require(full.status == 0, "\(full.stderr)")
+                return server.port
+            }
+            try Self.setBaseExperience(copy, 296)
+            var options = StandInOptions(root: copy)
+            options.port = port
+            options.deployHash = "changed"
+            options.fileHostFault = "404"
+            options.fileHostFaultTree = "cries"
+            let cries = SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")).count
+            try await withStandInServer(options) { server in
+                let sync = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
+                #expect(sync.status == 2 && sync.stdout.contains("published version 2"), "\(sync.stdout) \(sync.stderr)")
+                do {
+                    let database = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
+                    try database.execute("""
+                        ALTER TABLE version_carried DROP COLUMN missing;
+                        UPDATE meta SET value = replace(value, '"missing":', '"older":') WHERE key = 'last_run_carried';
+                        """)
+                }
+                let diff = try Self.json(try cli.run(["diff", "--json"]).stdout)
+                let carried = try #require(diff["carried"] as? [[String: Any]])
+                #expect(carried.count == 1 && carried[0]["carried"] as? Int == cries && carried[0]["missing"] as? Int == 0, "\(carried)")
+                let status = try cli.run(["status", "--json"])
+                let last = try #require(try Self.json(status.stdout)["last_run_carried"] as? [String: Any], "\(status.stdout)")
+                #expect((last["files"] as? [[String: Any]])?.first?["missing"] as? Int == 0, "\(last)")
+
+                let again = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
+                #expect(again.status == 2 && again.stdout.contains("no changes since version 2"), "\(again.stdout) \(again.stderr)")
+                #expect(again.stdout.contains("cries: \(cries) carried from the version before (\(cries) missing"), "\(again.stdout)")
+                let database = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
+                let columns = try database.rows("PRAGMA table_info(version_carried)") { $0.text(1) }
+                #expect(columns.contains("missing"), "\(columns)")
+            }
         }
     }
 
