@@ -33,6 +33,21 @@ struct FileHostLossTests {
          "--sprite-source", server.spriteBaseURL.absoluteString, "--cry-source", server.cryBaseURL.absoluteString]
     }
 
+    /// The `front_default` link `serve --sprite-base` gives each pokemon whose sprite is one
+    /// of `paths` (`pokemon/ID.png`), and whether a local one answers 200.
+    static func servedSpriteLinks(_ mirror: URL, _ paths: [String]) throws -> [(link: String, answers: Bool)] {
+        let lan = ServeLinkedFilesTests.lan
+        let server = try ServeProcess(mirror: mirror, ["--sprite-base", lan])
+        defer { _ = server.stop() }
+        return try paths.map { path in
+            let id = path.dropFirst("pokemon/".count).dropLast(".png".count)
+            let sprites = try server.json("/api/v2/pokemon/\(id)/")["sprites"] as? [String: Any]
+            let link = sprites?["front_default"] as? String ?? "none"
+            let answers = link.hasPrefix(lan + "/") ? try server.get(String(link.dropFirst(lan.count))).status == 200 : false
+            return (link, answers)
+        }
+    }
+
     static func warnings(_ stdout: String) -> [String] {
         stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("warning: ") }
     }
@@ -40,7 +55,8 @@ struct FileHostLossTests {
     /// Four nights, each losing one more sprite and one more cry at the host (404), the
     /// fourth with no document change: every version holds every file, each night exits 2
     /// with a count that grows; then `--allow-shrink` drops exactly the lost ones, says how
-    /// many, and the night after records them as missing upstream and exits 0.
+    /// many, and the night after records them as missing upstream and exits 0. `serve` links
+    /// a carried file locally and a dropped one upstream.
     @Test func aSlowLossIsCarriedEveryNightUntilAccepted() async throws {
         try await withTemporaryDirectory { scratch in
             let copy = scratch.appendingPathComponent("upstream")
@@ -119,6 +135,11 @@ struct FileHostLossTests {
             #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
             let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+            // serve links them locally, and the local links answer.
+            let lostPaths = Array(lostSprites.prefix(4))
+            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+                #expect(served.link == "\(ServeLinkedFilesTests.lan)/sprites/\(path)" && served.answers, "\(path): \(served)")
+            }
 
             // The loss accepted: exactly the four of each tree go, and the run says so.
             try await night(4, change: 300, extra: ["--allow-shrink"]) { sync, _ in
@@ -134,6 +155,10 @@ struct FileHostLossTests {
             #expect(Set(SpriteMirrorTests.tree(cryFolder).keys) == Set(lostCries.dropFirst(4)))
             let latest = try #require(try Self.json(try cli.run(["status", "--json"]).stdout)["latest"] as? [String: Any])
             #expect(latest["sprites_missing"] as? Int == 8, "\(latest)")
+            // serve no longer links the dropped ones locally: upstream's links stand.
+            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+                #expect(served.link == LinkedFilesTests.spritePrefix + path, "\(path): \(served)")
+            }
 
             // Files no version holds any more are missing upstream, as ever: recorded, exit 0.
             try await night(4, change: nil) { sync, _ in
