@@ -51,12 +51,12 @@ struct DocumentPhase {
         // the stored copy it stands for is sound (a damaged one is fetched again and rewritten).
         let validators = crawler.options.mode == .sync && job.knownHash.map(store.isDocumentSound) == true
             ? job.validators : nil
-        watch?.begin()
+        watch?.begin(job.key)
         var answered = false
         do {
             let fetched = try await crawler.source.fetch(job.kind, id: job.id, validators: validators)
             answered = true
-            watch?.end(.delivered)
+            watch?.end(job.key, .delivered)
             switch fetched {
             case .content(let document, let kept, let bodyBytes, let wire):
                 crawler.progress.addRequestBytes(bodyBytes, wire: wire)
@@ -72,7 +72,7 @@ struct DocumentPhase {
             crawler.progress.documentFailed(job.kind)
             crawler.log("failed: \(job.key)\(job.name.map { " (\($0))" } ?? ""): \(error)")
             // A run of failures stops the run as it happens, not at the ticker's next look.
-            if !answered { watch?.end(SourceWatch.Ending(error, document: job.key)) }
+            if !answered { watch?.end(job.key, SourceWatch.Ending(error, document: job.key)) }
             if let silent = watch?.silence() { throw silent }
         }
     }

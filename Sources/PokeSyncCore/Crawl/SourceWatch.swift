@@ -17,7 +17,8 @@ final class SourceWatch: Sendable {
         /// Since when nothing was delivered while asked: the last delivery, or the moment
         /// requests began after a quiet spell.
         var anchor: ContinuousClock.Instant
-        var inFlight = 0
+        /// The documents asked for and not answered yet, named when the run stops.
+        var outstanding = Set<String>()
         var failuresInARow = 0
         var delivered = 0
         var lastFailure: String?
@@ -39,13 +40,13 @@ final class SourceWatch: Sendable {
         state = Locked(State(anchor: .now))
     }
 
-    /// A document request starts.
-    func begin() {
+    /// The request for `document` (`pokemon/25`) starts.
+    func begin(_ document: String) {
         let now = ContinuousClock.now
         state.withLock { state in
             // A quiet spell (nothing in flight) starts the clock anew.
-            if state.inFlight == 0 { state.anchor = now }
-            state.inFlight += 1
+            if state.outstanding.isEmpty { state.anchor = now }
+            state.outstanding.insert(document)
         }
     }
 
@@ -69,11 +70,11 @@ final class SourceWatch: Sendable {
         }
     }
 
-    /// A document request ended.
-    func end(_ ending: Ending) {
+    /// The request for `document` ended.
+    func end(_ document: String, _ ending: Ending) {
         let now = ContinuousClock.now
         state.withLock { state in
-            state.inFlight = max(0, state.inFlight - 1)
+            state.outstanding.remove(document)
             switch ending {
             case .delivered:
                 state.failuresInARow = 0
@@ -97,8 +98,8 @@ final class SourceWatch: Sendable {
             let what: String
             if state.failuresInARow >= failureLimit {
                 what = "failed \(state.failuresInARow) documents in a row (the last: \(state.lastFailure ?? "?"))"
-            } else if state.inFlight > 0, now - state.anchor > budget {
-                what = "no document for \(Self.spell(budget)), with \(state.inFlight) request(s) outstanding"
+            } else if !state.outstanding.isEmpty, now - state.anchor > budget {
+                what = "no document for \(Self.spell(budget)), with \(Self.name(state.outstanding)) outstanding"
             } else {
                 return nil
             }
@@ -107,6 +108,13 @@ final class SourceWatch: Sendable {
             state.stopped = SourceSilent(source: source, what: "\(answered)\(delivered), then \(what)")
             return state.stopped
         }
+    }
+
+    /// "1 request (pokemon/1)", "8 requests (ability/1, ability/2, ability/3 ...)".
+    static func name(_ outstanding: Set<String>) -> String {
+        let shown = outstanding.sorted().prefix(3).joined(separator: ", ")
+        let count = outstanding.count
+        return "\(count) request\(count == 1 ? "" : "s") (\(shown)\(count > 3 ? " ..." : ""))"
     }
 
     /// "2 minutes", "90 s", "8 s".
@@ -121,7 +129,7 @@ final class SourceWatch: Sendable {
 struct SourceSilent: PokeSyncFailure {
     /// The source as given (`--source`).
     var source: String
-    /// What it did, e.g. "answered the lists, then no document for 2 minutes, with 8 request(s) outstanding".
+    /// What it did, e.g. "answered the lists, then no document for 2 minutes, with 8 requests (ability/1, ...) outstanding".
     var what: String
 
     var exitStatus: ExitStatus { .unavailable }

@@ -31,6 +31,13 @@ struct SilentSourceTests {
          "--timeout", String(timeout), "--concurrency", String(concurrency)]
     }
 
+    /// The stand-in serving the sample, its documents answered the `fault` way (`--document-fault`).
+    static func badSource(_ fault: String) -> StandInOptions {
+        var options = StandInOptions(root: sample)
+        options.documentFault = fault
+        return options
+    }
+
     static func writeMirrorJSON(_ mirror: URL, _ text: String) throws {
         try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
         try text.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
@@ -44,8 +51,7 @@ struct SilentSourceTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let documents = try Self.sampleDocuments()
-            var options = StandInOptions(root: Self.sample)
-            options.documentFault = "silent"
+            let options = Self.badSource("silent")
             let port = try await withStandInServer(options) { server -> Int in
                 let run = try cli.run(Self.arguments(server, timeout: 1))
                 #expect(run.status == 69, "\(run.stdout) \(run.stderr)")
@@ -80,14 +86,40 @@ struct SilentSourceTests {
         }
     }
 
+    /// The nightly job passes the 69 through and its log says what happened and that the
+    /// next night resumes; nothing after the sync (prune, export) runs on such a night.
+    @Test func theNightlyJobPassesASilentSourcesExitThrough() async throws {
+        try await withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            let options = Self.badSource("silent")
+            try await withStandInServer(options) { server in
+                try Self.writeMirrorJSON(mirror, #"{"source": "\#(server.baseURL.absoluteString)", "sprites": "none"}"#)
+                var environment = ProcessInfo.processInfo.environment
+                environment["POKESYNC"] = PokesyncCLI.binary.path
+                environment["POKESYNC_MIRROR"] = mirror.path
+                let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
+                let night = try runProgram("/bin/bash", [script.path, "--timeout", "1"], environment: environment)
+                #expect(night.status == 69, "\(night.stderr)")
+                let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
+                    .filter { $0.hasPrefix("nightly-") }
+                let log = try String(contentsOf: mirror.appendingPathComponent("logs/\(try #require(logs.first))"), encoding: .utf8)
+                #expect(log.contains("the source \(server.baseURL.absoluteString) answered the lists, then no document for 4 s"), "\(log)")
+                #expect(log.contains("sync failed with exit code 69: the source is unreachable, or stopped answering"), "\(log)")
+                #expect(log.contains("the next run resumes it") && log.contains("done, exit 69"), "\(log)")
+                #expect(!log.contains("pokesync export"), "\(log)")
+                // What cron mails: the log's tail, with the line.
+                #expect(night.stderr.contains("answered the lists, then no document"), "\(night.stderr)")
+            }
+        }
+    }
+
     /// Lists answered, then a 500 for every document: the run stops after a run of 20
     /// documents that failed after their retries, and says which was the last.
     @Test func aSourceFailingEveryDocumentStopsAfterARunOfFailures() async throws {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try Self.writeMirrorJSON(cli.mirror, #"{"retry": {"attempts": 2, "base_delay_ms": 10}}"#)
-            var options = StandInOptions(root: Self.sample)
-            options.documentFault = "500"
+            let options = Self.badSource("500")
             try await withStandInServer(options) { server in
                 // A long --timeout: the run of failures stops it, not the clock.
                 let run = try cli.run(Self.arguments(server, timeout: 60))
@@ -127,8 +159,7 @@ struct SilentSourceTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let documents = try Self.sampleDocuments()
-            var options = StandInOptions(root: Self.sample)
-            options.documentFault = "bad-gzip"
+            let options = Self.badSource("bad-gzip")
             try await withStandInServer(options) { server in
                 let run = try cli.run(Self.arguments(server, timeout: 5))
                 #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
