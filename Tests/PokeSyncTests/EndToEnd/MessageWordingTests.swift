@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PokeSyncCore
+@testable import PokedexReader
 
 /// Messages say what happened, where an operator can act on them: the file to edit by its
 /// full path, and the articles' caps are the ones the code enforces.
@@ -23,13 +24,18 @@ struct MessageWordingTests {
         }
     }
 
-    /// "16 MiB (16,777,216 bytes)".
-    static func spell(_ bytes: Int) -> String {
+    /// "16,777,216".
+    static func grouped(_ number: Int) -> String {
         let formatter = NumberFormatter()
         formatter.numberStyle = .decimal
         formatter.groupingSeparator = ","
         formatter.usesGroupingSeparator = true
-        return "\(bytes >> 20) MiB (\(formatter.string(from: NSNumber(value: bytes)) ?? "\(bytes)") bytes)"
+        return formatter.string(from: NSNumber(value: number)) ?? "\(number)"
+    }
+
+    /// "16 MiB (16,777,216 bytes)".
+    static func spell(_ bytes: Int) -> String {
+        "\(bytes >> 20) MiB (\(grouped(bytes)) bytes)"
     }
 
     /// Sources.md states the body caps the code enforces: documents and lists, linked files,
@@ -44,6 +50,16 @@ struct MessageWordingTests {
         #expect(text.contains("refused past \(CanonicalJSON.defaultMaximumSize >> 20) MiB"))
         #expect(text.contains("a bomb stops at the cap (\(documents >> 20) MiB for a document, \(SpriteFetcher.defaultMaxBytes >> 20) MiB for a linked file)"))
         #expect(!text.contains("16 MB"), "a cap in MB the code does not have")
+    }
+
+    /// Installing.md states the updater's caps on the index, the manifest and the entries.
+    @Test func installingStatesTheUpdatersCaps() throws {
+        let article = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(
+            "Sources/PokedexReader/PokedexReader.docc/Installing.md"), encoding: .utf8)
+        let text = article.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("the index itself is read up to \(Self.spell(BundleIndex.maxBytes))"))
+        #expect(text.contains("a bundle's `manifest.json` up to \(BundleManifest.maxBytes >> 20) MiB"))
+        #expect(text.contains("the number of entries (\(Self.grouped(Updater.maxEntries)))"))
     }
 }
 
