@@ -8,7 +8,9 @@
 #   2 published, but a sprite or cry host failed: files carried from the version before
 #     (prune and export still run; the log's tail names the host)
 #   65 bad data (lists or linked files lost upstream: nothing published)
-#   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
+#   69 source unavailable, or silent after its lists (the run stopped within minutes,
+#      nothing published; the next night resumes it)
+#   74 I/O error   75 last night's run still holds the lock (skipped)
 # A night that publishes a version prints its diff (the changed documents by name) on
 # standard output, which cron mails; a night with no changes prints nothing.
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
@@ -67,6 +69,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
             fi
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
+        69) echo "$(stamp) sync failed with exit code 69: the source is unreachable, or stopped answering (the line above says which); nothing was published; the next run resumes it" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
     esac
     echo "$(stamp) done, exit $rc"

@@ -6,6 +6,7 @@
         [--fault-rate F] [--faults 500,503,429,reset,truncate] [--seed N]
         [--deploy-hash STR] [--sprite-salt STR] [--sprite-salt-glob GLOB]
         [--sprite-missing GLOB] [--file-host-fault MODE] [--file-host-fault-tree TREE]
+        [--document-fault MODE]
         [--pregzip] [--quiet]
         [--url-base http://HOST:PORT] [--no-validators] [--no-gzip] [--chunked-gzip]
         [--proxy-deploy-hash STR]
@@ -19,8 +20,12 @@ Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audi
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
-File host: --file-host-fault 404|500|500-but-missing|html|drip|endless turns every sprite and cry request
+File host: --file-host-fault 404|500|500-but-missing|html|drip|endless|bad-gzip turns every sprite and cry request
            (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night.
+Documents: --document-fault silent|500|bad-gzip answers the root and the lists, then every
+           document request (/api/v2/{kind}/{id}/...) the same bad way: `silent` holds it open
+           and sends nothing until the client goes away, `500` answers 500, `bad-gzip` a 200
+           whose `Content-Encoding: gzip` is over the plain JSON (a source gone bad after its lists).
 Faults:    --fault-rate F fails API and sprite requests (not 301s) with probability F, choosing
            among --faults; 500/503/429 and truncate/reset (which count as status 200) close the
            connection. truncate always sends the identity body, so a client sees a short 200.
@@ -157,12 +162,14 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
-    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless"],
+    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless", "bad-gzip"],
                         help="answer every sprite and cry request (see --file-host-fault-tree) this way: "
                              "404; 500; 500-but-missing (404 for the paths --sprite-missing names, 500 for "
                              "the others: a host that keeps its 404s); html (200 text/html error page); drip "
                              "(the file's header, then one byte a second); endless (200 chunked, never "
-                             "finished: 48 MB, then a close)")
+                             "finished: 48 MB, then a close); bad-gzip (200, Content-Encoding: gzip over the plain bytes)")
+    parser.add_argument("--document-fault", choices=["silent", "500", "bad-gzip"],
+                        help="answer every document request (not the root nor the lists) this bad way")
     parser.add_argument("--file-host-fault-tree", choices=["sprites", "cries", "all"], default="all",
                         help="which tree --file-host-fault applies to (default all)")
     parser.add_argument("--pregzip", action="store_true",
@@ -213,6 +220,7 @@ def main(argv=None):
     server.sprite_missing = arguments.sprite_missing
     server.file_host_fault = arguments.file_host_fault
     server.file_host_fault_tree = arguments.file_host_fault_tree
+    server.document_fault = arguments.document_fault
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt

@@ -155,6 +155,10 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
                 fault_tree in ("all", "cries" if is_cry else "sprites"):
             self._send_file_host_fault(server.file_host_fault, path)
             return
+        document_fault = getattr(server, "document_fault", None)
+        if is_api and document_fault and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2:
+            self._send_document_fault(document_fault, path, query)
+            return
         if is_api or is_sprite:
             fault = server.faults.draw()
             if fault is not None:
@@ -295,6 +299,31 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def _send_document_fault(self, mode, path, query):
+        """A source gone bad after its lists (--document-fault): every document answered one bad way."""
+        if mode == "500":
+            body = FAULT_BODIES["500"][1]
+            self._record(500, len(body), "document-500")
+            self._send(500, [("Content-Type", JSON_TYPE)], body, close=True)
+            return
+        if mode == "bad-gzip":
+            body = self._fault_body(path, query, True)
+            self._record(200, len(body), "document-bad-gzip")
+            self._send(200, [("Content-Type", JSON_TYPE), ("Content-Encoding", "gzip")], body)
+            return
+        # silent: the request was read; nothing is ever sent, until the client goes away.
+        self.close_connection = True
+        self._record(0, 0, "document-silent")
+        self.connection.settimeout(0.5)
+        while True:
+            try:
+                if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+
     def _send_file_host_fault(self, mode, path):
         """A file host gone bad (--file-host-fault): every file answered the same wrong way."""
         if mode == "404":
@@ -317,6 +346,11 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         extension = path[path.rfind("."):].lower()
         content_type = standin_sprites.CONTENT_TYPES.get(extension, "application/octet-stream")
         full = self._fault_body(path, "", False)
+        if mode == "bad-gzip":
+            # `Content-Encoding: gzip` over the file's plain bytes: a misconfigured host.
+            self._record(200, len(full), "file-host-bad-gzip")
+            self._send(200, [("Content-Type", content_type), ("Content-Encoding", "gzip")], full)
+            return
         self.close_connection = True
         sent = 0
         try:

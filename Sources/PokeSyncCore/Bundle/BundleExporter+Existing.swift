@@ -52,7 +52,7 @@ extension BundleExporter {
             guard replaceDamaged else { throw DamagedBundleError(file: url.path, problem: problem) }
             let aside = folder.url(".\(name).damaged-\(Self.stamp())")
             guard rename(url.path, aside.path) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
-            movedAside.append("moved the damaged \(name) aside to \(aside.lastPathComponent) (\(problem)); writing it afresh")
+            movedAside.append("moved the damaged \(name) aside to \(aside.path) (\(problem)); writing it afresh")
             return nil
         }
         file.take(manifest)

@@ -36,12 +36,13 @@ package struct Crawler: Sendable {
     }
 
     /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
-    ///   retries; source errors (exit 69) when a list cannot be had; store and I/O
+    ///   retries; source errors (exit 69) when a list cannot be had, `SourceSilent` (69)
+    ///   when the source stops delivering documents (`SourceWatch`); store and I/O
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     package func run() async throws -> CrawlSummary {
         let started = Date()
         let run = try openRun()
-        try await listKinds(run: run)
+        let listsAnswered = try await listKinds(run: run)
         let current = try store.currentRun() ?? run
         let shortcut = try deployUnchanged(current)
         if shortcut, let base = current.baseVersion {
@@ -49,7 +50,12 @@ package struct Crawler: Sendable {
         }
         try refreshProgress(run: current.id)
         progress.begin(phase: .documents)
-        try await DocumentPhase(crawler: self, run: current, shortcut: shortcut).run()
+        // A source over the network that delivers no document for as long as one attempt
+        // may take (4 x --timeout), or fails a run of them, stops the run (exit 69).
+        let watch = source.attemptDeadline.map {
+            SourceWatch(source: source.description, budget: .seconds($0), listsAnswered: listsAnswered)
+        }
+        try await DocumentPhase(crawler: self, run: current, shortcut: shortcut, watch: watch).run()
         let notice = validatorNotice(run: try store.currentRun() ?? current)
         if let notice { log(notice) }
         try store.setSourceNotice(notice)
@@ -133,7 +139,8 @@ package struct Crawler: Sendable {
     /// then lists the kinds not listed yet in this run, as many at once as `--concurrency`
     /// allows (requests beyond the connection cap would wait with their timeout running).
     /// Encounters (one per listed pokemon) and meta (one document) are derived, not listed.
-    func listKinds(run: RunRecord) async throws {
+    /// - Returns: how many kinds the source listed in this call (none when an earlier attempt did).
+    func listKinds(run: RunRecord) async throws -> Int {
         let kinds = try await resolveKinds(run: run)
         let listed = try store.progress(run: run.id).listedKinds
         let missing = kinds.filter { $0.isListed && !listed.contains($0) }
@@ -163,6 +170,7 @@ package struct Crawler: Sendable {
         if kinds.contains(.meta), !listed.contains(.meta) {
             try store.recordList(run: run.id, [ListedResource(kind: .meta, id: 0, name: nil)], kind: .meta)
         }
+        return missing.count
     }
 
     /// What the run's `--kinds` stands for, recorded with the run: `all` is what the

@@ -9,6 +9,8 @@ struct DocumentPhase {
     let run: RunRecord
     /// The deploy has not changed: documents of the base version are taken as they are.
     let shortcut: Bool
+    /// Stops the run when the source goes silent; nil for a local folder.
+    let watch: SourceWatch?
 
     private var store: Store { crawler.store }
 
@@ -18,8 +20,25 @@ struct DocumentPhase {
         // compared with what is fetched, so that a document fetched whole (a source that
         // sends no validators) but the same as before counts as unchanged.
         let baseHashes = run.baseVersion != nil ? try store.documentHashes(version: run.baseVersion!) : [:]
-        try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
-            try await process(job, baseHash: baseHashes[job.key])
+        let fetchAll = { @Sendable in
+            try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
+                try await process(job, baseHash: baseHashes[job.key])
+            }
+        }
+        guard let watch else { return try await fetchAll() }
+        // A source holding every request open fails none for minutes: the watch is asked
+        // four times a second, and its verdict cancels the requests in flight (their jobs
+        // stay pending for the next run).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask(operation: fetchAll)
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .milliseconds(250))
+                    if let silent = watch.silence() { throw silent }
+                }
+            }
+            defer { group.cancelAll() }
+            _ = try await group.next()
         }
     }
 
@@ -32,8 +51,13 @@ struct DocumentPhase {
         // the stored copy it stands for is sound (a damaged one is fetched again and rewritten).
         let validators = crawler.options.mode == .sync && job.knownHash.map(store.isDocumentSound) == true
             ? job.validators : nil
+        watch?.begin(job.key)
+        var answered = false
         do {
-            switch try await crawler.source.fetch(job.kind, id: job.id, validators: validators) {
+            let fetched = try await crawler.source.fetch(job.kind, id: job.id, validators: validators)
+            answered = true
+            watch?.end(job.key, .delivered)
+            switch fetched {
             case .content(let document, let kept, let bodyBytes, let wire):
                 crawler.progress.addRequestBytes(bodyBytes, wire: wire)
                 if !kept.isEmpty { crawler.progress.documentHadValidators() }
@@ -47,6 +71,9 @@ struct DocumentPhase {
             try store.failJob(run: run.id, job: "document", key: job.key, error: "\(error)")
             crawler.progress.documentFailed(job.kind)
             crawler.log("failed: \(job.key)\(job.name.map { " (\($0))" } ?? ""): \(error)")
+            // A run of failures stops the run as it happens, not at the ticker's next look.
+            if !answered { watch?.end(job.key, SourceWatch.Ending(error, document: job.key)) }
+            if let silent = watch?.silence() { throw silent }
         }
     }
 

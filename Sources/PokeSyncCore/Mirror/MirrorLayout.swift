@@ -28,10 +28,10 @@ package struct MirrorLayout: Sendable {
     /// Where files are written before being renamed into place (same file system).
     package var scratchFolder: URL { root.appendingPathComponent(".tmp") }
 
-    /// The relative name used in messages: `Mirror/store.sqlite`.
+    /// How messages name a file of the mirror: its full path (`/srv/pokesync/Mirror/mirror.json`),
+    /// never one relative to where the command ran, so that the operator can open the file
+    /// the line names whatever directory cron or a shell was in.
     package func display(_ url: URL) -> String {
-        let rootPath = root.path
-        guard url.path.hasPrefix(rootPath + "/") else { return url.path }
-        return root.lastPathComponent + "/" + url.path.dropFirst(rootPath.count + 1)
+        url.standardizedFileURL.path
     }
 }

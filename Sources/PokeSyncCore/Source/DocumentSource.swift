@@ -102,6 +102,13 @@ package protocol DocumentSource: Sendable {
     /// One document, conditionally when `validators` is given.
     /// - Throws: `SourceError` or `HTTPError` once retries are spent; `CancellationError`.
     func fetch(_ kind: ResourceKind, id: Int, validators: Validators?) async throws -> DocumentFetch
+    /// Seconds one request's attempt may take in all, for a source over the network: the
+    /// silence after which the run stops (`SourceWatch`); nil for a local folder.
+    var attemptDeadline: Int? { get }
+}
+
+extension DocumentSource {
+    package var attemptDeadline: Int? { nil }
 }
 
 /// A source that cannot be used, named with what was asked of it.

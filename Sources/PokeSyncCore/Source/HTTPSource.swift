@@ -17,6 +17,8 @@ package struct HTTPSource: DocumentSource {
 
     package var description: String { base.absoluteString }
 
+    package var attemptDeadline: Int? { client.configuration.attemptDeadline }
+
     /// - Parameter base: the API base, ending in `/api/v2` (a trailing slash is ignored).
     package init(base: URL, client: HTTPClient, pageLimit: Int = 100_000) {
         var text = base.absoluteString

@@ -30,8 +30,12 @@ package struct SpriteFetcher: Sendable {
     package let tree: SpriteTree
     package let maxBytes: Int
 
+    /// The largest linked file kept (8 MiB: the largest upstream sprite is a few hundred kB);
+    /// Sources.md states it.
+    package static let defaultMaxBytes = 8 << 20
+
     package init(policy: SpritePolicy, cryPolicy: SpritePolicy? = nil, client: HTTPClient?, layout: MirrorLayout,
-                 maxBytes: Int = 8 << 20) {
+                 maxBytes: Int = SpriteFetcher.defaultMaxBytes) {
         self.policy = policy
         var cries = cryPolicy ?? policy
         cries.tree = .cries
@@ -89,6 +93,8 @@ package struct SpriteFetcher: Sendable {
             return .failed("\(reason) after \(client.configuration.retry.maxAttempts) attempts")
         } catch HTTPError.bodyTooLarge(_, let limit) {
             return .failed("larger than \(limit) bytes")
+        } catch HTTPError.badEncoding(_, let encoding) {
+            return .failed(HTTPError.notAsAnnounced(encoding))
         } catch HTTPError.redirectRefused(let origin, let target) {
             return .failed(RedirectRule.refusal(from: origin, to: target, extra: "not on the allow-list"))
         }

@@ -12,7 +12,8 @@ package enum ExitStatus: Int32, Sendable {
     case usage = 64
     /// Bad data: verification failed, or the store is corrupt (EX_DATAERR).
     case dataError = 65
-    /// The source could not be reached or does not look like a PokeAPI (EX_UNAVAILABLE).
+    /// The source could not be reached, does not look like a PokeAPI, or fell silent after its
+    /// lists (`SourceWatch`: the run stops, the next resumes) (EX_UNAVAILABLE).
     case unavailable = 69
     /// Reading or writing local files failed: disk full, permissions (EX_IOERR).
     case ioError = 74

@@ -17,7 +17,7 @@ struct MirrorChoicesTests {
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--kinds", "pokemon,type"])
             try #require(full.status == 0, "\(full.stderr)")
-            #expect(full.stderr.contains("wrote Mirror/mirror.json"), "\(full.stderr)")
+            #expect(full.stderr.contains("wrote \(cli.mirror.standardizedFileURL.path)/mirror.json "), "\(full.stderr)")
             #expect(!full.stderr.contains("requests a second"), "a folder source has no cap: \(full.stderr)")
             let written = try Self.config(cli.mirror)
             #expect(written["source"] as? String == TestPaths.sample2025.standardizedFileURL.path)

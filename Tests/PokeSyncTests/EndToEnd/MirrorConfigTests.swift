@@ -48,7 +48,7 @@ struct MirrorConfigTests {
                 try Data(content.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
                 let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
                 #expect(result.status == 64, "\(content): \(result.stderr)")
-                #expect(result.stderr.hasPrefix("pokesync: Mirror/mirror.json"), "\(content): \(result.stderr)")
+                #expect(result.stderr.hasPrefix("pokesync: \(cli.mirror.standardizedFileURL.path)/mirror.json"), "\(content): \(result.stderr)")
                 #expect(result.stderr.contains(named), "\(content): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(content): \(result.stderr)")
             }

@@ -21,6 +21,13 @@ struct PokesyncCLI {
     let mirror: URL
     /// Variables added to the child's environment (`TMPDIR` for the scratch tests).
     var environment: [String: String] = [:]
+    /// The child's working directory (a relative `--mirror` is read from it); nil: this process's.
+    var directory: URL?
+
+    init(mirror: URL, environment: [String: String] = [:]) {
+        self.mirror = mirror
+        self.environment = environment
+    }
 
     /// Runs `pokesync ARGS --mirror MIRROR` to the end.
     @discardableResult
@@ -68,6 +75,7 @@ struct PokesyncCLI {
         child.process.standardOutput = try? FileHandle(forWritingTo: child.stdoutFile)
         child.process.standardError = try? FileHandle(forWritingTo: child.stderrFile)
         child.process.standardInput = FileHandle.nullDevice
+        if let directory { child.process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "POKESYNC_MIRROR")
         environment.merge(self.environment) { _, added in added }

@@ -43,10 +43,15 @@ struct StandInOptions: Sendable {
     /// Comma-separated globs of sprite paths below `sprites/` answered 404 (`--sprite-missing`).
     var spriteMissing: String?
     /// Every sprite and cry request answered one bad way (`--file-host-fault`): `404`, `500`,
-    /// `html` (a 200 error page), `drip` (a byte a second) or `endless` (chunked, no end).
+    /// `html` (a 200 error page), `drip` (a byte a second), `endless` (chunked, no end) or
+    /// `bad-gzip` (`Content-Encoding: gzip` over the plain bytes).
     var fileHostFault: String?
     /// Which tree the fault applies to (`--file-host-fault-tree`): `sprites`, `cries` or `all`.
     var fileHostFaultTree = "all"
+    /// Every document request (not the root nor the lists) answered one bad way
+    /// (`--document-fault`): `silent` (held open, nothing sent), `500`, or `bad-gzip`
+    /// (`Content-Encoding: gzip` over the plain JSON).
+    var documentFault: String?
     /// The origin written in absolute URLs instead of the listening one (`--url-base`):
     /// a self-hosted server behind a proxy that does not pass the Host header.
     var urlBase: String?
@@ -78,6 +83,7 @@ struct StandInOptions: Sendable {
         if let spriteMissing { arguments += ["--sprite-missing", spriteMissing] }
         if let urlBase { arguments += ["--url-base", urlBase] }
         if let fileHostFault { arguments += ["--file-host-fault", fileHostFault, "--file-host-fault-tree", fileHostFaultTree] }
+        if let documentFault { arguments += ["--document-fault", documentFault] }
         if noValidators { arguments.append("--no-validators") }
         if noGzip { arguments.append("--no-gzip") }
         if chunkedGzip { arguments.append("--chunked-gzip") }

@@ -213,7 +213,8 @@ package final class HTTPClient: Sendable {
     /// GETs `url`, retrying what may succeed on a second try, and returns what
     /// `validate` makes of the response.
     ///
-    /// Retried: transport failures (timeouts, resets, truncated bodies) but TLS failures, 5xx, 429
+    /// Retried: transport failures (timeouts, resets, truncated bodies) but TLS failures and
+    /// a body its `Content-Encoding` does not decode (``HTTPError/badEncoding(url:encoding:)``), 5xx, 429
     /// (waiting at least its `Retry-After`), and `validate` throwing
     /// ``HTTPError/invalidBody(url:reason:)`` (a 200 whose body is short or does not
     /// parse). 304, 404 and other 4xx are passed to `validate` like any response.

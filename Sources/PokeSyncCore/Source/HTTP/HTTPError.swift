@@ -10,7 +10,8 @@ import FoundationNetworking
 /// A 304 or a 404 is a normal result (an ``HTTPResponse``), not an `HTTPError`.
 package enum HTTPError: PokeSyncFailure, Equatable {
     /// The exchange itself failed: a timeout, a reset connection (-1005), a body
-    /// shorter than its Content-Length (-1) ... `code` is the `URLError` code.
+    /// shorter than its Content-Length (-1) ... `code` is the `URLError` code, kept for
+    /// deciding what is retried, never printed (libcurl has other words, the line says what happened).
     /// `attempts` is how many attempts were made before giving up.
     case transport(url: URL, code: Int, message: String, attempts: Int = 1)
     /// A final status that is not a usable result: a 5xx or 429 still failing after
@@ -30,6 +31,10 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     /// another name or out of date, or no protocol or cipher is shared. Never retried (the
     /// same certificate comes back), and fatal to a crawl: the line says what to do.
     case tls(url: URL, failure: TLSFailure)
+    /// The body is not in the encoding its `Content-Encoding` announces (gzip over plain
+    /// bytes): refused at once, never retried, since the same bytes come back. `encoding`
+    /// is the announced one, nil when the transport does not say.
+    case badEncoding(url: URL, encoding: String?)
     /// A response arrived but its body is unusable (short, or does not parse).
     /// Thrown by a `validate` closure to ask ``HTTPClient/fetch(_:headers:validate:)`` for a retry.
     case invalidBody(url: URL, reason: String)
@@ -44,7 +49,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
             return status == 429 || (500...599).contains(status)
         case .invalidBody:
             return true
-        case .bodyTooLarge, .redirectRefused, .tls, .proxyRefused:
+        case .bodyTooLarge, .redirectRefused, .tls, .proxyRefused, .badEncoding:
             return false
         }
     }
@@ -53,7 +58,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
     package var url: URL {
         switch self {
         case .transport(let url, _, _, _), .status(let url, _, _), .bodyTooLarge(let url, _),
-             .invalidBody(let url, _), .tls(let url, _), .proxyRefused(let url, _, _):
+             .invalidBody(let url, _), .tls(let url, _), .proxyRefused(let url, _, _), .badEncoding(let url, _):
             return url
         case .redirectRefused(let from, _):
             return from
@@ -64,8 +69,8 @@ package enum HTTPError: PokeSyncFailure, Equatable {
 
     package var description: String {
         switch self {
-        case .transport(let url, let code, let message, let attempts):
-            return "GET \(url.absoluteString): \(message) (URLError \(code))\(Self.suffix(attempts))"
+        case .transport(let url, _, let message, let attempts):
+            return "GET \(url.absoluteString): \(message)\(Self.suffix(attempts))"
         case .status(let url, let status, let attempts):
             return "GET \(url.absoluteString): HTTP \(status)\(Self.suffix(attempts))"
         case .bodyTooLarge(let url, let limit):
@@ -74,6 +79,8 @@ package enum HTTPError: PokeSyncFailure, Equatable {
             return "GET \(from.absoluteString): \(RedirectRule.refusal(from: from, to: to))"
         case .invalidBody(let url, let reason):
             return "GET \(url.absoluteString): invalid body: \(reason)"
+        case .badEncoding(let url, let encoding):
+            return "GET \(url.absoluteString): \(Self.notAsAnnounced(encoding)), refused, not retried"
         case .tls(let url, let failure):
             return "GET \(url.absoluteString): \(failure)"
         case .proxyRefused(let url, let proxy, let status):
@@ -96,6 +103,14 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         }
     }
 
+    /// "not gzip as announced" (`Content-Encoding: gzip` over bytes that are not gzip).
+    static func notAsAnnounced(_ encoding: String?) -> String {
+        guard let encoding = encoding?.trimmingCharacters(in: .whitespaces), !encoding.isEmpty else {
+            return "body not in the encoding its Content-Encoding announces"
+        }
+        return "body not \(encoding.prefix(40)) as announced (Content-Encoding: \(encoding.prefix(40)))"
+    }
+
     /// Maps a `URLError` from one attempt; cancellation is not mapped (it is a `CancellationError`).
     static func transport(_ error: URLError, url: URL) -> HTTPError {
         if let failure = TLSFailure(error, url: url) { return .tls(url: url, failure: failure) }
@@ -106,19 +121,28 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         case .cannotConnectToHost: message = "cannot connect to host"
         case .cannotFindHost: message = "cannot find host"
         case .httpTooManyRedirects: message = "too many redirects"
-        case .unknown: message = unknownTransferMessage(libcurlText(error))
+        case .cannotDecodeContentData, .cannotDecodeRawData: return .badEncoding(url: url, encoding: nil)
+        case .unknown:
+            // FoundationNetworking hands libcurl's words over: a body that does not decode is said so.
+            if let text = libcurlText(error), isUndecodable(text) { return .badEncoding(url: url, encoding: nil) }
+            message = unknownTransferMessage(libcurlText(error))
         default: message = error.localizedDescription
         }
         return .transport(url: url, code: error.code.rawValue, message: message)
     }
 
+    /// libcurl's words for a body its `Content-Encoding` does not decode (CURLE_BAD_CONTENT_ENCODING).
+    static func isUndecodable(_ text: String) -> Bool {
+        text.lowercased().contains("content unencoding")
+    }
+
     /// FoundationNetworking reports most of libcurl's failures as `URLError -1` with
     /// libcurl's own words: a body cut short (`transfer closed with 12 bytes remaining to
-    /// read`, a broken gzip stream) says so; anything else is named as libcurl names it.
+    /// read`) says so; anything else is named as libcurl names it.
     static func unknownTransferMessage(_ text: String?) -> String {
         guard let text, !text.isEmpty else { return "transfer failed (truncated body?)" }
         let lowered = text.lowercased()
-        let truncation = ["transfer closed with", "content unencoding", "partial file", "end of response"]
+        let truncation = ["transfer closed with", "partial file", "end of response"]
         if truncation.contains(where: { lowered.contains($0) }) { return "truncated body (\(text))" }
         return "transfer failed (\(text))"
     }

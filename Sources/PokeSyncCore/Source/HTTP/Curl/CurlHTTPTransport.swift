@@ -143,6 +143,9 @@ extension CurlOutcome {
             return HTTPError.transport(url: url, code: URLError.cannotFindHost.rawValue, message: "cannot find host")
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return HTTPError.transport(url: url, code: URLError.networkConnectionLost.rawValue, message: "connection lost")
+        case CURLE_BAD_CONTENT_ENCODING:
+            // gzip announced over bytes that are not gzip: the same bytes come back on a retry.
+            return HTTPError.badEncoding(url: url, encoding: headers["content-encoding"])
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return HTTPError.transport(url: url, code: URLError.unsupportedURL.rawValue, message: "unsupported URL (\(message))")
         default:

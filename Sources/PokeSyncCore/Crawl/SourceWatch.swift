@@ -1,0 +1,140 @@
+import Foundation
+
+/// Watches the document source through the document phase and stops the run when it has
+/// gone silent: `failureLimit` documents failing in a row (each after its retries), or no
+/// answer for `budget` while requests to it were outstanding.
+///
+/// The same rule as ``HostWatch`` for file hosts (failures in a row, or one attempt's
+/// deadline without a delivery), but a silent source cannot be given up and its documents
+/// carried: the run stops with exit 69 and keeps its frontier, so that a source that answers
+/// the lists and then holds every document open costs a night minutes, not a day. It counts
+/// silence, not slowness: a source delivering a document now and then, however slowly, or
+/// failing a few among many (retries absorb those), is never stopped; nor is one that
+/// answers at once with what is refused (a 404, a body that does not decode): that costs a
+/// request a document, and the run ends with those documents failed (exit 1).
+final class SourceWatch: Sendable {
+    private struct State {
+        /// Since when nothing was delivered while asked: the last delivery, or the moment
+        /// requests began after a quiet spell.
+        var anchor: ContinuousClock.Instant
+        /// The documents asked for and not answered yet, named when the run stops.
+        var outstanding = Set<String>()
+        var failuresInARow = 0
+        var delivered = 0
+        var lastFailure: String?
+        var stopped: SourceSilent?
+    }
+
+    let source: String
+    let failureLimit: Int
+    let budget: Duration
+    /// Lists the source answered in this process before its documents were asked for.
+    let listsAnswered: Int
+    private let state: Locked<State>
+
+    init(source: String, failureLimit: Int = 20, budget: Duration, listsAnswered: Int) {
+        self.source = source
+        self.failureLimit = max(1, failureLimit)
+        self.budget = budget
+        self.listsAnswered = listsAnswered
+        state = Locked(State(anchor: .now))
+    }
+
+    /// The request for `document` (`pokemon/25`) starts.
+    func begin(_ document: String) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            // A quiet spell (nothing in flight) starts the clock anew.
+            if state.outstanding.isEmpty { state.anchor = now }
+            state.outstanding.insert(document)
+        }
+    }
+
+    /// How a document request ended, as the budget counts it.
+    enum Ending {
+        /// New content or a 304.
+        case delivered
+        /// An answer refused at once, never retried (a 404, a body not in its announced
+        /// encoding, a document naming another id): the source spoke, quickly; not silence.
+        case refused
+        /// Failed after its retries (timeouts, 5xx, bodies cut short): what the budget counts.
+        case failed(String)
+
+        /// How `error`, thrown by a document fetch, counts.
+        init(_ error: any Error, document: String) {
+            if let http = error as? HTTPError, http.isRetryable {
+                self = .failed("\(document): \(http)")
+            } else {
+                self = .refused
+            }
+        }
+    }
+
+    /// The request for `document` ended.
+    func end(_ document: String, _ ending: Ending) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.outstanding.remove(document)
+            switch ending {
+            case .delivered:
+                state.failuresInARow = 0
+                state.delivered += 1
+                state.anchor = now
+            case .refused:
+                state.failuresInARow = 0
+                state.anchor = now
+            case .failed(let reason):
+                state.failuresInARow += 1
+                state.lastFailure = reason
+            }
+        }
+    }
+
+    /// Why the run must stop now, or nil while the source still counts as answering.
+    func silence() -> SourceSilent? {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            if let stopped = state.stopped { return stopped }
+            let what: String
+            if state.failuresInARow >= failureLimit {
+                what = "failed \(state.failuresInARow) documents in a row (the last: \(state.lastFailure ?? "?"))"
+            } else if !state.outstanding.isEmpty, now - state.anchor > budget {
+                what = "no document for \(Self.spell(budget)), with \(Self.name(state.outstanding)) outstanding"
+            } else {
+                return nil
+            }
+            let answered = listsAnswered > 0 ? "answered the lists" : "was asked for the documents"
+            let delivered = state.delivered > 0 ? " and \(state.delivered) document(s)" : ""
+            state.stopped = SourceSilent(source: source, what: "\(answered)\(delivered), then \(what)")
+            return state.stopped
+        }
+    }
+
+    /// "1 request (pokemon/1)", "8 requests (ability/1, ability/2, ability/3 ...)".
+    static func name(_ outstanding: Set<String>) -> String {
+        let shown = outstanding.sorted().prefix(3).joined(separator: ", ")
+        let count = outstanding.count
+        return "\(count) request\(count == 1 ? "" : "s") (\(shown)\(count > 3 ? " ..." : ""))"
+    }
+
+    /// "2 minutes", "90 s", "8 s".
+    static func spell(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        if seconds >= 60, seconds % 60 == 0 { return seconds == 60 ? "1 minute" : "\(seconds / 60) minutes" }
+        return "\(seconds) s"
+    }
+}
+
+/// The document source went silent: the run stopped with its progress kept (exit 69).
+struct SourceSilent: PokeSyncFailure {
+    /// The source as given (`--source`).
+    var source: String
+    /// What it did, e.g. "answered the lists, then no document for 2 minutes, with 8 requests (ability/1, ...) outstanding".
+    var what: String
+
+    var exitStatus: ExitStatus { .unavailable }
+
+    var description: String {
+        "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"
+    }
+}
