@@ -46,7 +46,11 @@ struct RunCommand {
       --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
                               entries, or more than 5% of its sprites or cries answered 404/410 at their
                               host (without it such a run exits 65 and publishes nothing; the next
-                              run lists those kinds and asks for those files again)
+                              run lists those kinds and asks for those files again); and to narrow the
+                              mirror: a --kinds, --sprites or --cries selecting less than the latest
+                              version is refused without it (exit 64, nothing fetched); with it, the
+                              run says what the mirror holds from now on and mirror.json records it
+                              (--allow-shrink accepts a loss)
       --mirror DIR            the mirror folder
     """
 
