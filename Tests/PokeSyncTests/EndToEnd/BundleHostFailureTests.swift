@@ -100,6 +100,47 @@ struct BundleHostFailureTests {
         }
     }
 
+    /// The same bad night through the nightly job: it publishes, exports the bundle without
+    /// the new sprite, runs the publish hook, logs both WARNING lines and exits 2 with the
+    /// log's tail (what cron mails) naming the sprite; the next good night exits 0.
+    @Test func theNightlyJobSaysTheBundleLacksSpritesAndStillPublishesIt() async throws {
+        try await withTemporaryDirectory { scratch in
+            let changed = try Self.sampleWithNewSprite(in: scratch)
+            let hook = scratch.appendingPathComponent("publish.sh")
+            let record = scratch.appendingPathComponent("published.txt")
+            try """
+            #!/bin/sh
+            [ -f "$1/index.json" ] && echo "published $1" >>"\(record.path)"
+            """.write(to: hook, atomically: true, encoding: .utf8)
+            chmod(hook.path, 0o755)
+            var cli: PokesyncCLI!
+            var port = 0
+            try await FileHostFailureTests.withBadNight(scratch, fault: "500", tree: "sprites", firstCries: "none",
+                                                        root: changed) { runner, server in
+                cli = runner
+                port = server.port
+                let night = try CronJobTests().nightWithOutput(cli.mirror, publish: hook, extra: ["--timeout", "1", "--revalidate"])
+                #expect(night.status == 2, "\(night.log)")
+                #expect(night.log.contains("WARNING: published, but a file host failed"), "\(night.log)")
+                #expect(night.log.contains("WARNING: exported, but not all of it"), "\(night.log)")
+                #expect(night.mail.contains("warning: version 2's bundle lacks 1 sprite(s)") && night.mail.contains(Self.newSprite),
+                        "\(night.mail)")
+                #expect(night.log.contains("done, exit 2"))
+                #expect(try String(contentsOf: record, encoding: .utf8).contains("published \(cli.mirror.path)/bundles"))
+                let bundles = cli.mirror.appendingPathComponent("bundles")
+                let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: bundles.appendingPathComponent("index.json")))
+                #expect(index.latest == 2)
+            }
+            // The host is back, where mirror.json says it is.
+            var options = StandInOptions(root: changed)
+            options.port = port
+            try await withStandInServer(options) { _ in
+                let night = try CronJobTests().nightWithOutput(cli.mirror, publish: hook)
+                #expect(night.status == 0 && night.log.contains("published version 3") && !night.log.contains("WARNING"), "\(night.log)")
+            }
+        }
+    }
+
     /// Version 1 was mirrored without sprites; version 2 with them. The nightly export of
     /// version 2 with sprites cannot build a delta from version 1 (never selected): it says
     /// so and writes the bundle and the index; exporting version 1 itself with sprites is
