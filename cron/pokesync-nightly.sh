@@ -6,7 +6,10 @@
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
 #   2 published, but a sprite or cry host failed: files carried from the version before
-#     (prune and export still run; the log's tail names the host)
+#     (prune and export still run; the log's tail names the host); or the export wrote the
+#     bundle and index.json without some of it: sprites its host has not delivered yet, or
+#     a delta from an old version that cannot be built (the log's WARNING line says which;
+#     the publish hook still runs)
 #   65 bad data (lists or linked files lost upstream: nothing published)
 #   69 source unavailable, or silent after its lists (the run stopped within minutes,
 #      nothing published; the next night resumes it)
@@ -59,13 +62,20 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
             echo "$(stamp) pokesync export"
             # A failed export outranks the carried files' 2 (it is the worse news); a failed
             # publish hook leaves the static host with what it had.
-            if "$POKESYNC" export --mirror "$MIRROR"; then
+            "$POKESYNC" export --mirror "$MIRROR"
+            r=$?
+            if [ $r -eq 2 ]; then
+                # The newest bundle and index are written: devices update; what they lack is said.
+                echo "$(stamp) WARNING: exported, but not all of it: see the warning lines above (sprites wait for a later version; devices at a skipped version take the full bundle)"
+                if [ $rc -eq 0 ]; then rc=2; fi
+            fi
+            if [ $r -eq 0 ] || [ $r -eq 2 ]; then
                 if [ -n "$PUBLISH" ]; then
                     echo "$(stamp) $PUBLISH $MIRROR/bundles"
                     "$PUBLISH" "$MIRROR/bundles" || { r=$?; echo "$(stamp) the publish hook failed with exit $r: the static host keeps what it had"; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi; }
                 fi
             else
-                r=$?; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi
+                if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi
             fi
             ;;
         75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;

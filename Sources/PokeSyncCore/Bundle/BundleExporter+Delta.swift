@@ -28,7 +28,23 @@ extension BundleExporter {
                            baseVersion: old.info.version, createdAt: record.createdAt,
                            source: ExportedSource.describe(record.source),
                            profile: profile, contentDigest: new.info.contentDigest.hex, unpackedSize: unpackedSize,
-                           files: files, removedSprites: removed)
+                           files: files, removedSprites: removed, missingSprites: new.missingSprites)
         }
+    }
+
+    /// Builds version `base` again (as devices at it hold it) and writes the delta from it
+    /// to `built`; nil when the delta would not be smaller than the full bundle.
+    /// - Throws: what building `base` throws: `RequestError` (64) for sprites it was never
+    ///   mirrored with, ``DeviceDataError`` (65) for a dangling reference.
+    func buildDelta(from base: VersionRecord, to built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
+                    lineage: String, fullSize: Int, scratch: URL) throws -> PublishedFile? {
+        let rebuilt = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
+        let old = deviceBase(rebuilt, lineage: lineage, profile: profile, scratch: scratch)
+        defer {
+            try? FileManager.default.removeItem(at: rebuilt.file)
+            if old.file != rebuilt.file { try? FileManager.default.removeItem(at: old.file.deletingLastPathComponent()) }
+        }
+        return try writeDelta(from: old, to: built, record: record, profile: profile, lineage: lineage,
+                              fullSize: fullSize, scratch: scratch)
     }
 }

@@ -24,6 +24,10 @@ package struct BundleExporter {
         package var deltas: [PublishedFile] = []
         /// Deltas not written because they were not smaller than the full bundle.
         package var skippedDeltas: [Int] = []
+        /// Deltas not written because their base version cannot be built any more (its
+        /// sprites were never mirrored with this profile's set, a dangling reference): a
+        /// device at that version takes the full bundle instead.
+        package var failedDeltas: [FailedDelta] = []
         /// False when the version is not the newest: the index is left as it is.
         package var indexWritten = false
         package var removed: [String] = []
@@ -31,6 +35,20 @@ package struct BundleExporter {
         package var movedAside: [String] = []
         /// The database built; nil when the bundle and its deltas were already there.
         package var database: DeviceDatabaseInfo?
+
+        /// The sprites the profile asks for that the version's bundle lacks because their
+        /// host failed (the manifest's `missing_sprites`): URLs, sorted.
+        package var missingSprites: [String] { full.missingSprites }
+        /// Whether the bundle and index were written but something was left out: missing
+        /// sprites, or a delta that could not be built (exit 2).
+        package var isIncomplete: Bool { !missingSprites.isEmpty || !failedDeltas.isEmpty }
+    }
+
+    /// A delta that was not written because its base version cannot be built.
+    package struct FailedDelta: Sendable {
+        package var base: Int
+        /// Why, as the error says it.
+        package var failure: any PokeSyncFailure
     }
 
     /// Exports `version` (the newest when nil) with `profile`.
@@ -48,6 +66,9 @@ package struct BundleExporter {
         let (record, newest) = (versions.first { $0.number == number }!, versions[versions.count - 1])
         let lineage = try store.lineage()
         _ = try profile.spriteSet()
+        let heldKinds = try kinds(of: number)
+        let lacking = ReferenceCheck.kindsLacking(for: heldKinds)
+        guard lacking.isEmpty else { throw NoBundleForKinds(version: number, kinds: heldKinds, lacking: lacking) }
         try store.checkLanguagesExist(profile, version: number)
         try folder.prepare(lineage: lineage)
 
@@ -58,7 +79,8 @@ package struct BundleExporter {
         defer { try? FileManager.default.removeItem(at: scratch) }
 
         let isNewest = number == newest.number
-        let bases = isNewest ? versions.filter { $0.number < number } : []
+        // No device holds a version whose kinds made no bundle: no delta from it.
+        let bases = isNewest ? try versions.filter { try $0.number < number && ReferenceCheck.kindsLacking(for: kinds(of: $0.number)).isEmpty } : []
         // What the folder already holds of this version, read once and checked whole: kept
         // as it is only when sound, what its name says, of this lineage and this profile.
         var existing: [String: PublishedFile] = [:]
@@ -91,12 +113,15 @@ package struct BundleExporter {
             let name = BundlesFolder.deltaName(from: base.number, to: number)
             var delta = existing[name]
             if delta == nil, let built {
-                let rebuilt = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)
-                let old = deviceBase(rebuilt, lineage: lineage, profile: profile, scratch: scratch)
-                delta = try writeDelta(from: old, to: built, record: record, profile: profile, lineage: lineage,
-                                       fullSize: full.size, scratch: scratch)
-                try? FileManager.default.removeItem(at: rebuilt.file)
-                if old.file != rebuilt.file { try? FileManager.default.removeItem(at: old.file.deletingLastPathComponent()) }
+                // An old version that cannot be built (a bad night's data, a sprite set it was
+                // never mirrored with) costs its devices a delta, never the newest bundle.
+                do {
+                    delta = try buildDelta(from: base, to: built, record: record, profile: profile, lineage: lineage,
+                                           fullSize: full.size, scratch: scratch)
+                } catch let failure as any PokeSyncFailure where [.usage, .dataError].contains(failure.exitStatus) {
+                    result.failedDeltas.append(FailedDelta(base: base.number, failure: failure))
+                    continue
+                }
             }
             guard let delta else { result.skippedDeltas.append(base.number); continue }
             result.deltas.append(delta)
@@ -112,6 +137,11 @@ package struct BundleExporter {
         result.indexWritten = true
         result.removed = try folder.sweep(keeping: Set(index.files), graceHours: graceHours)
         return result
+    }
+
+    /// The kinds version `number` holds (a version made before kinds were data holds the default ones).
+    private func kinds(of number: Int) throws -> [ResourceKind] {
+        try store.versionKinds(number)?.resolved ?? ResourceKind.defaultKinds
     }
 
     /// Removes the scratch folders of exports that were killed (`export-PID` whose process
@@ -140,24 +170,37 @@ package struct BundleExporter {
     struct BuiltDatabase {
         var file: URL
         var info: DeviceDatabaseInfo
+        /// Sprites the profile asks for that the version lacks because their host failed
+        /// (URLs, sorted): the manifest's `missing_sprites`.
+        var missingSprites: [String] = []
     }
 
     /// Builds version `record`'s database in `scratch`.
-    /// - Throws: `RequestError` when the profile asks for sprites the version does not hold
-    ///   (beyond those upstream lacked or pokesync refused, which are reported at crawl time).
-    private func buildDatabase(_ record: VersionRecord, profile: BundleProfile, lineage: String,
+    ///
+    /// A sprite the profile asks for and the version does not hold is one of three: upstream
+    /// lacks it or pokesync refused it (reported at crawl time, left out as always); the
+    /// version's sprite set selects it but its host failed (never held, or given up): left
+    /// out and named in ``BuiltDatabase/missingSprites``, for a later version to bring; or
+    /// the version was never mirrored with a set that selects it, the operator's mistake.
+    /// - Throws: `RequestError` (64) for the last.
+    func buildDatabase(_ record: VersionRecord, profile: BundleProfile, lineage: String,
                                in scratch: URL) throws -> BuiltDatabase {
         let file = scratch.appendingPathComponent("pokedex-\(record.number).sqlite")
         try? FileManager.default.removeItem(at: file)
         let info = try DeviceDatabaseBuilder(store: store).build(version: record.number, lineage: lineage,
                                                                  profile: profile, into: file)
-        let skipped = Set(try store.spriteReports(version: record.number).map(\.url))
-        let lacking = info.unheldSprites.filter { !skipped.contains($0) }
-        if !lacking.isEmpty {
+        let reported = Set(try store.spriteReports(version: record.number).map(\.url))
+        let lacking = info.unheldSprites.filter { !reported.contains($0.url) }
+        // A set this build did not write (a store edited by hand) selects nothing: the sprites are not its.
+        let mirrored = (try? SpriteSet(parsing: record.spriteSet)) ?? .none
+        let unselected = lacking.filter { !mirrored.selects($0.key) }
+        if let example = unselected.first {
             try? FileManager.default.removeItem(at: file)
-            throw RequestError.spritesNotHeld(version: record.number, count: lacking.count, set: profile.sprites, example: lacking[0])
+            throw RequestError.spritesNotHeld(version: record.number, count: Set(unselected.map(\.url)).count,
+                                              set: profile.sprites, mirrored: record.spriteSet, example: example.url,
+                                              configFile: store.layout.configFile.path)
         }
-        return BuiltDatabase(file: file, info: info)
+        return BuiltDatabase(file: file, info: info, missingSprites: Set(lacking.map(\.url)).sorted())
     }
 
     private func writeFull(_ built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
@@ -169,7 +212,23 @@ package struct BundleExporter {
         return try BundleArchive.publish(entries: entries, in: folder, as: name) { files, unpackedSize in
             BundleManifest(format: BundleManifest.fullFormat, lineage: lineage, version: record.number,
                            createdAt: record.createdAt, source: ExportedSource.describe(record.source), profile: profile,
-                           contentDigest: built.info.contentDigest.hex, unpackedSize: unpackedSize, files: files)
+                           contentDigest: built.info.contentDigest.hex, unpackedSize: unpackedSize, files: files,
+                           missingSprites: built.missingSprites)
         }!
+    }
+}
+
+/// A version whose kinds cannot make a bundle (a mirror narrowed to pokemon alone holds no
+/// species for them to name): nothing is written and the index is left as it is. Not a
+/// failure of the night: the mirror's kinds were chosen so (`export` says it and exits 0).
+package struct NoBundleForKinds: Error, CustomStringConvertible {
+    package var version: Int
+    package var kinds: [ResourceKind]
+    package var lacking: [ResourceKind]
+    package var description: String {
+        let held = kinds.count > 4 ? "\(kinds.count) kinds" : kinds.map(\.apiName).joined(separator: ", ")
+        return "no bundle for version \(version): it holds \(held) without \(lacking.map(\.apiName).joined(separator: ", ")), "
+            + "which its references name; index.json is left as it is (mirror them with `pokesync sync --kinds default` "
+            + "or a list that names them)"
     }
 }

@@ -141,6 +141,8 @@ package struct PublishedFile: Sendable, Equatable {
     /// The lineage and profile its manifest names (read back for a file already there).
     package var lineage: String?
     package var profile: BundleProfile?
+    /// The sprites its manifest says the installed database has no file for (`missing_sprites`).
+    package var missingSprites: [String] = []
     /// False when the file was already there and kept.
     package var isNew: Bool
 
@@ -151,9 +153,11 @@ package struct PublishedFile: Sendable, Equatable {
         (self.size, sha256) = (size, digest.hex)
     }
 
-    /// Takes what the file's manifest says of it: the unpacked size, lineage and profile.
+    /// Takes what the file's manifest says of it: the unpacked size, lineage, profile and
+    /// missing sprites.
     mutating func take(_ manifest: BundleManifest) {
         (unpackedSize, lineage, profile) = (manifest.unpackedSize, manifest.lineage, manifest.profile)
+        missingSprites = manifest.missingSprites ?? []
     }
 }
 

@@ -34,7 +34,10 @@ enum MirrorConfigFile {
             "timeout_seconds": .integer(settings.timeoutSeconds),
             "retry": .object(["attempts": .integer(config.retry.attempts), "base_delay_ms": .integer(config.retry.baseDelayMs)]),
             "retention": .object(["keep": .integer(config.retention.keep)]),
-            "bundles": .object(["grace_hours": .number(config.bundles.graceHours), "sprites": .string(config.bundles.sprites),
+            // The nightly export's profile asks only for sprites the mirror keeps (a `--sprites
+            // none` mirror bundles none), so that its first night's export succeeds.
+            "bundles": .object(["grace_hours": .number(config.bundles.graceHours),
+                                "sprites": .string(choices.sprites.bundleSet(wanted: config.bundles.sprites)),
                                 "languages": .string(config.bundles.languages?.joined(separator: ",") ?? "all")]),
             "contact": settings.contact.map { .string($0) } ?? .null,
         ]
@@ -59,15 +62,22 @@ enum MirrorConfigFile {
         }
     }
 
-    /// Sets `values` (choice keys, as ``changes(_:)`` gives them) in the existing file.
+    /// Sets `values` (choice keys, as ``changes(_:)`` gives them) in the existing file, and
+    /// `bundles.sprites` when `bundleSprites` is given.
     /// - Throws: `LocalFileError` when it cannot be read or written.
-    static func record(_ values: [String: String], layout: MirrorLayout) throws {
+    static func record(_ values: [String: String], bundleSprites: String? = nil, layout: MirrorLayout) throws {
         let file = layout.configFile
         guard let data = FileManager.default.contents(atPath: file.path),
               case .object(var object) = try JSONDecoder().decode(ConfigValue.self, from: data) else {
             throw LocalFileError(path: file.path, reason: "cannot read it again to record the command line's choices")
         }
         for (key, value) in values { object[key] = .string(value) }
+        if let bundleSprites {
+            var bundles: [String: ConfigValue] = [:]
+            if case .object(let members)? = object["bundles"] { bundles = members }
+            bundles["sprites"] = .string(bundleSprites)
+            object["bundles"] = .object(bundles)
+        }
         try write(object, to: layout)
     }
 

@@ -14,6 +14,7 @@ package enum MirrorRun {
         let latest = try MirrorChoices.recorded(in: store)
         let choices = settings.choices(latest: latest)
         let rate = settings.rate(for: choices)
+        try checkNarrowing(store: store, layout: layout, settings: settings, choices: choices, latest: latest, log: log)
         do {
             let summary: CrawlSummary
             if let finished = try finishStoppedFull(store: store, layout: layout, mode: settings.mode, choices: choices, log: log) {
@@ -41,6 +42,28 @@ package enum MirrorRun {
         }
     }
 
+    /// Refuses a command line that narrows the mirror without `--allow-shrink`, before
+    /// anything is fetched; with it, says what the mirror holds from now on. Either way a
+    /// set of kinds that can make no bundle is said once, here.
+    /// - Throws: ``NarrowingRefused`` (64).
+    static func checkNarrowing(store: Store, layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices,
+                               latest: MirrorChoices?, log: @Sendable (String) -> Void) throws {
+        let latestKinds = try store.latestVersion().map { try store.versionKinds($0.number)?.resolved ?? ResourceKind.defaultKinds } ?? []
+        let narrowing = MirrorNarrowing.of(settings: settings, choices: choices, latest: latest, latestKinds: latestKinds)
+        if let narrowing {
+            guard settings.allowShrink else { throw NarrowingRefused(narrowing: narrowing, configFile: layout.configFile.path) }
+            log("narrowing the mirror on purpose (--allow-shrink: \(narrowing.changes.joined(separator: "; "))): from now on "
+                + "it holds \(MirrorNarrowing.holdings(choices)), and \(layout.configFile.path) records it")
+        }
+        guard narrowing != nil || latest == nil || settings.givenOnCommandLine["kinds"] != nil,
+              let kinds = choices.kinds.knownKinds else { return }
+        let lacking = ReferenceCheck.kindsLacking(for: kinds)
+        if !lacking.isEmpty {
+            log("note: a bundle needs \(lacking.map(\.apiName).joined(separator: ", ")) besides --kinds \(choices.kinds): "
+                + "`pokesync export` writes none for this mirror until they are mirrored")
+        }
+    }
+
     /// A new mirror's first run writes `mirror.json` with what it was made with; a later run
     /// records there a choice its command line changed, so that the nightly `sync` repeats
     /// it. Neither may fail the run: a file that cannot be written is a warning.
@@ -56,10 +79,19 @@ package enum MirrorRun {
                 return
             }
             let changes = MirrorConfigFile.changes(settings)
-            guard !changes.isEmpty else { return }
-            try MirrorConfigFile.record(Dictionary(uniqueKeysWithValues: changes.map { ($0.key, $0.new) }), layout: layout)
+            // A narrower sprite set than the nightly export's profile asks for: the profile follows.
+            let wanted = settings.config.bundles.sprites
+            let bundleSprites = choices.sprites.bundleSet(wanted: wanted)
+            let profileChanges = bundleSprites == wanted ? nil : bundleSprites
+            guard !changes.isEmpty || profileChanges != nil else { return }
+            try MirrorConfigFile.record(Dictionary(uniqueKeysWithValues: changes.map { ($0.key, $0.new) }),
+                                        bundleSprites: profileChanges, layout: layout)
             for change in changes {
                 log("\(layout.display(layout.configFile)): \"\(change.key)\" is now \"\(change.new)\" (was \"\(change.old)\"), so later runs repeat it")
+            }
+            if let profileChanges {
+                log("\(layout.configFile.path): \"bundles\": {\"sprites\"} is now \"\(profileChanges)\" (was \"\(wanted)\"), "
+                    + "so that the nightly export asks only for sprites the mirror keeps")
             }
         } catch {
             log("warning: \(error); later runs that name no source, sprites, cries or kinds take them from the latest version")

@@ -37,8 +37,9 @@ package enum RequestError: PokeSyncFailure, Equatable {
     case bundleOfAnotherLineage(path: String, lineage: String)
     /// A bundle already published in the output folder has another profile.
     case bundleOfAnotherProfile(path: String, profile: String, wanted: String)
-    /// The version does not hold `count` sprites the profile's set asks for.
-    case spritesNotHeld(version: Int, count: Int, set: String, example: String)
+    /// The version was mirrored with a sprite set that does not select `count` sprites
+    /// the profile's set asks for (`configFile`: the mirror.json whose `bundles.sprites` says the set).
+    case spritesNotHeld(version: Int, count: Int, set: String, mirrored: String, example: String, configFile: String)
 
     /// Why a source is not one.
     package enum SourceProblem: Sendable, Equatable {
@@ -87,8 +88,9 @@ package enum RequestError: PokeSyncFailure, Equatable {
             return "\(path) belongs to another lineage (\(lineage)..., a rebuilt mirror?)"
         case .bundleOfAnotherProfile(let path, let profile, let wanted):
             return "\(path) was exported with profile \(profile), not \(wanted)"
-        case .spritesNotHeld(let version, let count, let set, let example):
-            return "version \(version) does not hold \(count) sprite(s) the set \(set) asks for (e.g. \(example))"
+        case .spritesNotHeld(let version, let count, let set, let mirrored, let example, _):
+            return "version \(version) was mirrored with the sprite set \(mirrored), which does not select \(count) sprite(s) "
+                + "the set \(set) asks for (e.g. \(example))"
         }
     }
 }

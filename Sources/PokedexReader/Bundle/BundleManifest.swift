@@ -44,17 +44,24 @@ package struct BundleManifest: Codable, Sendable, Equatable {
     package var files: [File]
     /// Sprite paths a delta removes (`sprites/pokemon/10263.png`); nil for a full bundle.
     package var removedSprites: [String]?
+    /// The upstream URLs (as `pokemon_sprite.url` spells them) of sprites the profile asks
+    /// for that the installed database has no file for, because the mirror could not fetch
+    /// them yet (their host failed): their rows have a NULL `path`, and a later bundle or
+    /// delta brings them. Sorted; nil (absent) when there are none, and in every bundle
+    /// written before the field existed.
+    package var missingSprites: [String]?
 
     enum CodingKeys: String, CodingKey {
         case format, formatVersion = "format_version", schemaVersion = "schema_version", lineage, version
         case baseVersion = "base_version", createdAt = "created_at", source, profile
         case contentDigest = "content_digest", unpackedSize = "unpacked_size", files
-        case removedSprites = "removed_sprites"
+        case removedSprites = "removed_sprites", missingSprites = "missing_sprites"
     }
 
     package init(format: String, schemaVersion: Int = DeviceSchema.version, lineage: String, version: Int,
                 baseVersion: Int? = nil, createdAt: String, source: String, profile: BundleProfile,
-                contentDigest: String, unpackedSize: Int, files: [File], removedSprites: [String]? = nil) {
+                contentDigest: String, unpackedSize: Int, files: [File], removedSprites: [String]? = nil,
+                missingSprites: [String]? = nil) {
         self.format = format
         self.formatVersion = Self.currentFormatVersion
         self.schemaVersion = schemaVersion
@@ -68,6 +75,7 @@ package struct BundleManifest: Codable, Sendable, Equatable {
         self.unpackedSize = unpackedSize
         self.files = files
         self.removedSprites = removedSprites
+        self.missingSprites = missingSprites?.isEmpty == true ? nil : missingSprites
     }
 
     package var isDelta: Bool { format == Self.deltaFormat }

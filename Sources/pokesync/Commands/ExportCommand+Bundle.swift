@@ -16,16 +16,24 @@ extension ExportCommand {
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let store = try Store(layout: layout, create: false)
-        let result = try store.snapshot {
-            try BundleExporter(store: store, folder: folder)
-                .export(version: try arguments.integer("version", minimum: 1), profile: profile,
-                        graceHours: config.bundles.graceHours, replaceDamaged: arguments.flags.contains("replace-damaged"))
+        let result: BundleExporter.Result
+        do {
+            result = try store.snapshot {
+                try BundleExporter(store: store, folder: folder)
+                    .export(version: try arguments.integer("version", minimum: 1), profile: profile,
+                            graceHours: config.bundles.graceHours, replaceDamaged: arguments.flags.contains("replace-damaged"))
+            }
+        } catch let none as NoBundleForKinds {
+            // The mirror's kinds, chosen on purpose (--allow-shrink): said, not a failed night.
+            print(none.description)
+            return .success
         }
-        print(Self.describe(result, folder: folder))
-        return .success
+        print(Self.describe(result, folder: folder, profile: profile))
+        // Written, but not all of it: the nightly job says so and exits 2.
+        return result.isIncomplete ? .filesCarried : .success
     }
 
-    static func describe(_ result: BundleExporter.Result, folder: BundlesFolder) -> String {
+    static func describe(_ result: BundleExporter.Result, folder: BundlesFolder, profile: BundleProfile) -> String {
         func size(_ bytes: Int) -> String { bytes >= 1_000_000 ? String(format: "%.1f MB", Double(bytes) / 1e6) : "\(max(1, bytes / 1000)) kB" }
         var lines = result.movedAside
         lines.append("\(result.full.isNew ? "wrote" : "kept") \(folder.url(result.full.name).path) (\(size(result.full.size)))")
@@ -41,6 +49,17 @@ extension ExportCommand {
             lines.append("index.json left as it is: version \(result.version) is not the newest")
         }
         if !result.removed.isEmpty { lines.append("removed after the grace period: " + result.removed.joined(separator: ", ")) }
+        // Last, where the nightly log's tail and cron's mail show them.
+        for failed in result.failedDeltas {
+            let reason = (failed.failure as? RequestError).map(CommandLineWords.describe) ?? failed.failure.description
+            lines.append("warning: no delta from version \(failed.base): it cannot be built (\(reason)); "
+                         + "devices at version \(failed.base) take the full bundle")
+        }
+        if let example = result.missingSprites.first {
+            lines.append("warning: version \(result.version)'s bundle lacks \(result.missingSprites.count) sprite(s) --sprites "
+                         + "\(profile.sprites) asks for, which their host did not deliver (e.g. \(example)); its manifest's "
+                         + "missing_sprites names them, and a later version brings them")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -23,8 +23,15 @@ struct ExportCommand {
     names and of this mirror's lineage, is adopted): anything else is refused (64), untouched.
     A file already there under a name export writes is checked as verify checks a bundle,
     and against its name, before index.json may name it: a damaged one is refused (65).
-      --sprites SET      the version's sprites to bundle (default: default); sprites the
-                         version does not hold are a usage error; a path listed twice counts
+    An old version that cannot be built (a dangling reference, sprites it was never
+    mirrored with) gets no delta, said in a warning line (exit 2); the newest bundle and
+    index.json are written. A version whose kinds cannot make a bundle (pokemon without
+    pokemon-species) is said in one line and nothing is written (exit 0).
+      --sprites SET      the version's sprites to bundle (default: mirror.json's
+                         bundles.sprites, else default); a set the version was never mirrored
+                         with is a usage error; sprites it selected but their host has not
+                         delivered are left out, named in one warning line and the manifest's
+                         missing_sprites, and the export exits 2; a path listed twice counts
                          once, and front_default alone is default
       --languages LIST   keep only these language codes (any case; en is always kept);
                          default all; an unknown code is a usage error listing the version's

@@ -28,11 +28,14 @@ enum Help {
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 2 published but a sprite or cry host failed or lost
       files the documents link (its files carried from the version before or left for the
-      next run), 64 usage (an option, a mirror.json key, an export --out that is not
-      pokesync's), 65 bad data (corrupt store, shrunken lists, a dangling reference, a
-      damaged or tampered bundle), 69 source unavailable, silent after its lists (the run
-      stops, the next resumes it), its TLS certificate not accepted, or no PokeAPI v2 list at
-      --source (it must be the API base ending in /api/v2), or serve cannot listen, 74 I/O error,
+      next run), or exported without sprites a host has not delivered yet or without a delta
+      from an old version that cannot be built, 64 usage (an option, a mirror.json key, an
+      export --out that is not pokesync's, a choice that narrows the mirror without
+      --allow-shrink, sprites the version was never mirrored with), 65 bad data (corrupt
+      store, shrunken lists, a dangling reference, a damaged or tampered bundle), 69 source
+      unavailable, silent after its lists (the run stops, the next resumes it), its TLS
+      certificate not accepted, or no PokeAPI v2 list at --source (it must be the API base
+      ending in /api/v2), or serve cannot listen, 74 I/O error,
       75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.

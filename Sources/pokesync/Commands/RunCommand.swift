@@ -44,11 +44,15 @@ struct RunCommand {
                               delivers none of 20 files in a row with 5 or more of them failed
                               (404/410 count among the 20, never alone), is given up for the run
                               (its files carried or left for the next; the run exits 2)
-      --allow-shrink          publish even when a kind's list lost more than 5% of the latest version's
-                              entries (without it such a run exits 65 and publishes nothing; the next
-                              run lists those kinds again); and drop the sprites and cries the latest
-                              version holds that answered 404/410 at their host (without it they are
-                              carried with their bytes, every night, while a document links them)
+      --allow-shrink          accept a loss: publish even when a kind's list lost more than 5% of the
+                              latest version's entries (without it such a run exits 65 and publishes
+                              nothing; the next run lists those kinds again); drop the sprites and
+                              cries the latest version holds that answered 404/410 at their host
+                              (without it they are carried with their bytes, every night, while a
+                              document links them); narrow the mirror: a --kinds, --sprites or
+                              --cries selecting less than the latest version is refused without it
+                              (exit 64, nothing fetched); with it, the run says what the mirror
+                              holds from now on and mirror.json records it
       --mirror DIR            the mirror folder
     """
 

@@ -44,9 +44,10 @@ enum CommandLineWords {
             return "\(error.description); export to another --out, or move the old bundles away"
         case .bundleOfAnotherProfile:
             return "\(error.description); export with that profile, or to another --out"
-        case .spritesNotHeld(let version, let count, let set, let example):
-            return "version \(version) does not hold \(count) sprite(s) --sprites \(set) asks for "
-                + "(e.g. \(example)); export a smaller set, or mirror them with `pokesync sync --sprites \(set)`"
+        case .spritesNotHeld(let version, let count, let set, let mirrored, let example, let configFile):
+            return "version \(version) was mirrored with --sprites \(mirrored), which does not select \(count) sprite(s) "
+                + "--sprites \(set) asks for (e.g. \(example)); export a set it selects (--sprites, or \"bundles\": "
+                + "{\"sprites\": ...} in \(configFile)), or mirror them with `pokesync sync --sprites \(set)`"
         }
     }
 }

@@ -179,7 +179,8 @@ struct WholeAPITests {
     }
 
     /// A comma list mirrors those kinds only; narrowing the set on an existing mirror is
-    /// a version that removes the others' documents (listed by the diff), not a shrink.
+    /// deliberate (--allow-shrink, else exit 64), and then a version that removes the
+    /// others' documents (listed by the diff), not a shrink.
     @Test func changingTheSetIsADiffedChange() throws {
         try withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
@@ -187,7 +188,10 @@ struct WholeAPITests {
                                     "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             #expect(full.stdout.contains("published version 1: 7 documents"), "\(full.stdout)")
-            let narrow = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none"])
+            let refused = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none"])
+            #expect(refused.status == 64 && refused.stderr.contains("kinds item,machine,meta -> machine"), "\(refused.stderr)")
+            let narrow = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none",
+                                      "--allow-shrink"])
             #expect(narrow.status == 0, "\(narrow.stderr)")
             #expect(narrow.stderr.contains("no longer mirrored item, meta"), "\(narrow.stderr)")
             let diff = try cli.run(["diff", "--json"])

@@ -15,9 +15,10 @@ package struct DeviceDatabaseInfo: Sendable, Equatable {
     package var languages: [String]
     /// The sprites the bundle must carry (every non-NULL `pokemon_sprite.path`), by path.
     package var bundledSprites: [BundledSprite]
-    /// Sprite URLs the profile selects that the version does not hold (refused or missing
-    /// upstream, or not crawled with this sprite set): their rows have a NULL path.
-    package var unheldSprites: [String]
+    /// Sprites (key and URL) the profile selects that the version does not hold (refused
+    /// or missing upstream, their host failed, or not crawled with this sprite set): their
+    /// rows have a NULL path.
+    package var unheldSprites: [SpriteReference]
     /// Dangling references kept under ``ReferenceCheck/Policy/keep``; empty otherwise.
     package var danglingReferences: [String]
 }

@@ -14,6 +14,24 @@ package enum ReferenceCheck {
         case keep
     }
 
+    /// The kinds whose documents the check follows references into, by the kind that names them.
+    static let referencedKinds: [ResourceKind: [ResourceKind]] = [
+        .pokemon: [.pokemonSpecies], .pokemonSpecies: [.evolutionChain],
+        .pokedex: [.pokemonSpecies], .evolutionChain: [.pokemonSpecies],
+    ]
+
+    /// The kinds a version holding `kinds` lacks for every reference the check follows to
+    /// resolve (a mirror of pokemon alone lacks pokemon-species and evolution-chain), sorted:
+    /// such a version can make no bundle.
+    package static func kindsLacking(for kinds: [ResourceKind]) -> [ResourceKind] {
+        var needed = Set(kinds)
+        var queue = kinds
+        while let kind = queue.popLast() {
+            for next in referencedKinds[kind] ?? [] where needed.insert(next).inserted { queue.append(next) }
+        }
+        return needed.subtracting(kinds).sorted()
+    }
+
     /// Every dangling reference among `rows`, in table then key order, as one line each.
     static func danglingReferences(in rows: DeviceRows, version: Int) -> [String] {
         let species = Set(rows.species.map(\.id))

@@ -29,12 +29,12 @@ struct SpriteSelection: Sendable {
         return files.sorted()
     }
 
-    /// Selected sprite URLs the version does not hold, sorted, each once.
-    func unheld(_ rows: DeviceRows) -> [String] {
-        var urls = Set<String>()
+    /// Selected sprites the version does not hold, by URL then key, each once.
+    func unheld(_ rows: DeviceRows) -> [SpriteReference] {
+        var sprites = Set<SpriteReference>()
         for row in rows.pokemonSprites where set.selects(row.key) && held[row.url] == nil {
-            urls.insert(row.url)
+            sprites.insert(SpriteReference(key: row.key, url: row.url))
         }
-        return urls.sorted()
+        return sprites.sorted { ($0.url, $0.key) < ($1.url, $1.key) }
     }
 }
