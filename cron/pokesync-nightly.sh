@@ -10,7 +10,7 @@
 #     bundle and index.json without some of it: sprites its host has not delivered yet, or
 #     a delta from an old version that cannot be built (the log's WARNING line says which;
 #     the publish hook still runs)
-#   65 bad data (lists or linked files lost upstream: nothing published)
+#   65 bad data (a kind's list shrank upstream, a corrupt store: nothing published)
 #   69 source unavailable, or silent after its lists (the run stopped within minutes,
 #      nothing published; the next night resumes it)
 #   74 I/O error   75 last night's run still holds the lock (skipped)
@@ -97,5 +97,10 @@ fi
 
 # Rotation: keep the newest $KEEP_LOGS logs.
 ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" | while read -r old; do rm -f "$old"; done
-[ $rc -eq 0 ] || tail -n 20 "$log" >&2
+# A night that did not end well says why: its warning lines (which host failed, what the
+# bundle lacks), which a long diff would push out of the tail, then the log's tail.
+if [ $rc -ne 0 ]; then
+    grep -E '^warning: |WARNING: ' "$log" >&2
+    tail -n 20 "$log" >&2
+fi
 exit $rc
