@@ -103,9 +103,14 @@ final class SourceWatch: Sendable {
             } else {
                 return nil
             }
-            let answered = listsAnswered > 0 ? "answered the lists" : "was asked for the documents"
-            let delivered = state.delivered > 0 ? " and \(state.delivered) document(s)" : ""
-            state.stopped = SourceSilent(source: source, what: "\(answered)\(delivered), then \(what)")
+            // A resumed run's lists came in an earlier attempt: what this one saw is said.
+            let answered = switch (listsAnswered > 0, state.delivered) {
+            case (true, 0): "answered the lists"
+            case (true, let count): "answered the lists and \(count) document(s)"
+            case (false, 0): "was asked for the documents left"
+            case (false, let count): "answered \(count) of the documents left"
+            }
+            state.stopped = SourceSilent(source: source, what: "\(answered), then \(what)")
             return state.stopped
         }
     }

@@ -133,6 +133,29 @@ struct SilentSourceTests {
         }
     }
 
+    /// How the watch counts: failures after retries in a row stop the run; a delivery or an
+    /// answer refused at once (the source spoke) starts the count again; a resumed run's line
+    /// says what this attempt saw, not lists it never asked for.
+    @Test func theWatchCountsFailuresInARowAndSaysWhatTheSourceDid() {
+        let url = URL(string: "http://127.0.0.1:9/api/v2/pokemon/1/")!
+        let watch = SourceWatch(source: "http://127.0.0.1:9/api/v2", failureLimit: 2, budget: .seconds(3600), listsAnswered: 0)
+        for (key, ending) in [("pokemon/1", SourceWatch.Ending.failed("pokemon/1: HTTP 503")), ("pokemon/2", .delivered),
+                              ("pokemon/3", .failed("pokemon/3: HTTP 503")),
+                              ("pokemon/4", SourceWatch.Ending(HTTPError.badEncoding(url: url, encoding: "gzip"), document: "pokemon/4")),
+                              ("pokemon/5", SourceWatch.Ending(HTTPError.status(url: url, status: 503, attempts: 5), document: "pokemon/5"))] {
+            watch.begin(key)
+            watch.end(key, ending)
+            #expect(watch.silence() == nil, "\(key)")
+        }
+        watch.begin("pokemon/6")
+        watch.end("pokemon/6", .failed("pokemon/6: timed out after 5 attempts"))
+        let silent = watch.silence()
+        #expect(silent?.description.hasPrefix("the source http://127.0.0.1:9/api/v2 answered 1 of the documents left, "
+                                               + "then failed 2 documents in a row (the last: pokemon/6: timed out after 5 attempts)") == true,
+                "\(silent?.description ?? "nil")")
+        #expect(silent?.exitStatus == .unavailable)
+    }
+
     /// A slow source (every answer delayed, the run many times the budget long) that also
     /// fails one request in five: it delivers, so it completes.
     @Test func aSlowFlakySourceIsNotSilent() async throws {
