@@ -54,10 +54,14 @@ package struct BundleExporter {
     /// Exports `version` (the newest when nil) with `profile`.
     /// - Parameter replaceDamaged: a damaged file already in the folder under a name this
     ///   export writes is moved aside and written afresh, instead of refused.
+    /// Sprites the version's set selects but never held (their host failed) are left out
+    /// and named (``Result/missingSprites``); an older version that cannot be built costs
+    /// only its delta (``Result/failedDeltas``).
     /// - Throws: `RequestError` (64) for an unknown version, a language the version lacks,
-    ///   sprites it does not hold, a folder that is not pokesync's; `BundleReferenceError`
-    ///   (65) for a dangling reference; ``DamagedBundleError`` (65) for a damaged file;
-    ///   `LocalFileError` (74) when the folder cannot be written.
+    ///   sprites it was never mirrored with, a folder that is not pokesync's;
+    ///   `DeviceDataError` (65) for a dangling reference; ``DamagedBundleError`` (65) for a
+    ///   damaged file; `LocalFileError` (74) when the folder cannot be written;
+    ///   ``NoBundleForKinds`` when the version's kinds cannot make a bundle.
     package func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
         let versions = try store.versions()
@@ -80,7 +84,9 @@ package struct BundleExporter {
 
         let isNewest = number == newest.number
         // No device holds a version whose kinds made no bundle: no delta from it.
-        let bases = isNewest ? try versions.filter { try $0.number < number && ReferenceCheck.kindsLacking(for: kinds(of: $0.number)).isEmpty } : []
+        let bases = isNewest ? try versions.filter {
+            try $0.number < number && ReferenceCheck.kindsLacking(for: kinds(of: $0.number)).isEmpty
+        } : []
         // What the folder already holds of this version, read once and checked whole: kept
         // as it is only when sound, what its name says, of this lineage and this profile.
         var existing: [String: PublishedFile] = [:]
@@ -184,7 +190,7 @@ package struct BundleExporter {
     /// the version was never mirrored with a set that selects it, the operator's mistake.
     /// - Throws: `RequestError` (64) for the last.
     func buildDatabase(_ record: VersionRecord, profile: BundleProfile, lineage: String,
-                               in scratch: URL) throws -> BuiltDatabase {
+                       in scratch: URL) throws -> BuiltDatabase {
         let file = scratch.appendingPathComponent("pokedex-\(record.number).sqlite")
         try? FileManager.default.removeItem(at: file)
         let info = try DeviceDatabaseBuilder(store: store).build(version: record.number, lineage: lineage,

@@ -25,8 +25,9 @@ package struct RunSettings: Sendable {
     package var retry: RetryPolicy
     package var revalidate: Bool
     package var contact: String?
-    /// `--allow-shrink`: publish even when a kind's list shrank by more than 5%, and drop the
-    /// linked files the latest version holds that answered 404/410 at their host.
+    /// `--allow-shrink`: publish even when a kind's list shrank by more than 5%, drop the
+    /// linked files the latest version holds that answered 404/410 at their host, and let
+    /// a command line narrow the mirror (``MirrorNarrowing``).
     package var allowShrink = false
     /// The `mirror.json` the settings were read from (``MirrorConfig/exists`` false when
     /// the mirror has none: its first run writes one).
