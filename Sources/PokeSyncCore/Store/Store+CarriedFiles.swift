@@ -93,10 +93,10 @@ package struct FileSettlement: Sendable, Equatable {
 
 extension LinkedTree: Codable {}
 
-/// Linked files that failed: carried, postponed, and the guard against a host that lost them.
+/// Linked files their host did not deliver: carried (failed, or missing at their host), or postponed.
 extension Store {
     /// Records a linked file's failure (after every retry, or its host given up) with the
-    /// address it was asked at. The run can still publish: see ``carryFailedFiles(run:)``.
+    /// address it was asked at. The run can still publish: see ``carryFailedFiles(run:allowShrink:)``.
     package func failLinkedFile(run: Int, job: SpriteJob, fetched: String?, error: String) throws {
         try write { database in
             try database.run("UPDATE frontier SET state = 'failed', hash = NULL, error = ?, fetched = ? WHERE run = ? AND job = ? AND key = ?",
@@ -104,7 +104,7 @@ extension Store {
         }
     }
 
-    /// Remembers where a missing file was asked, for the shrink guard's message.
+    /// Remembers where a missing file was asked, for the carried and dropped lines.
     func recordFetched(run: Int, job: SpriteJob, fetched: String?) throws {
         guard let fetched else { return }
         try write { database in

@@ -167,7 +167,7 @@ extension Store {
     }
 
     /// Jobs that failed after retries and hold the run back: (job key, error). A linked
-    /// file that failed does not (it is carried or postponed: ``carryFailedFiles(run:)``).
+    /// file that failed does not (it is carried or postponed: ``carryFailedFiles(run:allowShrink:)``).
     package func failures(run: Int) throws -> [(key: String, error: String)] {
         try read { database in
             try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' AND job NOT IN ('sprite', 'cry') ORDER BY job, key",
