@@ -51,7 +51,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
     case $rc in
         0|2)
             if [ $rc -eq 2 ]; then
-                echo "$(stamp) WARNING: published, but a file host failed: see the warning lines above (\`pokesync status\` repeats them)"
+                echo "$(stamp) WARNING: a file host failed or lost files: held files were carried, others wait for the next run; see the warning lines above (\`pokesync status\` repeats them)"
             fi
             # The night's diff in the log, for whoever reads it later.
             tonights_diffs | while IFS= read -r diff; do echo "$(stamp) the night's diff, $diff:"; cat "$diff"; done

@@ -121,7 +121,7 @@ struct BundleHostFailureTests {
                 port = server.port
                 let night = try CronJobTests().nightWithOutput(cli.mirror, publish: hook, extra: ["--timeout", "1", "--revalidate"])
                 #expect(night.status == 2, "\(night.log)")
-                #expect(night.log.contains("WARNING: published, but a file host failed"), "\(night.log)")
+                #expect(night.log.contains("WARNING: a file host failed or lost files"), "\(night.log)")
                 #expect(night.log.contains("WARNING: exported, but not all of it"), "\(night.log)")
                 #expect(night.mail.contains("warning: version 2's bundle lacks 1 sprite(s)") && night.mail.contains(Self.newSprite),
                         "\(night.mail)")
