@@ -8,7 +8,8 @@
 #   2 published, but a sprite or cry host failed: files carried from the version before
 #     (prune and export still run; the log's tail names the host)
 #   65 bad data (lists or linked files lost upstream: nothing published)
-#   69 source unavailable   74 I/O error   75 last night's run still holds the lock (skipped)
+#   69 source unavailable   74 I/O error   75 another run or a backup holds the lock (skipped)
+#   77 run as root on a mirror another user owns (run the job as the owner)
 # A night that publishes a version prints its diff (the changed documents by name) on
 # standard output, which cron mails; a night with no changes prints nothing.
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
@@ -37,6 +38,7 @@ trap 'rm -f "$started"' EXIT
 tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$started" 2>/dev/null | sort -V; }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+began=$(date +%s)
 
 # A subshell, so that its `exit` ends only the logged part and rotation still runs.
 (
@@ -66,7 +68,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
                 r=$?; if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi
             fi
             ;;
-        75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
+        75) echo "$(stamp) another pokesync (last night's run, a backup, a run by hand) still holds the mirror's lock: skipped tonight" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
     esac
     echo "$(stamp) done, exit $rc"
@@ -85,4 +87,16 @@ fi
 # Rotation: keep the newest $KEEP_LOGS logs.
 ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" | while read -r old; do rm -f "$old"; done
 [ $rc -eq 0 ] || tail -n 20 "$log" >&2
+# Under systemd's timer (INVOCATION_ID is set for a unit's processes), a night whose start
+# found this one still running was not started at all, so no 75 says it: this run does,
+# when the timer fired again after it began. Best effort: no systemctl, no line.
+if [ -n "${INVOCATION_ID:-}" ] && command -v systemctl >/dev/null 2>&1; then
+    fired=$(systemctl show --timestamp=unix -P LastTriggerUSec pokesync-nightly.timer 2>/dev/null | tr -d @)
+    case $fired in
+        ''|*[!0-9]*) ;;
+        *) if [ "$fired" -gt $((began + 60)) ]; then
+               echo "$(stamp) the timer fired at $(date -u -d "@$fired" +%Y-%m-%dT%H:%M:%SZ) while this night still ran: that night was skipped (systemd starts no second run); the next one catches up" >&2
+           fi ;;
+    esac
+fi
 exit $rc
