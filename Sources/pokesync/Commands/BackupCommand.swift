@@ -10,7 +10,7 @@ struct BackupCommand: MirrorCommand {
     static let help = """
     usage: pokesync backup DEST [--mirror DIR]
 
-    Copies the mirror folder to DEST (a new path), whole and consistent, while serve and
+    Copies the mirror folder to DEST (a new path outside it), whole and consistent, while serve and
     other readers use it: the store through SQLite's online backup API (the commits still
     in its -wal included), every other file as it is, hard links kept (sprites/ and cries/
     stay links into objects/). It holds the mirror's lock, so a sync, prune or export that

@@ -110,6 +110,12 @@ struct BackupTests {
             try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: false)
             let existing = try cli.run(["backup", backup.path])
             #expect(existing.status == 64 && existing.stderr.contains("exists"), "\(existing.stderr)")
+            // Nor one inside the mirror, which would copy itself.
+            try input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+            let inside = try cli.run(["backup", cli.mirror.appendingPathComponent("bundles/copy").path])
+            #expect(inside.status == 64 && inside.stderr.contains("inside the mirror"), "\(inside.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("bundles").path))
         }
     }
 }
