@@ -7,7 +7,7 @@ RELEASE_BIN = .build/release/pokesync
 # and this do not rebuild each other. It still loads system libraries (static-check lists them).
 STATIC_BIN = .build/static/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install clean
+.PHONY: build debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install install-files uninstall clean
 
 build:
 	$(SWIFT) build -c release
@@ -57,18 +57,67 @@ bench-replicas: build
 	python3 Tests/Support/bench_replicas.py $(RELEASE_BIN)
 
 # FoundationNetworking, linked statically, asks the linker for -lcurl: libcurl4-openssl-dev.
+# Only the pokesync product: what `make install` installs, and nothing it does not.
 static:
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product pokesync
 
 # The static build loads nothing from the toolchain's folder: ldd names only system
 # libraries, and it runs (`--version`, then a `full` of the sample folder).
 static-check: static
 	bash Tests/Support/static_check.sh $(STATIC_BIN)
 
+# `make install PREFIX=/opt/pokesync` (default /usr/local; DESTDIR= for packaging) installs a
+# working whole, every file naming PREFIX (the cron/ files name /usr/local: sed rewrites them):
+#   PREFIX/bin/pokesync                       the static binary, stripped
+#   PREFIX/lib/pokesync/pokesync.debug        its debug info (objcopy --only-keep-debug; the
+#                                             binary's .gnu_debuglink names it)
+#   PREFIX/lib/pokesync/pokesync-nightly.sh, pokesync-publish-rsync.sh   the nightly job, its hook
+#   PREFIX/lib/pokesync/crontab, *.service, *.timer, *.logrotate         to copy or load from there
+#   PREFIX/lib/pokesync/installed-files       what `make uninstall` removes (the folders install made too)
+# install-files is the same recipe on a binary already built (BIN=...): the tests install
+# their debug build with it rather than spend a static release build.
+BIN ?= $(STATIC_BIN)
+INSTALL_BIN = $(DESTDIR)$(PREFIX)/bin
+INSTALL_LIB = $(DESTDIR)$(PREFIX)/lib/pokesync
+INSTALLED = $(INSTALL_LIB)/installed-files
+CRON_SCRIPTS = pokesync-nightly.sh pokesync-publish-rsync.sh
+CRON_FILES = crontab pokesync-nightly.service pokesync-nightly.timer pokesync-serve.service $(notdir $(wildcard cron/*.logrotate))
+
 install: static
-	install -d $(PREFIX)/bin $(PREFIX)/lib/pokesync
-	install -m 0755 $(STATIC_BIN) $(PREFIX)/bin/pokesync
-	install -m 0755 cron/pokesync-nightly.sh cron/pokesync-publish-rsync.sh $(PREFIX)/lib/pokesync/
+	$(MAKE) install-files BIN=$(STATIC_BIN)
+
+install-files:
+	@test -x "$(BIN)" || { echo "make: no binary at $(BIN) (make static, or BIN=...)" >&2; exit 1; }
+	@set -e; \
+	made=$$(grep '/$$' "$(INSTALLED)" 2>/dev/null || true); \
+	for d in "$(DESTDIR)$(PREFIX)/lib" "$(INSTALL_BIN)" "$(INSTALL_LIB)"; do [ -d "$$d" ] || made="$$made $$d/"; done; \
+	d="$(DESTDIR)$(PREFIX)"; while [ ! -d "$$d" ]; do made="$$made $$d/"; d=$$(dirname "$$d"); done; \
+	install -d "$(INSTALL_BIN)" "$(INSTALL_LIB)"; \
+	objcopy --only-keep-debug "$(BIN)" "$(INSTALL_LIB)/pokesync.debug"; \
+	chmod 0644 "$(INSTALL_LIB)/pokesync.debug"; \
+	objcopy --strip-all --remove-section=.gnu_debuglink --add-gnu-debuglink="$(INSTALL_LIB)/pokesync.debug" "$(BIN)" "$(INSTALL_BIN)/.pokesync.new"; \
+	chmod 0755 "$(INSTALL_BIN)/.pokesync.new"; \
+	mv -f "$(INSTALL_BIN)/.pokesync.new" "$(INSTALL_BIN)/pokesync"; \
+	for f in $(CRON_SCRIPTS) $(CRON_FILES); do \
+	    sed 's|/usr/local/|$(PREFIX)/|g' "cron/$$f" > "$(INSTALL_LIB)/.$$f.new"; \
+	    case $$f in *.sh) chmod 0755 "$(INSTALL_LIB)/.$$f.new";; *) chmod 0644 "$(INSTALL_LIB)/.$$f.new";; esac; \
+	    mv -f "$(INSTALL_LIB)/.$$f.new" "$(INSTALL_LIB)/$$f"; done; \
+	{ echo "$(INSTALL_BIN)/pokesync"; echo "$(INSTALL_LIB)/pokesync.debug"; \
+	  for f in $(CRON_SCRIPTS) $(CRON_FILES); do echo "$(INSTALL_LIB)/$$f"; done; \
+	  for d in $$made; do echo "$$d"; done; } > "$(INSTALLED)"; \
+	echo "installed $(INSTALL_BIN)/pokesync and $(INSTALL_LIB)/ ($(CRON_SCRIPTS) $(CRON_FILES))"
+
+# Removes what install-files wrote (its list), then the folders it made if they are empty;
+# the mirror, and units or a crontab copied into /etc, are left alone (Deployment says how).
+uninstall:
+	@set -e; \
+	if [ -f "$(INSTALLED)" ]; then list=$$(cat "$(INSTALLED)"); else \
+	    list="$(INSTALL_BIN)/pokesync $(INSTALL_LIB)/pokesync.debug $(addprefix $(INSTALL_LIB)/,$(CRON_SCRIPTS) $(CRON_FILES))"; fi; \
+	rm -f "$(INSTALLED)"; \
+	for p in $$list; do case $$p in */) ;; *) rm -f "$$p";; esac; done; \
+	rmdir "$(INSTALL_LIB)" 2>/dev/null || true; \
+	for d in $$(printf '%s\n' $$list | grep '/$$' | sort -r); do rmdir "$$d" 2>/dev/null || true; done; \
+	echo "removed pokesync from $(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf .build

@@ -13,7 +13,8 @@
 #   65 bad data (a kind's list shrank upstream, a corrupt store: nothing published)
 #   69 source unavailable, or silent after its lists (the run stopped within minutes,
 #      nothing published; the next night resumes it)
-#   74 I/O error   75 last night's run still holds the lock (skipped)
+#   74 I/O error   75 another run or a backup holds the lock (skipped)
+#   77 run as root on a mirror another user owns (run the job as the owner)
 # A night that publishes a version prints its diff (the changed documents by name) on
 # standard output, which cron mails; a night with no changes prints nothing.
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
@@ -42,6 +43,7 @@ trap 'rm -f "$started"' EXIT
 tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$started" 2>/dev/null | sort -V; }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+began=$(date +%s)
 
 # A subshell, so that its `exit` ends only the logged part and rotation still runs.
 (
@@ -78,7 +80,7 @@ stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
                 if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then rc=$r; fi
             fi
             ;;
-        75) echo "$(stamp) the previous run still holds the mirror's lock: skipped tonight" ;;
+        75) echo "$(stamp) another pokesync (last night's run, a backup, a run by hand) still holds the mirror's lock: skipped tonight" ;;
         69) echo "$(stamp) sync failed with exit code 69: the source is unreachable, or stopped answering (the line above says which); nothing was published; the next run resumes it" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
     esac
@@ -102,5 +104,17 @@ ls -1t "$MIRROR/logs/"nightly-*.log 2>/dev/null | tail -n +"$((KEEP_LOGS + 1))" 
 if [ $rc -ne 0 ]; then
     grep -E '^warning: |WARNING: ' "$log" >&2
     tail -n 20 "$log" >&2
+fi
+# Under systemd's timer (INVOCATION_ID is set for a unit's processes), a night whose start
+# found this one still running was not started at all, so no 75 says it: this run does,
+# when the timer fired again after it began. Best effort: no systemctl, no line.
+if [ -n "${INVOCATION_ID:-}" ] && command -v systemctl >/dev/null 2>&1; then
+    fired=$(systemctl show --timestamp=unix -P LastTriggerUSec pokesync-nightly.timer 2>/dev/null | tr -d @)
+    case $fired in
+        ''|*[!0-9]*) ;;
+        *) if [ "$fired" -gt $((began + 60)) ]; then
+               echo "$(stamp) the timer fired at $(date -u -d "@$fired" +%Y-%m-%dT%H:%M:%SZ) while this night still ran: that night was skipped (systemd starts no second run); the next one catches up" >&2
+           fi ;;
+    esac
 fi
 exit $rc

@@ -24,6 +24,7 @@ do {
     case "show": status = try ShowCommand(words: rest).execute()
     case "search": status = try SearchCommand(words: rest).execute()
     case "serve": status = try ServeCommand(words: rest).execute()
+    case "backup": status = try BackupCommand(words: rest).execute()
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
     case "--version": print("pokesync \(PokeSync.version)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
@@ -31,6 +32,10 @@ do {
 } catch let failure as RequestError {
     // The core's words for what it was asked, said with the flags that asked it.
     standardError("pokesync: \(TerminalText.escaped(CommandLineWords.describe(failure)))\n")
+    status = failure.exitStatus
+} catch let failure as ForeignOwnerError {
+    // The line to run instead: this very command, as the mirror's owner.
+    standardError("pokesync: \(TerminalText.escaped(failure.description(rerun: CommandLine.arguments)))\n")
     status = failure.exitStatus
 } catch let failure as any PokeSyncFailure {
     // One line, whatever the message quotes (a hostile name, a search term): controls escaped.

@@ -13,6 +13,7 @@ struct HelpTests {
         ("verify", VerifyCommand.options, VerifyCommand.flags), ("install", InstallCommand.options, InstallCommand.flags),
         ("show", ShowCommand.options, ShowCommand.flags), ("search", SearchCommand.options, SearchCommand.flags),
         ("prune", PruneCommand.options, PruneCommand.flags), ("serve", ServeCommand.options, ServeCommand.flags),
+        ("backup", BackupCommand.options, BackupCommand.flags),
     ]
 
     @Test(arguments: commands.map(\.topic))

@@ -15,10 +15,13 @@ package final class MirrorLock {
     private let fileDescriptor: Int32
     package let path: String
 
-    /// - Throws: `LockError.held` (exit 75) at once when another process holds it;
-    ///   `LocalFileError` (exit 74) when the folder or the lock file cannot be opened.
+    /// - Throws: `ForeignOwnerError` (exit 77) before anything is made when root asks for
+    ///   another user's mirror (`MirrorOwner`); `LockError.held` (exit 75) at once when
+    ///   another process holds it; `LocalFileError` (exit 74) when the folder or the lock
+    ///   file cannot be opened.
     package init(layout: MirrorLayout) throws {
         path = layout.lockFile.path
+        try MirrorOwner.check(layout)
         try FileSystem.createDirectory(layout.root)
         folderDescriptor = open(layout.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderDescriptor >= 0 else { throw LocalFileError(path: layout.root.path, errno: errno) }

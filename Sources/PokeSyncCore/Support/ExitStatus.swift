@@ -19,6 +19,8 @@ package enum ExitStatus: Int32, Sendable {
     case ioError = 74
     /// Another pokesync holds the mirror's lock (EX_TEMPFAIL).
     case locked = 75
+    /// Root asked to write a mirror folder another user owns (EX_NOPERM): run it as the owner.
+    case notOwner = 77
     /// Interrupted by SIGINT or SIGTERM (the shell's 128 + SIGINT); the run resumes next time.
     case interrupted = 130
 }

@@ -21,6 +21,7 @@ enum Help {
       show       a pokemon's detail from a bundle or a device folder
       search     search as an app's search field does, from a bundle or a device folder
       serve      serve the latest version read-only as a PokeAPI (lists paged, sync and prune run meanwhile)
+      backup     copy the mirror folder whole and consistent while it is in use (the store by SQLite's backup API)
 
     common options:
       --mirror DIR   the mirror folder (default: $POKESYNC_MIRROR, else ./Mirror)
@@ -36,7 +37,8 @@ enum Help {
       unavailable, silent after its lists (the run stops, the next resumes it), its TLS
       certificate not accepted, or no PokeAPI v2 list at --source (it must be the API base
       ending in /api/v2), or serve cannot listen, 74 I/O error,
-      75 mirror or device folder locked, 130 interrupted (run the same command again to resume)
+      75 mirror or device folder locked, 77 root asked to write a mirror another user owns (it
+      names the command to run as that user), 130 interrupted (run the same command again to resume)
 
     `pokesync help COMMAND` explains one command.
     """
@@ -47,6 +49,7 @@ enum Help {
         "versions": VersionsCommand.help, "diff": DiffCommand.help, "export": ExportCommand.help,
         "verify": VerifyCommand.help, "install": InstallCommand.help, "show": ShowCommand.help,
         "search": SearchCommand.help, "prune": PruneCommand.help, "serve": ServeCommand.help,
+        "backup": BackupCommand.help,
     ]
 
     /// A command's usage line from its help (the paragraph after `usage: `, on one line),

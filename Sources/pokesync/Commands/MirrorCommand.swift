@@ -1,7 +1,7 @@
 import PokeSyncCore
 
 /// A command that reads or tends the mirror `--mirror` names (`status`, `versions`, `diff`,
-/// `prune`): the setup they share, in one place. Its words are parsed against the options
+/// `prune`, `backup`): the setup they share, in one place. Its words are parsed against the options
 /// and flags its help names, and its positionals counted against its usage line.
 protocol MirrorCommand {
     /// The options and flags it takes; its help names each (a test holds them together).

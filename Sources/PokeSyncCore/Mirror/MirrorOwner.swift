@@ -1,0 +1,59 @@
+import Foundation
+
+/// The mirror has one owner: every command that writes it (`full`, `sync`, `export`'s
+/// bundles, `prune`, `backup`: those that take its lock) runs as the user who owns the
+/// folder. Root running one on another user's mirror would leave files (a `bundles/`, a
+/// store's journal, a sprite) the owner's nightly job cannot replace, and every night
+/// after would fail with 74; so root is refused at once, before anything is written, with
+/// the line to run instead. Chowning each file root writes was the other choice: it has
+/// to reach every file SQLite and the exporters make, and one missed is the same broken
+/// night, so refusing is the one that cannot be half right.
+///
+/// Readers (`status`, `versions`, `diff`, `show`, `serve`, `verify`) are not refused: the
+/// only files they make are SQLite's `-wal`/`-shm`, which SQLite itself gives the store's
+/// owner when it runs as root.
+package enum MirrorOwner {
+    /// - Throws: `ForeignOwnerError` (exit 77) when this process runs as root and the
+    ///   mirror folder exists and belongs to another user. A missing folder has no owner yet.
+    package static func check(_ layout: MirrorLayout) throws {
+        guard geteuid() == 0 else { return }  // another user meets the folder's permissions (74)
+        var info = stat()
+        guard stat(layout.root.path, &info) == 0, info.st_uid != 0 else { return }
+        throw ForeignOwnerError(mirror: layout.root.path, owner: info.st_uid, ownerName: userName(info.st_uid))
+    }
+
+    static func userName(_ uid: uid_t) -> String? {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+}
+
+/// Root asked to write a mirror another user owns: exit 77 (EX_NOPERM).
+package struct ForeignOwnerError: PokeSyncFailure {
+    package var mirror: String
+    package var owner: uid_t
+    package var ownerName: String?
+    package var exitStatus: ExitStatus { .notOwner }
+
+    /// The owner as a user name, else `uid N`.
+    package var ownerDisplay: String { ownerName ?? "uid \(owner)" }
+
+    package var description: String { description(rerun: nil) }
+
+    /// The message, with the command to run instead when `rerun` (this command's words,
+    /// the program first) is given and the owner has a name.
+    package func description(rerun: [String]?) -> String {
+        let head = "the mirror \(mirror) belongs to \(ownerDisplay); every command that writes it runs as that user"
+        guard let rerun, let ownerName else { return head + " (not as root)" }
+        return head + "; run: runuser -u \(ShellQuote.quote(ownerName)) -- " + rerun.map(ShellQuote.quote).joined(separator: " ")
+    }
+}
+
+/// Words as a POSIX shell reads them back: plain ones as they are, others in single quotes.
+package enum ShellQuote {
+    package static func quote(_ word: String) -> String {
+        let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+        if !word.isEmpty, word.unicodeScalars.allSatisfy(plain.contains) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// The mirror has one owner: root running a command that writes another user's mirror is
+/// refused at once (77) with the line to run instead, and nothing in the folder changes;
+/// the commands that only read it still work as root and leave no file root owns.
+@Suite("Mirror owner: root does not write another user's mirror")
+struct MirrorOwnerTests {
+    /// `nobody`, the user every Debian and Ubuntu has.
+    static let nobody: uid_t = 65534
+
+    /// Every file and folder below `root`: its owner, size, time and inode, by path. The
+    /// store's `-wal`/`-shm` (SQLite's own, made and removed by readers) are left out.
+    static func tree(_ root: URL) -> [String: String] {
+        var entries: [String: String] = [:]
+        let walker = FileManager.default.enumerator(atPath: root.path)
+        while let path = walker?.nextObject() as? String {
+            if path.hasSuffix("-wal") || path.hasSuffix("-shm") { continue }
+            var info = stat()
+            lstat(root.appendingPathComponent(path).path, &info)
+            entries[path] = "uid \(info.st_uid) size \(info.st_size) time \(info.modificationNanoseconds) inode \(info.st_ino)"
+        }
+        return entries
+    }
+
+    /// Paths below `root` (the root included) that root owns.
+    static func rootOwned(_ root: URL) -> [String] {
+        var owned: [String] = []
+        var info = stat()
+        if lstat(root.path, &info) == 0, info.st_uid == 0 { owned.append(".") }
+        let walker = FileManager.default.enumerator(atPath: root.path)
+        while let path = walker?.nextObject() as? String {
+            if lstat(root.appendingPathComponent(path).path, &info) == 0, info.st_uid == 0 { owned.append(path) }
+        }
+        return owned
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
+    func rootIsRefusedEveryWriteAndReadsStillWork() throws {
+        try withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try #require(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            try #require(try cli.run(["sync", "--source", TestPaths.sample2026.path]).status == 0)
+            try #require(try cli.run(["export", "--sprites", "none"]).status == 0)
+            try runProgram("chown", ["-R", "\(Self.nobody):\(Self.nobody)", cli.mirror.path])
+            let before = Self.tree(cli.mirror)
+            let backup = scratch.appendingPathComponent("backup")
+
+            let writes: [[String]] = [
+                ["full", "--source", TestPaths.sample2026.path], ["sync", "--source", TestPaths.sample2026.path],
+                ["export"], ["export", "--version", "1", "--sprites", "none"], ["prune", "--keep", "1"], ["prune"],
+                ["backup", backup.path],
+            ]
+            for words in writes {
+                let result = try cli.run(words)
+                #expect(result.status == 77, "\(words): \(result.status) \(result.stderr)")
+                let lines = result.stderr.split(separator: "\n")
+                #expect(lines.count == 1, "\(words): \(result.stderr)")
+                // Names the owner and this very command, to run as the owner.
+                let rerun = "runuser -u nobody -- \(PokesyncCLI.binary.path) \(words.joined(separator: " ")) --mirror \(cli.mirror.path)"
+                #expect(result.stderr.contains("the mirror \(cli.mirror.path) belongs to nobody"), "\(result.stderr)")
+                #expect(result.stderr.contains(rerun), "\(words): \(result.stderr)")
+                #expect(Self.tree(cli.mirror) == before, "\(words) changed the mirror")
+                #expect(!FileManager.default.fileExists(atPath: backup.path))
+            }
+
+            // Readers work, and whatever SQLite makes for them is the owner's, not root's.
+            for words in [["status"], ["versions"], ["diff"], ["show", "pikachu"], ["search", "pika"]] {
+                let result = try cli.run(words)
+                #expect(result.status == 0, "\(words): \(result.stderr)")
+            }
+            let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            #expect(Self.rootOwned(cli.mirror).isEmpty, "root-owned: \(Self.rootOwned(cli.mirror))")
+            #expect(Self.tree(cli.mirror) == before)
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
+    func rootMayWriteItsOwnMirrorAndANewOne() throws {
+        try withTemporaryDirectory { scratch in
+            // A folder that does not exist yet has no owner: root makes it, and owns it.
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            let prune = try cli.run(["prune", "--keep", "1"])
+            #expect(prune.status == 0, "\(prune.stderr)")
+        }
+    }
+}
