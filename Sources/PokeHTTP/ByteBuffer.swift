@@ -16,8 +16,8 @@ package final class ByteBuffer: @unchecked Sendable {
         base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         // One memcpy for contiguous bytes (an array: every body). Callers are in other
         // modules, where this generic init runs unspecialized: the element-by-element copy
-        // below costs a witness call a byte (15 ms for a 300 kB body; a fresh start's
-        // first bodies stalled their workers for that long).
+        // below costs a witness call a byte (about 2.5 ms more for each body a fresh start
+        // renders, its worker's other connections waiting meanwhile).
         let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
             if let address = source.baseAddress { base.copyMemory(from: address, byteCount: source.count) }
         }
