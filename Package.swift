@@ -52,7 +52,7 @@ let package = Package(
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
         .target(name: "PokeHTTP", dependencies: ["CPoll"]),
         .target(name: "PokeServe", dependencies: ["PokeHTTP", "PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
-        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe"]),
+        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe", "PokeHTTP"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.

@@ -4,31 +4,44 @@ import Foundation
 /// by a thread of their own so that a slow disk never stalls a worker.
 ///
 /// Workers format their lines into their own buffers (``AccessLogBuffer``) and hand them
-/// over in chunks; this queues at most `queueBound` bytes of them for the writer. When the
-/// file cannot keep up, chunks past the bound are dropped and their lines counted
-/// (``droppedLines``): the answers go on, the log loses lines. ``reopen()`` (on SIGHUP)
-/// opens the path again, so after `mv` of the file the next lines go to a new one, as
-/// logrotate expects.
+/// over in chunks; this queues at most `queueBound` bytes of them for the writer. Every
+/// line handed over is either written whole or counted in ``droppedLines``, never both:
+/// chunks past the bound (the file cannot keep up), lines the file refuses (a full disk, a
+/// reader that left) and lines while the file could not be reopened. ``reopen()`` (on
+/// SIGHUP) opens the path again, so after `mv` of the file the next lines go to a new one,
+/// as logrotate expects; a reopen that fails closes the old file (it may be deleted in a
+/// few nights) and drops lines until the next reopen succeeds.
 package final class AccessLog: @unchecked Sendable {
     // @unchecked Sendable: the queue, the flags and the counters are touched only with
-    // `condition` locked; `descriptor` only by the writer thread (and by init/finish, before
-    // it starts and after it ended).
+    // `condition` locked; `descriptor`, `cut` and `reported` only by the writer thread (and
+    // by init/finish, before it starts and after it ended).
     private let condition = NSCondition()
     /// nil: standard output.
     let path: String?
+    /// -1: no file (a reopen failed, or a FIFO waits for its reader).
     private var descriptor: Int32
+    /// The rest of a line the file took only part of (a full disk), written before anything
+    /// else so that the next line never starts in the middle of it.
+    private var cut: [UInt8] = []
+    /// When each kind of failure was last said on stderr.
+    private var reported: [String: Double] = [:]
+    /// `dropped` when the file failed, for the line that says it is written again.
+    private var droppedAtFailure: Int?
     private var chunks: [(bytes: [UInt8], lines: Int)] = []
     private var queuedBytes = 0
     private var wantsReopen = false
     private var stopping = false
     private var finished = false
     private var dropped = 0
-    private var reportedError = false
     /// Bytes of lines waiting for the writer; past this a chunk is dropped.
     let queueBound: Int
     private var thread: Thread?
+    /// A failure is said again at most this often (a new kind of failure at once).
+    static let reportSeconds = 60.0
 
     /// Opens `path` for appending (created 0644 when missing), or standard output for `-`.
+    /// A FIFO with no reader yet is opened by the writer thread, which waits for one (the
+    /// lines meanwhile queue, then are dropped and counted): the server starts regardless.
     /// - Throws: `HTTPServerError.cannotOpenLog` when the file cannot be opened.
     package init(path: String, queueBound: Int = 1 << 20) throws(HTTPServerError) {
         self.queueBound = queueBound
@@ -37,22 +50,37 @@ package final class AccessLog: @unchecked Sendable {
             descriptor = STDOUT_FILENO
         } else {
             self.path = path
-            descriptor = Self.open(path)
-            guard descriptor >= 0 else { throw HTTPServerError.cannotOpenLog(path: path, reason: String(cString: strerror(errno))) }
+            descriptor = Self.open(path, waiting: false)
+            guard descriptor >= 0 || errno == ENXIO else {
+                throw HTTPServerError.cannotOpenLog(path: path, reason: String(cString: strerror(errno)))
+            }
         }
     }
 
-    private static func open(_ path: String) -> Int32 {
-        Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    /// Opens `path` for appending; -1 (and `errno`) when it cannot be. Without `waiting`, a
+    /// FIFO that has no reader fails at once (ENXIO) instead of blocking.
+    private static func open(_ path: String, waiting: Bool) -> Int32 {
+        let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC
+        let opened = Foundation.open(path, flags | O_NONBLOCK, 0o644)
+        if opened >= 0 {
+            // Writes block (in the writer thread) as any file's do.
+            _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+            return opened
+        }
+        guard waiting && errno == ENXIO else { return -1 }
+        return Foundation.open(path, flags, 0o644)
     }
 
-    /// Lines dropped so far because the writer was too far behind (or the file could not
-    /// be written).
+    /// Lines dropped so far: the writer was too far behind, or the file could not be
+    /// written or reopened.
     var droppedLines: Int { condition.lock(); defer { condition.unlock() }; return dropped }
 
     /// Starts the writer thread.
     func start() {
-        let thread = Thread { [self] in write() }
+        let thread = Thread { [self] in
+            if descriptor < 0, let path { reopenFile(path) }
+            write()
+        }
         thread.name = "pokesync-serve-log"
         self.thread = thread
         thread.start()
@@ -91,8 +119,9 @@ package final class AccessLog: @unchecked Sendable {
         }
         let ended = finished || thread == nil
         finished = true
+        if ended && !cut.isEmpty { dropped += 1 }
         condition.unlock()
-        if ended && path != nil { close(descriptor) }
+        if ended && path != nil && descriptor >= 0 { close(descriptor) }
     }
 
     private func write() {
@@ -104,17 +133,9 @@ package final class AccessLog: @unchecked Sendable {
             queuedBytes = 0
             wantsReopen = false
             condition.unlock()
-            if reopening, let path {
-                let fresh = Self.open(path)
-                if fresh >= 0 {
-                    close(descriptor)
-                    descriptor = fresh
-                } else {
-                    report("cannot reopen the access log \(path): \(String(cString: strerror(errno)))")
-                }
-            }
             var lost = 0
-            for chunk in taken where !writeAll(chunk.bytes) { lost += chunk.lines }
+            if reopening, let path { lost += reopenFile(path) }
+            for chunk in taken { lost += write(chunk.bytes, lines: chunk.lines) }
             condition.lock()
             dropped += lost
             if stop && chunks.isEmpty {
@@ -127,25 +148,80 @@ package final class AccessLog: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` whole; false (said once on stderr) when the file refuses them.
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
+    /// Opens `path` again (waiting for a FIFO's reader): on success the old file is closed
+    /// and lines go to the new one; on failure the old file is closed too (lines written
+    /// there would be lost with it) and lines are dropped until a reopen succeeds. Returns
+    /// the lines this lost: a cut line left unfinished in the old file.
+    @discardableResult
+    private func reopenFile(_ path: String) -> Int {
+        let fresh = Self.open(path, waiting: true)
+        let reason = errno
+        let lost = cut.isEmpty ? 0 : 1
+        cut.removeAll()
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = fresh
+        if fresh < 0 {
+            failed("reopen \(reason)", "cannot reopen the access log \(path): \(String(cString: strerror(reason))); "
+                   + "lines are dropped and counted until a reopen (SIGHUP) succeeds", lost: lost)
+        } else if let before = droppedAtFailure {
+            condition.lock()
+            let since = dropped + lost - before
+            condition.unlock()
+            droppedAtFailure = nil
+            reported.removeAll()
+            StandardStreams.write("pokesync: serve: the access log \(path) is written again; \(since) lines were dropped meanwhile\n")
+        }
+        return lost
+    }
+
+    /// Writes one chunk of whole lines; returns how many of them are not in the file.
+    private func write(_ bytes: [UInt8], lines: Int) -> Int {
+        guard descriptor >= 0 else { return lines }
+        if !cut.isEmpty {
+            cut.removeFirst(writeSome(cut))
+            guard cut.isEmpty else { return lines }
+        }
+        let written = writeSome(bytes)
+        guard written < bytes.count else { return 0 }
+        // Cut: the lines whose newline went out are in the file; the rest of the line cut
+        // waits to be written first next time; the lines after it are lost.
+        let whole = bytes[..<written].reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        if written > 0 && bytes[written - 1] != 0x0A, let end = bytes[written...].firstIndex(of: 0x0A) {
+            cut = Array(bytes[written ... end])
+            return lines - whole - 1
+        }
+        return lines - whole
+    }
+
+    /// Writes as much of `bytes` as the file takes; what it refuses is said on stderr.
+    private func writeSome(_ bytes: [UInt8]) -> Int {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                report("cannot write the access log \(path ?? "(standard output)"): \(String(cString: strerror(errno)))")
-                return false
+                let reason = count < 0 ? errno : ENOSPC
+                failed("write \(reason)", "cannot write the access log \(path ?? "(standard output)"): "
+                       + "\(String(cString: strerror(reason))); lines are dropped and counted", lost: 0)
+                return offset
             }
             offset += count
         }
-        return true
+        return offset
     }
 
-    private func report(_ line: String) {
-        guard !reportedError else { return }
-        reportedError = true
-        FileHandle.standardError.write(Data("pokesync: serve: \(line); lines are dropped and counted\n".utf8))
+    /// Says a failure on stderr: each kind at once the first time, then at most once a
+    /// `reportSeconds`.
+    private func failed(_ kind: String, _ line: String, lost: Int) {
+        if droppedAtFailure == nil {
+            condition.lock()
+            droppedAtFailure = dropped + lost
+            condition.unlock()
+        }
+        let now = monotonicSeconds()
+        if let last = reported[kind], now - last < Self.reportSeconds { return }
+        reported[kind] = now
+        StandardStreams.write("pokesync: serve: \(line)\n")
     }
 }
 
@@ -191,9 +267,9 @@ struct AccessLogBuffer {
         bytes.append(0x20)
         appendNumber(bodyBytes)
         bytes.append(contentsOf: " \"".utf8)
-        escape(request?.referer ?? "-")
+        escape(request?.referer ?? Self.dash)
         bytes.append(contentsOf: "\" \"".utf8)
-        escape(request?.userAgent ?? "-")
+        escape(request?.userAgent ?? Self.dash)
         bytes.append(contentsOf: "\" ".utf8)
         // Seconds with milliseconds, as nginx's $request_time.
         let millis = max(0, Int((seconds * 1000).rounded()))
@@ -217,17 +293,21 @@ struct AccessLogBuffer {
         handedAt = now
     }
 
+    private static let dash = Array("-".utf8)
+
+    private mutating func escape(_ text: String) { escape(text.utf8) }
+
     /// nginx's escaping of a logged string: `"`, `\`, control bytes and bytes past ASCII as `\xHH`.
-    private mutating func escape(_ text: String) {
+    private mutating func escape(_ text: some Collection<UInt8>) {
         // Nearly every logged string needs no escaping: copy those whole (one memcpy) and
         // go byte by byte only for the rest.
-        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+        let copied: Bool? = text.withContiguousStorageIfAvailable { utf8 in
             guard !utf8.contains(where: Self.needsEscape) else { return false }
             bytes.append(contentsOf: utf8)
             return true
         }
         guard copied != true else { return }
-        for byte in text.utf8 {
+        for byte in text {
             if Self.needsEscape(byte) {
                 bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 15)]])
             } else {

@@ -34,25 +34,12 @@ package final class HTTPServer: Sendable {
         self.workers = workers
     }
 
-    /// Serves until a stop signal, with `others` (the metrics' server) beside it, stopped
-    /// with it; returns false when a worker could not start. SIGHUP reopens the access log.
-    package func run(alongside others: [HTTPServer] = []) -> Bool {
-        signal(SIGPIPE, SIG_IGN)
+    /// Serves until `signals` stops it, with `others` (the metrics' server) beside it,
+    /// stopped with it; returns false when a worker could not start. SIGHUP reopens the
+    /// access log.
+    package func run(alongside others: [HTTPServer] = [], signals: ServerSignals) -> Bool {
         let everyone = [self] + others
-        let signals = [SIGTERM, SIGINT, SIGHUP].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if number == SIGHUP {
-                    everyone.forEach { $0.accessLog?.reopen() }
-                } else {
-                    everyone.forEach { $0.stop() }
-                }
-            }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
+        everyone.forEach { signals.add($0) }
         // The others end with this server (also when its workers could not start).
         let mine = DispatchGroup(), theirs = DispatchGroup()
         start(in: mine)
@@ -74,8 +61,8 @@ package final class HTTPServer: Sendable {
             thread.start()
         }
         group.enter()
-        let acceptor = Thread { [listener, workers, gauge, limits, defaultHeaders] in
-            listener.run(workers: workers, gauge: gauge, limits: limits, defaultHeaders: defaultHeaders)
+        let acceptor = Thread { [listener, workers, gauge, limits, defaultHeaders, accessLog] in
+            listener.run(workers: workers, gauge: gauge, limits: limits, defaultHeaders: defaultHeaders, accessLog: accessLog)
             group.leave()
         }
         acceptor.name = "pokesync-serve-accept"

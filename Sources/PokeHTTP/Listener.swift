@@ -91,9 +91,12 @@ package final class Listener: @unchecked Sendable {
 
     /// Accepts until `gauge` says stop, then closes the listening socket. At the connection
     /// cap it asks the workers for room (an idle connection is closed) and waits for it;
-    /// an address past its share is answered 503 and closed at once.
-    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits, defaultHeaders: [(String, String)]) {
+    /// an address past its share is answered 503 and closed at once, and its line written
+    /// to `accessLog` as any answer's.
+    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits, defaultHeaders: [(String, String)],
+             accessLog: AccessLog?) {
         defer { close(descriptor) }
+        var log = accessLog.map(AccessLogBuffer.init)
         while !gauge.isStopping {
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
@@ -130,7 +133,11 @@ package final class Listener: @unchecked Sendable {
             #endif
             let address = Self.clientAddress(storage)
             guard gauge.take(address) else {
-                Self.refuse(client, perAddress: gauge.perAddress, defaultHeaders: defaultHeaders)
+                let bodyBytes = Self.refuse(client, perAddress: gauge.perAddress, defaultHeaders: defaultHeaders)
+                // No request was read: logged as a head the parser refused is, `"-"`.
+                log?.append(address: address.description, request: nil, status: HTTPStatus.serviceUnavailable.code,
+                            bodyBytes: bodyBytes, seconds: 0)
+                log?.handOver(now: monotonicSeconds(), force: true)
                 continue
             }
             let target = workers.min { $0.load.withLock { $0 } < $1.load.withLock { $0 } }!
@@ -139,8 +146,8 @@ package final class Listener: @unchecked Sendable {
     }
 
     /// A 503 for a client whose address holds its share of connections, written into the
-    /// new socket's empty send buffer (it fits), then closed.
-    private static func refuse(_ client: Int32, perAddress: Int, defaultHeaders: [(String, String)]) {
+    /// new socket's empty send buffer (it fits), then closed; returns the body's length.
+    private static func refuse(_ client: Int32, perAddress: Int, defaultHeaders: [(String, String)]) -> Int {
         let reply = Reply.detail(.serviceUnavailable, "Too many connections from this address (at most \(perAddress)).",
                                  headers: [("Retry-After", "1")], closes: true)
         var date = HTTPDate()
@@ -149,6 +156,7 @@ package final class Listener: @unchecked Sendable {
         _ = writev(client, &vectors, 2)
         shutdown(client, Int32(SHUT_WR))
         close(client)
+        return reply.body.count
     }
 
     /// The address a connection comes from, as the gauge counts it.

@@ -21,9 +21,10 @@ package struct RequestHead: Sendable, Equatable {
     package var origin: String? = nil
     package var corsMethod: String? = nil
     package var corsHeaders: String? = nil
-    /// `Referer` and `User-Agent`: only the access log writes them.
-    var referer: String? = nil
-    var userAgent: String? = nil
+    /// `Referer` and `User-Agent`, the bytes as sent (not decoded: the access log writes
+    /// what the client sent, `\xHH` for what is not printable ASCII, as nginx does).
+    var referer: [UInt8]? = nil
+    var userAgent: [UInt8]? = nil
 
     package var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
     package var isHead: Bool { method == "HEAD" }
@@ -173,9 +174,9 @@ package struct RequestHeadScanner {
             case "access-control-request-headers":
                 head.corsHeaders = joined(head.corsHeaders, value)
             case "referer":
-                head.referer = String(decoding: value, as: UTF8.self)
+                head.referer = Array(value)
             case "user-agent":
-                head.userAgent = String(decoding: value, as: UTF8.self)
+                head.userAgent = Array(value)
             case "accept-encoding":
                 head.acceptEncoding = joined(head.acceptEncoding, value)
             case "content-length":

@@ -71,7 +71,7 @@ final class Worker: @unchecked Sendable {
     func run() {
         let context: WorkerContext
         do { context = WorkerContext(responder: try makeResponder(), log: accessLog, shared: counts) } catch {
-            FileHandle.standardError.write(Data("pokesync: a serve worker cannot start: \(error)\n".utf8))
+            StandardStreams.write("pokesync: a serve worker cannot start: \(error)\n")
             gauge.fail()
             return
         }

@@ -65,6 +65,9 @@ package enum PokeServer {
     ///   access log cannot be opened or a system call fails (74).
     package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
         tuneMemoryAllocator()
+        // Caught before anything is opened: a signal while starting never ends the process
+        // by its default action, and a stop asked for meanwhile stops the servers at once.
+        let signals = ServerSignals()
         let board = VersionBoard()
         let keeper = try StoreKeeper(layout: options.layout)
         let first = try keeper.use { store, generation in try board.refresh(store: store, generation: generation) }
@@ -113,7 +116,9 @@ package enum PokeServer {
         let documents = first.kinds.values.reduce(0) { $0 + $1.entries.count } + first.encounters.count + (first.meta == nil ? 0 : 1)
         announce("serving version \(first.number) (\(documents) documents, X-PokeAPI-Hash \(first.tag)) at \(base)\(APIShape.rootPath)"
                  + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/")\(metricsLine))")
-        guard server.run(alongside: others) else { throw ServeError(.system("starting a worker", EIO)) }
+        let watcher = VersionWatcher(keeper: keeper, board: board)
+        defer { watcher.stop() }
+        guard server.run(alongside: others, signals: signals) else { throw ServeError(.system("starting a worker", EIO)) }
     }
 }
 

@@ -27,6 +27,11 @@ against serve and against nginx with Debian's default configuration, side by sid
 probe's latency from 127.0.0.2, its statuses, peak RSS and the kernel's send-queue bytes.
 Targets (Benchmarks.md): the probe answered within 1 s, never a 503, serve under 150 MB. serve's figures are with a warm cache
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
+Last, a fresh start (--fresh-start-only runs it alone; --compare BINARY alternates another
+build with it in each turn): serve started anew, crawled whole (`full --kinds all`), then wrk
+with gzip for 8 s at once and 8 s again, each beside nginx's gzip_static with as many
+workers (worker_processes auto). Targets: in both runs p99 at most 1.5x nginx's, the rate at
+least 0.9x nginx's.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
@@ -152,9 +157,15 @@ def precompress(export, paths):
 
 
 def nginx_config(work, export, port, mode):
+    return write_nginx_config(work, mode, nginx_config_http(export, port, mode))
+
+
+def nginx_config_http(export, port, mode):
+    """The http block's lines of nginx serving the export's files on `port` (`mode`: static
+    for gzip_static, dynamic for gzip on at level 1, plain)."""
     gzip_lines = {"static": "gzip_static on;", "dynamic": "gzip on; gzip_comp_level 1; gzip_types application/json;",
                   "plain": ""}[mode]
-    return write_nginx_config(work, mode, f"""
+    return f"""
     access_log off;
     sendfile on;
     tcp_nopush on;
@@ -168,7 +179,7 @@ def nginx_config(work, export, port, mode):
         index index.json;
         etag on;
         {gzip_lines}
-    }}""")
+    }}"""
 
 
 def wrk(url, script, gzip_header, seconds, connections=64, cpu_of=None, cpu=None):
@@ -247,6 +258,56 @@ def peak_rss_mb(pid):
     return 0.0
 
 
+def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat=3, crawl=True):
+    """A fresh start as an operator sees it: serve started anew, a whole-API crawl through it
+    (`pokesync full --kinds all`, the clients that fill its cache with everything once), then
+    wrk with gzip for `seconds` right away (the first run) and once more (warmed), each beside
+    nginx's gzip_static with as many workers as serve has (2 on 2 cores: worker_processes
+    auto), A and B alternated in each turn. `binaries`: label -> serve binary (two to compare a
+    build with another). Prints each one's medians and spreads, p99 and rate against nginx's."""
+    port = free_port()
+    config = write_nginx_config(work, "fresh-static", nginx_config_http(export, port, "static"), workers="auto")
+    process = subprocess.Popen([nginx, "-c", config, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process, "nginx (gzip_static, workers auto)")
+        nginx_url = f"http://127.0.0.1:{port}"
+        wrk(nginx_url, script, True, 2)  # the files in the page cache, as after any start
+        results = {}
+        for turn in range(repeat):
+            labels = list(binaries) if turn % 2 == 0 else list(binaries)[::-1]
+            for label in labels:
+                serve_port = free_port()
+                serve = subprocess.Popen([binaries[label], "serve", "--mirror", mirror, "--listen", f"127.0.0.1:{serve_port}"],
+                                         stdout=subprocess.DEVNULL)
+                try:
+                    wait_for_port(serve_port, serve, f"serve ({label})")
+                    url = f"http://127.0.0.1:{serve_port}"
+                    if crawl:
+                        crawled = os.path.join(work, f"Crawled-{label}-{turn}")
+                        subprocess.run([binaries[label], "full", "--source", url + "/api/v2", "--mirror", crawled,
+                                        "--sprites", "none", "--kinds", "all"],
+                                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                        shutil.rmtree(crawled, ignore_errors=True)
+                    # serve's first run and nginx's beside it, then both again (warmed).
+                    for phase in ["first", "warm"]:
+                        results.setdefault((label, phase, "serve"), []).append(wrk(url, script, True, seconds))
+                        results.setdefault((label, phase, "nginx"), []).append(wrk(nginx_url, script, True, seconds))
+                finally:
+                    stop([serve])
+        for label in binaries:
+            for phase in ["first", "warm"]:
+                mine, theirs = results[(label, phase, "serve")], results[(label, phase, "nginx")]
+                rate_ratio = [a[0] / b[0] for a, b in zip(mine, theirs)]
+                p99_ratio = [a[1] / b[1] for a, b in zip(mine, theirs)]
+                print(f"     {label:<10} {phase + (' 8 s after the crawl' if phase == 'first' else ' (the run after)'):<26} "
+                      f"serve {spread([r for r, _ in mine], '/s')} p99 {spread([p for _, p in mine], ' ms', 2)}; "
+                      f"nginx {spread([r for r, _ in theirs], '/s')} p99 {spread([p for _, p in theirs], ' ms', 2)}; "
+                      f"rate {spread(rate_ratio, 'x', 2)} (target >= 0.9), p99 {spread(p99_ratio, 'x', 2)} (target <= 1.5)",
+                      flush=True)
+    finally:
+        stop([process])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
@@ -255,6 +316,10 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--access-log-only", action="store_true",
                         help="only serve against serve --access-log (no nginx, crawl or attacks)")
+    parser.add_argument("--fresh-start-only", action="store_true",
+                        help="only the fresh start: serve started, crawled whole, then wrk with gzip 8 s (and again)")
+    parser.add_argument("--compare", metavar="BINARY",
+                        help="with --fresh-start-only: another build's pokesync, alternated with BINARY in each turn")
     args = parser.parse_args()
     nginx = nginx_or_skip("serve against nginx")
     if not nginx:
@@ -274,6 +339,11 @@ def main():
         paths = request_paths(export)
         precompress(export, paths)
         script = wrk_script(work, paths)
+        if args.fresh_start_only:
+            binaries = {"this": binary} | ({"compare": os.path.abspath(args.compare)} if args.compare else {})
+            print(f"   fresh start: {len(paths)} documents, 64 connections, gzip, {args.repeat} turns", flush=True)
+            fresh_start(binaries, nginx, work, mirror, export, script, repeat=args.repeat)
+            return
         print(f"   {len(paths)} documents (pokemon, species, moves, items, abilities, types), 64 connections, "
               f"{args.seconds} s a run, {args.repeat} runs", flush=True)
 
@@ -413,6 +483,10 @@ def main():
         print(f"   serve: slowest probe {worst * 1000:.0f} ms (target < 1000: {verdict(worst < 1)}), "
               f"{refused} probes not 200 (target 0: {verdict(refused == 0)}), "
               f"peak RSS {peak:.0f} MB (target < 150: {verdict(peak < 150)})", flush=True)
+        stop(processes)
+        print(f"\n   a fresh start: serve started, crawled whole, then wrk with gzip 8 s at once and again, "
+              f"against nginx gzip_static (workers auto)", flush=True)
+        fresh_start({"serve": binary}, nginx, work, mirror, export, script, repeat=args.repeat)
     finally:
         stop(processes)
         shutil.rmtree(work, ignore_errors=True)

@@ -97,7 +97,7 @@ final class APIResponder: Responder {
                 // at now (and it is reopened) before the answer is tried again.
                 continue
             } catch {
-                FileHandle.standardError.write(Data("pokesync: serve: \(request.path): \(error)\n".utf8))
+                StandardStreams.write("pokesync: serve: \(request.path): \(error)\n")
                 return Reply.detail(.internalServerError, "The mirror's store could not be read.",
                                    )
             }

@@ -99,13 +99,23 @@ final class StoreKeeper: @unchecked Sendable {
         return try body(store, generationCount)
     }
 
-    /// Times the store was reopened since the server started (replaced under it).
-    var reopenings: Int { lock.lock(); defer { lock.unlock() }; return max(0, generationCount - 1) }
+    /// Times the store was reopened since the server started (replaced under it): the
+    /// first open, in init, is generation 0.
+    var reopenings: Int { lock.lock(); defer { lock.unlock() }; return generationCount }
 
-    /// Why the store cannot be read now, or nil when it can: its file is missing or was
-    /// replaced by one that cannot be opened (the old connection still serves, but the
-    /// next `sync` or a restart will fail), or reading the latest version fails.
+    /// Why the store cannot be read now, or nil when it can: its file is missing, cannot be
+    /// read (its or its folder's permissions: the old connection still serves, but the next
+    /// `sync` or a restart would fail), was replaced by one that cannot be opened, or
+    /// reading the latest version fails.
     func problem() -> String? {
+        // access(2), not open(2): closing a descriptor of the store would drop the locks
+        // SQLite holds on it (POSIX locks are the process's, per file).
+        let path = layout.storeFile.path
+        if access(path, R_OK) != 0 {
+            let reason = errno
+            if reason == ENOENT { return "the store \(layout.display(layout.storeFile)) is missing" }
+            return "the store \(layout.display(layout.storeFile)) cannot be read: \(String(cString: strerror(reason)))"
+        }
         do {
             return try use(recheck: true) { store, _ -> String? in
                 guard let current = StoreFiles.current(layout) else {

@@ -68,7 +68,7 @@ final class OperationsResponder: Responder {
         text.family("pokesync_serve_unavailable_total", .counter, "Answers 503 (busy, the mirror changing, an address past its share).",
                     Double(unavailable))
         text.family("pokesync_serve_access_log_dropped_lines_total", .counter,
-                    "Access-log lines dropped because the file could not keep up.", Double(report.accessLogDropped))
+                    "Access-log lines dropped: the file could not keep up, refused them or could not be reopened.", Double(report.accessLogDropped))
         if let served = site.board.served {
             text.family("pokesync_serve_version", .gauge, "The number of the version served.", Double(served.number))
             if let published = served.published {
@@ -76,7 +76,7 @@ final class OperationsResponder: Responder {
                             "When the version served was published, in seconds since the epoch.", published.timeIntervalSince1970)
             }
         }
-        text.family("pokesync_serve_store_reopens_total", .counter, "Times the store was reopened after being replaced.",
+        text.family("pokesync_serve_store_reopens_total", .counter, "Times the store was reopened after being replaced (every reopen).",
                     Double(site.keeper.reopenings))
         return text.text
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeServe
 import PokeSyncCore
 
@@ -44,7 +45,8 @@ struct ServeCommand {
       --access-log FILE    a line per answer in nginx's combined format, the request time in
                            seconds after it; - for standard output. Written off the answer path:
                            when the disk cannot keep up, lines are dropped (and counted), never
-                           answers. SIGHUP reopens FILE (after logrotate's mv).
+                           answers. SIGHUP reopens FILE (after logrotate's mv and create); until
+                           a reopen succeeds, lines are dropped and counted.
       --metrics-listen HOST:PORT
                            answer GET /metrics (Prometheus text format) and /healthz (200 with the
                            served version while the store can be read, else 503) on this address,
@@ -69,6 +71,9 @@ struct ServeCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
+        // First of all: SIGPIPE and SIGHUP ignored and the standard descriptors held open,
+        // so that neither a signal at start nor an output gone away stops serve.
+        StandardStreams.prepare()
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }
@@ -97,11 +102,10 @@ struct ServeCommand {
         if base == nil && (host == "0.0.0.0" || host == "::") {
             standardError("pokesync: warning: listening on every address, links name \(host); pass --base-url with the address clients use\n")
         }
-        try PokeServer.run(options) { line in
-            // Written straight away (not through print's buffer): scripts wait for this line.
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        }
-        FileHandle.standardOutput.write(Data("stopped\n".utf8))
+        // Written straight away (not through print's buffer): scripts wait for the first line.
+        // An output that went away loses the lines; serve goes on, and exits 0 when stopped.
+        try PokeServer.run(options) { line in StandardStreams.output(line + "\n") }
+        StandardStreams.output("stopped\n")
         return .success
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeSyncCore
 
 /// Shows a crawl's progress: on a terminal one live line redrawn a few times a
@@ -84,7 +85,8 @@ final class ProgressPrinter: ProgressDisplay {
     }
 }
 
-/// Writes to standard error without buffering (progress and logs).
+/// Writes to standard error without buffering (progress and logs); a standard error that
+/// was closed or whose reader left loses the text, and never traps.
 func standardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    StandardStreams.write(text)
 }

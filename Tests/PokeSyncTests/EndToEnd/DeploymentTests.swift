@@ -35,7 +35,11 @@ struct DeploymentTests {
 
             let serve = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-serve.service"), encoding: .utf8)
             for line in ["User=pokesync", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                         "ReadWritePaths=/srv/pokesync/Mirror", "--max-connections-per-address"] {
+                         "ReadWritePaths=/srv/pokesync/Mirror", "--max-connections-per-address",
+                         // The access log where the unit may write it, rotated by the shipped snippet with
+                         // a reload (SIGHUP); the metrics on loopback only.
+                         "LogsDirectory=pokesync", "--access-log /var/log/pokesync/access.log",
+                         "--metrics-listen 127.0.0.1:", "ExecReload=/bin/kill -HUP $MAINPID"] {
                 #expect(serve.contains(line), "pokesync-serve.service lacks \(line)")
             }
             // The flags it passes are serve's own.
@@ -43,6 +47,12 @@ struct DeploymentTests {
             for flag in execStart.split(separator: " ").filter({ $0.hasPrefix("--") }) {
                 #expect(ServeCommand.options.contains(String(flag.dropFirst(2))), "serve takes no \(flag)")
             }
+            let rotation = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-serve.logrotate"), encoding: .utf8)
+            for line in ["/var/log/pokesync/access.log {", "create ", "systemctl reload pokesync-serve.service", "delaycompress"] {
+                #expect(rotation.contains(line), "pokesync-serve.logrotate lacks \(line)")
+            }
+            // Said why not in a comment, never a directive.
+            #expect(!rotation.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("copytruncate") })
             let timer = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-nightly.timer"), encoding: .utf8)
             #expect(timer.contains("OnCalendar=*-*-* 03:17:00 UTC"))
         }

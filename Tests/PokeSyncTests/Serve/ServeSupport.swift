@@ -9,8 +9,14 @@ final class ServeProcess {
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// Starts serving `mirror` and waits for the line that names the port.
-    init(mirror: URL, _ extra: [String] = []) throws {
-        child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0"] + extra)
+    convenience init(mirror: URL, _ extra: [String] = []) throws {
+        try self.init(child: PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0"] + extra))
+    }
+
+    /// Runs `child` (a serve on 127.0.0.1:0, started some other way: under a shell's limits)
+    /// and waits for the line that names the port.
+    init(child: PokesyncCLI.Child) throws {
+        self.child = child
         try child.process.run()
         let deadline = Date().addingTimeInterval(30)
         while true {

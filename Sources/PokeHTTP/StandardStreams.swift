@@ -1,0 +1,50 @@
+import Foundation
+
+/// A serving process's standard output and error, which may go away under it: a closed
+/// descriptor (`>&-`), a pipe whose reader left (`| head -1`) or never read (`| true`).
+/// What cannot be written is lost and the server goes on: a write never raises SIGPIPE
+/// nor traps (as `FileHandle.write` does on EPIPE or EBADF).
+///
+/// SIGXFSZ is ignored too: an access log past the file-size limit (`ulimit -f`) fails its
+/// writes with EFBIG, dropping and counting lines as a full disk does.
+package enum StandardStreams {
+    /// Run before anything is written or opened: SIGPIPE ignored (a closed pipe is an error
+    /// to a write, not a signal), SIGHUP ignored until ``ServerSignals`` catches it (a
+    /// SIGHUP sent at start never stops the process), and descriptors 0, 1 and 2 held
+    /// open, on /dev/null where they were closed, so that no store, log or socket opened
+    /// later takes a standard number and receives what is written to standard output.
+    package static func prepare() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 {
+            // The lowest free number: `descriptor` itself, the lower ones being open.
+            let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0 && null != descriptor {
+                _ = dup2(null, descriptor)
+                close(null)
+            }
+        }
+    }
+
+    /// Writes `text` whole to standard error (or `descriptor`); false when it could not be
+    /// (the reader left, the descriptor is closed), which nobody needs to act on.
+    @discardableResult
+    package static func write(_ text: String, to descriptor: Int32 = STDERR_FILENO) -> Bool {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+    }
+
+    /// Writes `text` whole to standard output, unbuffered (scripts wait for serve's lines).
+    @discardableResult
+    package static func output(_ text: String) -> Bool { write(text, to: STDOUT_FILENO) }
+}
