@@ -10,6 +10,7 @@
 #     bundle and index.json without some of it: sprites its host has not delivered yet, or
 #     a delta from an old version that cannot be built (the log's WARNING line says which;
 #     the publish hook still runs)
+#   64 usage: mirror.json or the command line (the line names it; each night until fixed)
 #   65 bad data (a kind's list shrank upstream, a corrupt store: nothing published)
 #   69 source unavailable, or silent after its lists (the run stopped within minutes,
 #      nothing published; the next night resumes it)
@@ -32,6 +33,19 @@ POKESYNC=${POKESYNC:-pokesync}
 KEEP_LOGS=${POKESYNC_KEEP_LOGS:-30}
 PUBLISH=${POKESYNC_PUBLISH:-}
 export POKESYNC_MIRROR=$MIRROR
+
+# Run as root on the owner's mirror, the job would make its log folder and log root's, and
+# every night after (as the owner) would fail on them: refuse first, as pokesync itself does
+# (a folder not made yet is judged by the nearest one above it).
+if [ "$(id -u)" -eq 0 ]; then
+    folder=$MIRROR
+    while [ ! -e "$folder" ] && [ "$folder" != / ] && [ "$folder" != . ]; do folder=$(dirname "$folder"); done
+    owner=$(stat -c %U "$folder" 2>/dev/null || echo root)
+    if [ "$owner" != root ]; then
+        echo "the mirror $MIRROR belongs to $owner; every command that writes it runs as that user; run: runuser -u $owner -- $0 $*" >&2
+        exit 77
+    fi
+fi
 
 mkdir -p "$MIRROR/logs" || exit 74
 log="$MIRROR/logs/nightly-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
@@ -81,6 +95,8 @@ began=$(date +%s)
             fi
             ;;
         75) echo "$(stamp) another pokesync (last night's run, a backup, a run by hand) still holds the mirror's lock: skipped tonight" ;;
+        64) echo "$(stamp) sync refused its command line or mirror.json (the line above names what): nothing was published; the next night fails the same way until it is fixed" ;;
+        77) echo "$(stamp) sync refused to run as root on a mirror another user owns: nothing was published; run the job as the owner" ;;
         69) echo "$(stamp) sync failed with exit code 69: the source is unreachable, or stopped answering (the line above says which); nothing was published; the next run resumes it" ;;
         *) echo "$(stamp) sync failed with exit code $rc: nothing was published; the next run resumes it" ;;
     esac

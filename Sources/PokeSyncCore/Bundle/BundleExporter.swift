@@ -39,9 +39,11 @@ package struct BundleExporter {
         /// The sprites the profile asks for that the version's bundle lacks because their
         /// host failed (the manifest's `missing_sprites`): URLs, sorted.
         package var missingSprites: [String] { full.missingSprites }
-        /// Whether the bundle and index were written but something was left out: missing
-        /// sprites, or a delta that could not be built (exit 2).
-        package var isIncomplete: Bool { !missingSprites.isEmpty || !failedDeltas.isEmpty }
+        /// Whether this export wrote the version's bundle and index but left something out:
+        /// missing sprites, or a delta that could not be built (exit 2). Said once, by the
+        /// export that writes the bundle: the nights after keep that bundle and retry the
+        /// delta quietly, so a quiet night stays quiet (exit 0) while the gap lasts.
+        package var isIncomplete: Bool { full.isNew && (!missingSprites.isEmpty || !failedDeltas.isEmpty) }
     }
 
     /// A delta that was not written because its base version cannot be built.

@@ -17,10 +17,8 @@ import Foundation
 /// `budget`, not its files times their retries.
 final class HostWatch: Sendable {
     private struct State {
-        /// Since when the host has delivered nothing while asked: its last file, 304 or
-        /// 404/410, or the moment requests to it began after a quiet spell.
-        var anchor: ContinuousClock.Instant
-        var inFlight = 0
+        /// Restarted by a file, a 304 or a 404/410.
+        var clock: SilenceClock
         /// Files settled since the host last delivered one (a 404/410 or a failure each).
         var undeliveredInARow = 0
         /// How many of those failed outright (not a 404/410).
@@ -58,12 +56,8 @@ final class HostWatch: Sendable {
     func begin(_ host: String) {
         let now = ContinuousClock.now
         hosts.withLock { hosts in
-            var state = hosts[host] ?? State(anchor: now)
-            // A quiet spell (nothing in flight) starts the clock anew: the budget measures
-            // how long requests to the host stay outstanding without a file, not how long
-            // ago it last failed (a host asked again after the run's other work).
-            if state.inFlight == 0 { state.anchor = now }
-            state.inFlight += 1
+            var state = hosts[host] ?? State(clock: SilenceClock(now: now))
+            state.clock.begin(at: now)
             hosts[host] = state
         }
     }
@@ -73,21 +67,21 @@ final class HostWatch: Sendable {
         let now = ContinuousClock.now
         hosts.withLock { hosts in
             guard var state = hosts[host] else { return }
-            state.inFlight = max(0, state.inFlight - 1)
             switch answer {
             case .delivered:
                 state.undeliveredInARow = 0
                 state.failedInARow = 0
-                state.anchor = now
+                state.clock.end(at: now, heard: true)
             case .gone:
                 // Not silence: the clock restarts. Not a delivery: the run goes on.
                 state.undeliveredInARow += 1
-                state.anchor = now
+                state.clock.end(at: now, heard: true)
             case .failed:
                 state.undeliveredInARow += 1
                 state.failedInARow += 1
+                state.clock.end(at: now, heard: false)
             case .notAsked:
-                break
+                state.clock.end(at: now, heard: false)
             }
             hosts[host] = state
         }
@@ -99,7 +93,7 @@ final class HostWatch: Sendable {
     func giveUp(_ host: String, because reason: String) -> Bool {
         let now = ContinuousClock.now
         return hosts.withLock { hosts in
-            var state = hosts[host] ?? State(anchor: now)
+            var state = hosts[host] ?? State(clock: SilenceClock(now: now))
             guard state.givenUp == nil else { return false }
             state.givenUp = reason
             hosts[host] = state
@@ -118,8 +112,8 @@ final class HostWatch: Sendable {
                 let gone = state.undeliveredInARow - state.failedInARow
                 state.givenUp = gone == 0 ? "it failed \(state.failedInARow) files in a row"
                     : "it delivered none of its last \(state.undeliveredInARow) files (\(state.failedInARow) failed, \(gone) answered 404/410)"
-            } else if state.inFlight > 0, now - state.anchor > budget {
-                state.givenUp = "it delivered no file for \(budget.components.seconds) s"
+            } else if state.clock.isSilent(at: now, budget: budget) {
+                state.givenUp = "it delivered no file for \(SilenceClock.spell(budget))"
             }
             hosts[host] = state
             return (state.givenUp, state.givenUp != nil)

@@ -14,9 +14,8 @@ import Foundation
 /// request a document, and the run ends with those documents failed (exit 1).
 final class SourceWatch: Sendable {
     private struct State {
-        /// Since when nothing was delivered while asked: the last delivery, or the moment
-        /// requests began after a quiet spell.
-        var anchor: ContinuousClock.Instant
+        /// Restarted by a delivery or an answer refused at once.
+        var clock: SilenceClock
         /// The documents asked for and not answered yet, named when the run stops.
         var outstanding = Set<String>()
         var failuresInARow = 0
@@ -37,15 +36,14 @@ final class SourceWatch: Sendable {
         self.failureLimit = max(1, failureLimit)
         self.budget = budget
         self.listsAnswered = listsAnswered
-        state = Locked(State(anchor: .now))
+        state = Locked(State(clock: SilenceClock()))
     }
 
     /// The request for `document` (`pokemon/25`) starts.
     func begin(_ document: String) {
         let now = ContinuousClock.now
         state.withLock { state in
-            // A quiet spell (nothing in flight) starts the clock anew.
-            if state.outstanding.isEmpty { state.anchor = now }
+            state.clock.begin(at: now)
             state.outstanding.insert(document)
         }
     }
@@ -79,13 +77,16 @@ final class SourceWatch: Sendable {
             case .delivered:
                 state.failuresInARow = 0
                 state.delivered += 1
-                state.anchor = now
+                state.lastFailure = nil
+                state.clock.end(at: now, heard: true)
             case .refused:
                 state.failuresInARow = 0
-                state.anchor = now
+                state.lastFailure = nil
+                state.clock.end(at: now, heard: true)
             case .failed(let reason):
                 state.failuresInARow += 1
                 state.lastFailure = reason
+                state.clock.end(at: now, heard: false)
             }
         }
     }
@@ -98,8 +99,10 @@ final class SourceWatch: Sendable {
             let what: String
             if state.failuresInARow >= failureLimit {
                 what = "failed \(state.failuresInARow) documents in a row (the last: \(state.lastFailure ?? "?"))"
-            } else if !state.outstanding.isEmpty, now - state.anchor > budget {
-                what = "no document for \(Self.spell(budget)), with \(Self.name(state.outstanding)) outstanding"
+            } else if state.clock.isSilent(at: now, budget: budget) {
+                // What the source did answer meanwhile (a 503 after every retry), if anything.
+                let last = state.lastFailure.map { " (the last failure: \($0))" } ?? ""
+                what = "no document for \(SilenceClock.spell(budget)), with \(Self.name(state.outstanding)) outstanding\(last)"
             } else {
                 return nil
             }
@@ -120,13 +123,6 @@ final class SourceWatch: Sendable {
         let shown = outstanding.sorted().prefix(3).joined(separator: ", ")
         let count = outstanding.count
         return "\(count) request\(count == 1 ? "" : "s") (\(shown)\(count > 3 ? " ..." : ""))"
-    }
-
-    /// "2 minutes", "90 s", "8 s".
-    static func spell(_ duration: Duration) -> String {
-        let seconds = duration.components.seconds
-        if seconds >= 60, seconds % 60 == 0 { return seconds == 60 ? "1 minute" : "\(seconds / 60) minutes" }
-        return "\(seconds) s"
     }
 }
 

@@ -96,6 +96,8 @@ struct TreeCopier {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 guard mkdir(to.path, info.st_mode & 0o7777) == 0 || errno == EEXIST else { throw LocalFileError(path: to.path, errno: errno) }
+                // mkdir's mode passes through the umask; the folder keeps the mirror's own.
+                guard chmod(to.path, info.st_mode & 0o7777) == 0 else { throw LocalFileError(path: to.path, errno: errno) }
                 try copyFolder(from, to: to)
                 try Self.keepTime(of: info, on: to)
             case S_IFLNK:

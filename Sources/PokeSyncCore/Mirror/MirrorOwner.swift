@@ -14,12 +14,25 @@ import Foundation
 /// owner when it runs as root.
 package enum MirrorOwner {
     /// - Throws: `ForeignOwnerError` (exit 77) when this process runs as root and the
-    ///   mirror folder exists and belongs to another user. A missing folder has no owner yet.
+    ///   mirror folder belongs to another user; a missing folder is judged by the nearest
+    ///   folder above it that exists (`sudo pokesync full` in `/srv/pokesync`, which the
+    ///   `pokesync` user owns, would otherwise make a root-owned mirror there).
     package static func check(_ layout: MirrorLayout) throws {
         guard geteuid() == 0 else { return }  // another user meets the folder's permissions (74)
-        var info = stat()
-        guard stat(layout.root.path, &info) == 0, info.st_uid != 0 else { return }
-        throw ForeignOwnerError(mirror: layout.root.path, owner: info.st_uid, ownerName: userName(info.st_uid))
+        guard let owner = owner(ofNearest: layout.root), owner != 0 else { return }
+        throw ForeignOwnerError(mirror: layout.root.path, owner: owner, ownerName: userName(owner))
+    }
+
+    /// The owner of `folder`, or of the nearest folder above it that exists.
+    static func owner(ofNearest folder: URL) -> uid_t? {
+        var path = folder.standardizedFileURL.path
+        while true {
+            var info = stat()
+            if stat(path, &info) == 0 { return info.st_uid }
+            let parent = (path as NSString).deletingLastPathComponent
+            if parent == path || parent.isEmpty { return nil }
+            path = parent
+        }
     }
 
     static func userName(_ uid: uid_t) -> String? {

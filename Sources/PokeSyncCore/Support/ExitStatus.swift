@@ -4,9 +4,11 @@ package enum ExitStatus: Int32, Sendable {
     case success = 0
     /// The run finished, but some resources still failed after retries; no version was published.
     case resourcesFailed = 1
-    /// The run published (or found no changes), but a file host failed, or answered 404/410
-    /// for files the documents still link: some linked files were carried from the version
-    /// before, or left for the next run. The last lines say how many and from which host.
+    /// The run published (or found no changes), but a file host failed or lost files: some
+    /// linked files were carried from the version before, or left for the next run; the last
+    /// lines say how many and from which host. `export`: the bundle and index were written,
+    /// but without sprites their host has not delivered yet or a delta from an old version
+    /// that cannot be built.
     case filesCarried = 2
     /// The command line was wrong (EX_USAGE).
     case usage = 64

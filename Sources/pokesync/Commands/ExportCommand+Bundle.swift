@@ -49,14 +49,16 @@ extension ExportCommand {
             lines.append("index.json left as it is: version \(result.version) is not the newest")
         }
         if !result.removed.isEmpty { lines.append("removed after the grace period: " + result.removed.joined(separator: ", ")) }
-        // Last, where the nightly log's tail and cron's mail show them.
+        // Last, where the nightly log's tail and cron's mail show them: a warning from the
+        // export that wrote the bundle, a note from those that keep it (the same gap, said).
+        let prefix = result.full.isNew ? "warning: " : "note: "
         for failed in result.failedDeltas {
             let reason = (failed.failure as? RequestError).map(CommandLineWords.describe) ?? failed.failure.description
-            lines.append("warning: no delta from version \(failed.base): it cannot be built (\(reason)); "
+            lines.append(prefix + "no delta from version \(failed.base): it cannot be built (\(reason)); "
                          + "devices at version \(failed.base) take the full bundle")
         }
         if let example = result.missingSprites.first {
-            lines.append("warning: version \(result.version)'s bundle lacks \(result.missingSprites.count) sprite(s) --sprites "
+            lines.append(prefix + "version \(result.version)'s bundle lacks \(result.missingSprites.count) sprite(s) --sprites "
                          + "\(profile.sprites) asks for, which their host did not deliver (e.g. \(example)); its manifest's "
                          + "missing_sprites names them, and a later version brings them")
         }

@@ -43,7 +43,10 @@ struct RunCommand {
                               or cry host that sends neither a file nor a 404 for 4 x S, or
                               delivers none of 20 files in a row with 5 or more of them failed
                               (404/410 count among the 20, never alone), is given up for the run
-                              (its files carried or left for the next; the run exits 2)
+                              (its files carried or left for the next; the run exits 2); a
+                              document source that delivers no document for 4 x S with requests
+                              outstanding, or fails 20 in a row, stops the run (exit 69; the next
+                              run resumes it)
       --allow-shrink          accept a loss: publish even when a kind's list lost more than 5% of the
                               latest version's entries (without it such a run exits 65 and publishes
                               nothing; the next run lists those kinds again); drop the sprites and

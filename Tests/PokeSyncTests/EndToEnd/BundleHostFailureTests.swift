@@ -74,9 +74,12 @@ struct BundleHostFailureTests {
                 let sprite = try #require(try pokedex.pokemon(id: 1020)?.sprite("front_default"))
                 #expect(sprite.path == nil && pokedex.fileURL(for: sprite) == nil)
                 #expect(sprite.url.absoluteString.hasSuffix("/" + Self.newSprite))
-                // A quiet night after: the same bundle kept, the same warning, still exit 2.
+                // A quiet night after: the same bundle kept, the gap said as a note, exit 0
+                // (the night that wrote the bundle said it; a quiet night stays quiet).
                 let again = try cli.run(["export"])
-                #expect(again.status == 2 && again.stdout.contains("kept") && again.stdout.contains("lacks 1 sprite(s)"), "\(again.stdout)")
+                #expect(again.status == 0 && again.stdout.contains("kept"), "\(again.stdout)")
+                #expect(again.stdout.contains("note: version 2's bundle lacks 1 sprite(s)") && !again.stdout.contains("warning"),
+                        "\(again.stdout)")
             }
 
             // Night 3, the host is back: the sprite is fetched, and the delta from 2 brings it.
@@ -164,6 +167,12 @@ struct BundleHostFailureTests {
                     "\(export.stdout)")
             let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: bundles.appendingPathComponent("index.json")))
             #expect(index.latest == 2 && index.deltas.isEmpty)
+            // The next export keeps the bundle and tries the delta again: the same gap, a
+            // note, exit 0, so the nights until version 1 is pruned are quiet.
+            let again = try cli.run(["export", "--sprites", "default"])
+            #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+            #expect(again.stdout.split(separator: "\n").last?.hasPrefix("note: no delta from version 1: it cannot be built") == true,
+                    "\(again.stdout)")
 
             let old = try cli.run(["export", "--version", "1", "--sprites", "default"])
             #expect(old.status == 64, "\(old.stdout) \(old.stderr)")

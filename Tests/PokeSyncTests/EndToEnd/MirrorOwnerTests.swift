@@ -87,4 +87,39 @@ struct MirrorOwnerTests {
             #expect(prune.status == 0, "\(prune.stderr)")
         }
     }
+
+    /// `sudo pokesync full` on a fresh server: the mirror folder does not exist yet, but
+    /// the folder it would be made in is the owner's. Refused, and nothing is made.
+    @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
+    func rootIsRefusedAMissingMirrorInAnotherUsersFolder() throws {
+        try withTemporaryDirectory { scratch in
+            let home = scratch.appendingPathComponent("srv-pokesync")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            try runProgram("chown", ["\(Self.nobody):\(Self.nobody)", home.path])
+            let cli = PokesyncCLI(mirror: home.appendingPathComponent("Mirror"))
+            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+            #expect(full.status == 77, "\(full.stderr)")
+            #expect(full.stderr.contains("belongs to nobody") && full.stderr.contains("runuser -u nobody -- "), "\(full.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: cli.mirror.path))
+        }
+    }
+
+    /// The nightly job run once by hand as root on the owner's mirror: it refuses before it
+    /// makes its log folder or log, so the owner's next night is not locked out of them.
+    @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
+    func theNightlyJobAsRootLeavesNothingOfRoots() throws {
+        try withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+            try runProgram("chown", ["\(Self.nobody):\(Self.nobody)", mirror.path])
+            var environment = ProcessInfo.processInfo.environment
+            environment["POKESYNC"] = PokesyncCLI.binary.path
+            environment["POKESYNC_MIRROR"] = mirror.path
+            let night = try runProgram("/bin/bash", [CronJobTests.script.path], environment: environment)
+            #expect(night.status == 77, "\(night.stderr)")
+            #expect(night.stderr.contains("belongs to nobody") && night.stderr.contains("runuser -u nobody -- "), "\(night.stderr)")
+            #expect(Self.rootOwned(mirror).isEmpty, "root-owned: \(Self.rootOwned(mirror))")
+            #expect(!FileManager.default.fileExists(atPath: mirror.appendingPathComponent("logs").path))
+        }
+    }
 }
