@@ -3,11 +3,11 @@ import PackageDescription
 
 // pokesync: an offline mirror of the PokeAPI, and the library Pokedex apps read it
 // with. No third-party packages: only Foundation, Dispatch, Swift concurrency and the
-// system sqlite3, zlib and (on Linux, for the command line's HTTP) libcurl.
+// system sqlite3, zlib and (for the command line's HTTP) libcurl.
 //
 // Targets by stage:
 //   CSQLite, CZlib      the system libraries
-//   CCurl               libcurl, the command line's HTTP transport on Linux (not the reader's)
+//   CCurl               libcurl, the command line's HTTP transport (not the reader's)
 //   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
 //   CSHA256             SHA-256 blocks on the x86 SHA extensions (our own C; a stub elsewhere)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
@@ -36,8 +36,9 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // On Linux the crawler and `install` talk HTTP through libcurl itself, not URLSession
-        // (Sources.md, "The HTTP transport", says why); Apple platforms keep URLSession.
+        // The command line (the crawler and `install`) talks HTTP through libcurl itself, not
+        // URLSession, on Linux and macOS (which ships libcurl); Sources.md, "The HTTP
+        // transport", says why. The reader keeps URLSession: apps need nothing else.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "PokeSQLite", dependencies: ["CSQLite"]),
@@ -46,7 +47,7 @@ let package = Package(
         .target(name: "PokeArchive", dependencies: ["CZlib", "CSHA256"]),
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib",
-                                                     .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+                                                     .target(name: "CCurl", condition: .when(platforms: [.linux, .macOS]))]),
         // `pokesync serve`: the HTTP server on its own (PokeHTTP: sockets and HTTP only, none of
         // the mirror), and the PokeAPI routes over a version on top of it (PokeServe).
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),

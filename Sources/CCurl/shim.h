@@ -19,9 +19,6 @@ static inline CURLcode pokesync_easy_setopt_slist(CURL *handle, CURLoption optio
 static inline CURLcode pokesync_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
-static inline CURLcode pokesync_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
-}
 static inline CURLcode pokesync_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }

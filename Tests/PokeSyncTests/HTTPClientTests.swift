@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
@@ -10,11 +11,11 @@ struct HTTPClientTests {
     /// Quick retries for tests: 10 ms backoff.
     static func client(maxAttempts: Int = 5, maxDelay: Duration = .milliseconds(50), timeout: Int = 10,
                        maxBodyBytes: Int = 16 << 20, rate: Double? = nil,
-                       allowRedirect: @escaping @Sendable (URL) -> Bool = { _ in false }) -> HTTPClient {
+                       redirects: RedirectPolicy = .sameOriginOnly) -> HTTPClient {
         HTTPClient(configuration: HTTPClientConfiguration(
             userAgent: "pokesync-tests/1.0", timeout: timeout, maxBodyBytes: maxBodyBytes, requestsPerSecond: rate,
             retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .milliseconds(10), maxDelay: maxDelay),
-            allowRedirect: allowRedirect))
+            redirects: redirects))
     }
 
     static func json(_ response: HTTPResponse) throws -> [String: String] {
@@ -118,7 +119,7 @@ struct HTTPClientTests {
                 }
                 #expect(try await foreign.requests().isEmpty)
                 // The same redirect, allowed, does reach the second server: the check above can see contact.
-                let allowing = Self.client(allowRedirect: HTTPClientConfiguration.allowHosts(["127.0.0.2"]))
+                let allowing = Self.client(redirects: .allowingHosts(["127.0.0.2"]))
                 #expect(try await allowing.fetch(url, validate: Self.json)["name"] == "pikachu")
                 #expect(try await foreign.requests("/ok").count == 1)
             }
@@ -137,7 +138,7 @@ struct HTTPClientTests {
             #expect(error?.isRetryable == false)
             guard case .transport(_, let code, _, _) = error else { Issue.record("\(String(describing: error))"); return }
             #expect(code == URLError.httpTooManyRedirects.rawValue)
-            #expect(try await server.requests().count == 1 + HTTPSessionDelegate.maxRedirects)
+            #expect(try await server.requests().count == 1 + RedirectPolicy.maxHops)
         }
     }
 
@@ -157,7 +158,7 @@ struct HTTPClientTests {
     func truncatedBody() async throws {
         try await withTestServer { server async throws in
             let client = Self.client(maxAttempts: 3)
-            // No Content-Length and an early close: URLSession reports a 200 with short data.
+            // No Content-Length and an early close: the transfer reports a 200 with short data.
             let short = try await client.send(server.url("/truncated"))
             #expect(short.status == 200 && short.body.count < 40)
             await #expect(throws: HTTPError.self) {

@@ -6,8 +6,9 @@ import PokedexReader
 import Testing
 @testable import PokeSyncCore
 
-/// How URLSession's errors are read: which are TLS failures (libcurl's words on Linux,
-/// Apple's codes elsewhere), and what other transfer failures say.
+/// How transfer failures are read: which are TLS failures (libcurl's words, as the command
+/// line's transport and FoundationNetworking under the reader give them; Apple's codes
+/// for the reader's URLSession elsewhere), and what other transfer failures say.
 @Suite("TLS failures and transfer messages")
 struct TLSFailureTests {
     static let url = URL(string: "https://pokeapi.example:8443/api/v2/pokemon/25/")!
@@ -15,6 +16,16 @@ struct TLSFailureTests {
     /// A URLError as FoundationNetworking makes it: code -1, libcurl's text as description.
     static func curlError(_ text: String, code: URLError.Code = .unknown) -> URLError {
         URLError(code, userInfo: [NSLocalizedDescriptionKey: text])
+    }
+
+    /// The error the HTTP client makes of a TLS failure libcurl words as `text`.
+    static func tlsError(_ text: String) -> HTTPError {
+        HTTPError.tls(url: url, failure: TLSFailure(curlError(text), url: url)!)
+    }
+
+    /// The error the HTTP client makes of a libcurl failure without a code of its own.
+    static func transferError(_ text: String) -> HTTPError {
+        HTTPError.transport(url: url, code: URLError.unknown.rawValue, message: HTTPError.unknownTransferMessage(text))
     }
 
     /// Texts libcurl 7.88.1 with OpenSSL 3.0 gave through FoundationNetworking against
@@ -61,12 +72,12 @@ struct TLSFailureTests {
 
     @Test("a TLS failure is one line naming the host and the remedy, and is not retried")
     func tlsLine() {
-        let error = HTTPError.transport(Self.curlError("SSL certificate problem: certificate has expired"), url: Self.url)
+        let error = Self.tlsError("SSL certificate problem: certificate has expired")
         #expect(!error.isRetryable && error.exitStatus == .unavailable)
         #expect(error.description == "GET \(Self.url.absoluteString): TLS: the certificate of pokeapi.example:8443 "
                 + "has expired (SSL certificate problem: certificate has expired); not retried; the server's "
                 + "certificate must be renewed (or this machine's clock is wrong)")
-        let untrusted = HTTPError.transport(Self.curlError("SSL certificate problem: self-signed certificate"), url: Self.url)
+        let untrusted = Self.tlsError("SSL certificate problem: self-signed certificate")
         #expect(untrusted.description.hasSuffix("; not retried; " + TLSFailure.trustRemedy))
         // The default port is named when the URL has none.
         let plain = TLSFailure(Self.curlError("SSL certificate problem: self-signed certificate"),
@@ -82,17 +93,16 @@ struct TLSFailureTests {
 
     @Test("other transfer failures keep their retries and name libcurl's words")
     func otherTransferFailures() {
-        let cut = HTTPError.transport(Self.curlError("transfer closed with 120 bytes remaining to read"), url: Self.url)
+        let cut = Self.transferError("transfer closed with 120 bytes remaining to read")
         #expect(cut.isRetryable)
         #expect(cut.description == "GET \(Self.url.absoluteString): truncated body (transfer closed with 120 bytes "
                 + "remaining to read)")
-        let reset = HTTPError.transport(Self.curlError("Recv failure: Connection reset by peer"), url: Self.url)
+        let reset = Self.transferError("Recv failure: Connection reset by peer")
         #expect(reset.isRetryable)
         #expect(reset.description == "GET \(Self.url.absoluteString): transfer failed (Recv failure: Connection reset by peer)")
-        #expect(HTTPError.transport(URLError(.unknown), url: Self.url).description.contains("transfer failed (truncated body?)"))
-        #expect(HTTPError.transport(URLError(.timedOut), url: Self.url).description.hasSuffix(": timed out"))
+        #expect(HTTPError.unknownTransferMessage(nil) == "transfer failed (truncated body?)")
         // A body its Content-Encoding does not decode is said so, refused at once, never a truncation.
-        let undecodable = HTTPError.transport(Self.curlError("Error while processing content unencoding: incorrect header check"), url: Self.url)
+        let undecodable = HTTPError.badEncoding(url: Self.url, encoding: nil)
         #expect(!undecodable.isRetryable)
         #expect(undecodable.description == "GET \(Self.url.absoluteString): body not in the encoding its Content-Encoding announces, refused, not retried")
         #expect(HTTPError.badEncoding(url: Self.url, encoding: "deflate").description

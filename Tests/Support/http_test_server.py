@@ -12,7 +12,7 @@ Endpoints:
   /headers               200 JSON echo of the request headers
   /redirect-same         301 to /redirect-same/ (PokeAPI's missing-slash redirect)
   /redirect-same/        200 JSON
-  /redirect-foreign?to=U 302 to U
+  /redirect-foreign[/...]?to=U  302 to U (any path below it: the updater asks for .../index.json)
   /redirect-loop/N       302 to /redirect-loop/N+1, forever
   /flaky/N/KEY           503 for the first N requests of this path, then 200 JSON
   /429/KEY               429 with Retry-After: 1 for the first request of this path, then 200
@@ -92,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(200, OK_BODY)
         elif path == "/redirect-same":
             self.send_body(301, b"", extra={"Location": "/redirect-same/"})
-        elif path == "/redirect-foreign":
+        elif segments[0] == "redirect-foreign":
             self.send_body(302, b"", extra={"Location": query["to"][0]})
         elif segments[0] == "redirect-loop":
             self.send_body(302, b"", extra={"Location": "/redirect-loop/%d" % (int(segments[1]) + 1)})

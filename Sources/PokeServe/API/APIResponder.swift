@@ -75,7 +75,7 @@ final class APIResponder: Responder {
             return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
                                 headers: [("Allow", Route.allowedMethods)])
         case .badPath:
-            return Reply.detail(.badRequest, "A malformed path.",)
+            return Reply.detail(.badRequest, "A malformed path.")
         case .sprite(let path):
             // Without a sprite tree, as any other path outside the API: not found.
             if let sprites = site.sprites { return linkedFile(sprites, path, request) }
@@ -98,8 +98,7 @@ final class APIResponder: Responder {
                 continue
             } catch {
                 StandardStreams.write("pokesync: serve: \(request.path): \(error)\n")
-                return Reply.detail(.internalServerError, "The mirror's store could not be read.",
-                                   )
+                return Reply.detail(.internalServerError, "The mirror's store could not be read.")
             }
         }
         return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",

@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 
 /// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a
 /// sprite tree a crash left behind, builds the source and runs the crawl.
@@ -243,7 +244,7 @@ package enum MirrorRun {
         configuration.retry = settings.retry
         // Redirects are followed only to origins we would fetch from anyway (the client
         // itself always follows a redirect to the same origin, such as PokeAPI's 301).
-        configuration.allowRedirect = { url in policies.contains { $0.allows(url) } }
+        configuration.redirects = RedirectPolicy { url in policies.contains { $0.allows(url) } }
         return configuration
     }
 }

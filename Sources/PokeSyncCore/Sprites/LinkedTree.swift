@@ -11,6 +11,13 @@ package enum LinkedTree: String, Sendable, CaseIterable {
 
     /// The frontier's job name for a file of this tree.
     package var job: String { self == .sprites ? "sprite" : "cry" }
+    /// Every tree's job name as an SQL list, `('sprite', 'cry')`: the frontier's linked files.
+    static let jobsSQL = "(" + allCases.map { "'\($0.job)'" }.joined(separator: ", ") + ")"
+    /// The tree whose frontier job name is `job`.
+    init?(job: String) {
+        guard let tree = Self.allCases.first(where: { $0.job == job }) else { return nil }
+        self = tree
+    }
     /// The table listing each version's files of this tree.
     var versionTable: String { self == .sprites ? "version_sprites" : "version_cries" }
     /// The folder below the mirror root, also the path prefix `serve` answers.

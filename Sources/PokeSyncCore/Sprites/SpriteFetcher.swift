@@ -96,7 +96,7 @@ package struct SpriteFetcher: Sendable {
         } catch HTTPError.badEncoding(_, let encoding) {
             return .failed(HTTPError.notAsAnnounced(encoding))
         } catch HTTPError.redirectRefused(let origin, let target) {
-            return .failed(RedirectRule.refusal(from: origin, to: target, extra: "not on the allow-list"))
+            return .failed(RedirectPolicy.refusal(from: origin, to: target, extra: "not on the allow-list"))
         }
         switch response.status {
         case 200:

@@ -184,10 +184,10 @@ extension Store {
         var byKey: [String: CarriedFiles] = [:]
         let rows = try database.rows("""
             SELECT job, fetched, state, path, error FROM frontier
-            WHERE run = ? AND job IN ('sprite', 'cry') AND state IN ('carried', 'vanished', 'postponed') ORDER BY job, path
+            WHERE run = ? AND job IN \(LinkedTree.jobsSQL) AND state IN ('carried', 'vanished', 'postponed') ORDER BY job, path
             """, [SQLValue(run)]) { ($0.text(0), $0.optionalText(1), $0.text(2), $0.optionalText(3), $0.optionalText(4)) }
         for (job, fetched, state, path, error) in rows {
-            let tree: LinkedTree = job == LinkedTree.cries.job ? .cries : .sprites
+            let tree = LinkedTree(job: job) ?? .sprites
             let host = CarriedFiles.host(of: fetched)
             let key = tree.rawValue + "\t" + host
             var entry = byKey[key] ?? CarriedFiles(tree: tree, host: host, carried: 0, postponed: 0,

@@ -170,7 +170,7 @@ extension Store {
     /// file that failed does not (it is carried or postponed: ``carryFailedFiles(run:allowShrink:)``).
     package func failures(run: Int) throws -> [(key: String, error: String)] {
         try read { database in
-            try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' AND job NOT IN ('sprite', 'cry') ORDER BY job, key",
+            try database.rows("SELECT key, error FROM frontier WHERE run = ? AND state = 'failed' AND job NOT IN \(LinkedTree.jobsSQL) ORDER BY job, key",
                               [SQLValue(run)]) { ($0.text(0), $0.optionalText(1) ?? "failed") }
         }
     }

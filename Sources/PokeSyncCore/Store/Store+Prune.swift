@@ -41,7 +41,7 @@ extension Store {
             let orphans = try database.rows("""
                 DELETE FROM sprite_objects WHERE hash NOT IN (SELECT hash FROM version_sprites)
                   AND hash NOT IN (SELECT hash FROM version_cries)
-                  AND hash NOT IN (SELECT hash FROM frontier WHERE job IN ('sprite', 'cry') AND hash IS NOT NULL)
+                  AND hash NOT IN (SELECT hash FROM frontier WHERE job IN \(LinkedTree.jobsSQL) AND hash IS NOT NULL)
                 RETURNING hash
                 """, []) { $0.blob(0) }
             // Validators for content that is gone would make a 304 point at nothing.

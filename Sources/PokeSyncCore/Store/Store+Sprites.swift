@@ -57,7 +57,7 @@ extension Store {
             try database.rows("""
                 SELECT f.url, f.path, coalesce(f.document, f.name), v.etag, v.last_modified, v.hash, f.job
                 FROM frontier f LEFT JOIN validators v ON v.key = f.key
-                WHERE f.run = ? AND f.job IN ('sprite', 'cry') AND f.state IN (\(placeholders))
+                WHERE f.run = ? AND f.job IN \(LinkedTree.jobsSQL) AND f.state IN (\(placeholders))
                 ORDER BY f.job DESC, f.path
                 """, [SQLValue(run)] + states.map { .text($0.rawValue) }) { row in
                 let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
@@ -138,7 +138,7 @@ extension Store {
             try database.rows("""
                 SELECT f.url, f.path, coalesce(f.document, f.name), f.hash, o.size, f.job
                 FROM frontier f JOIN sprite_objects o ON o.hash = f.hash
-                WHERE f.run = ? AND f.job IN ('sprite', 'cry') AND f.state IN ('done', 'unchanged')
+                WHERE f.run = ? AND f.job IN \(LinkedTree.jobsSQL) AND f.state IN ('done', 'unchanged')
                 """, [SQLValue(run)]) { row in
                 SettledSprite(job: SpriteJob(url: row.text(0), path: row.text(1), document: row.text(2),
                                              tree: row.text(5) == LinkedTree.cries.job ? .cries : .sprites),

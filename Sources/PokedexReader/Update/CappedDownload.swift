@@ -4,9 +4,9 @@ import PokeArchive
 /// One HTTP GET whose body is counted and hashed as it arrives and stopped past a cap,
 /// so that a hostile or broken server cannot fill the disk or memory (a cap checked after
 /// the body is in bounds nothing). It also refuses any `Content-Encoding` but identity (a
-/// 1 MB gzip body may decode to gigabytes before any cap sees it), follows only
-/// same-origin redirects (and names any other: `redirects to file:///etc/passwd: another
-/// scheme (file), not followed`), ends an attempt that moves less than 1 kB/s averaged
+/// 1 MB gzip body may decode to gigabytes before any cap sees it), follows redirects by
+/// ``RedirectPolicy/sameOriginOnly`` (the command line's rules and hop limit; any other is
+/// named: `redirects to file:///etc/passwd: another scheme (file), not followed`), ends an attempt that moves less than 1 kB/s averaged
 /// over the settings' timeout, and stops at once when its task is cancelled.
 ///
 /// The bytes move through the settings' ``DownloadTransport`` (URLSession by default);
@@ -26,8 +26,8 @@ final class CappedDownload: DownloadReceiver, @unchecked Sendable {
         var notModified: Bool
     }
 
-    /// Same-origin redirect hops followed before the download fails as a loop.
-    static let maxRedirects = 5
+    /// The updater's redirects: its own server only.
+    private static let redirects = RedirectPolicy.sameOriginOnly
 
     private let url: URL
     private let destination: URL?
@@ -43,9 +43,11 @@ final class CappedDownload: DownloadReceiver, @unchecked Sendable {
     private var etag: String?
     private var notModified = false
     private var failure: (any Error)?
-    /// The URL of the hop under way, and the same-origin target its 3xx named.
+    /// The URL of the hop under way, the same-origin target its 3xx named, and the
+    /// redirects answered so far.
     private var hop: URL
     private var redirect: URL?
+    private var hops = 0
     /// The transfer under way, cancelled to stop it (the rate check, the task's cancellation).
     private var transfer: Task<Void, any Error>?
     /// (seconds since start, bytes so far), one a tick: the rate window.
@@ -85,7 +87,6 @@ final class CappedDownload: DownloadReceiver, @unchecked Sendable {
         var headers = ["Accept-Encoding": "identity"]
         if let ifNoneMatch { headers["If-None-Match"] = ifNoneMatch }
         var next: URL? = url
-        var hops = 0
         while let target = next {
             next = nil
             lock.withLock { hop = target; self.redirect = nil }
@@ -109,13 +110,7 @@ final class CappedDownload: DownloadReceiver, @unchecked Sendable {
             // The first reason recorded wins over what the stopped transfer threw.
             if let failure { throw failure }
             try result.get()
-            if let redirect {
-                hops += 1
-                guard hops <= Self.maxRedirects else {
-                    throw UpdateError.unreachable(source: url.absoluteString, reason: "more than \(Self.maxRedirects) redirects")
-                }
-                next = redirect
-            }
+            next = redirect
         }
         return lock.withLock {
             if notModified {
@@ -161,25 +156,27 @@ final class CappedDownload: DownloadReceiver, @unchecked Sendable {
         lock.withLock {
             guard failure == nil else { return false }
             let sameServer = "only redirects within the same server are followed"
-            if landed != hop, !RedirectRule.sameOrigin(landed, url) {
+            if landed != hop, !Self.redirects.follows(landed, origin: url) {
                 // FoundationNetworking follows a redirect to file: without asking the delegate,
                 // then answers 404 for it: name the redirect, not the status.
-                refuse(RedirectRule.refusal(from: hop, to: landed, extra: sameServer))
+                refuse(RedirectPolicy.refusal(from: hop, to: landed, extra: sameServer))
                 return false
             }
             if status == 304, ifNoneMatch != nil {
                 notModified = true
                 return false
             }
-            if (300..<400).contains(status) {
-                guard let location = headers["location"], let target = URL(string: location, relativeTo: hop)?.absoluteURL else {
+            if RedirectPolicy.statuses.contains(status) {
+                guard let location = headers["location"] else {
                     refuse("HTTP status \(status) without a usable Location")
                     return false
                 }
-                if [301, 302, 303, 307, 308].contains(status), RedirectRule.sameOrigin(target, url) {
-                    redirect = target
-                } else {
-                    refuse(RedirectRule.refusal(from: hop, to: target, extra: sameServer))
+                hops += 1
+                switch Self.redirects.decide(location: location, from: hop, origin: url, hops: hops) {
+                case .follow(let target): redirect = target
+                case .unreadable: refuse("HTTP status \(status) without a usable Location")
+                case .tooMany: refuse(RedirectPolicy.tooManyReason)
+                case .refused(let target): refuse(RedirectPolicy.refusal(from: hop, to: target, extra: sameServer))
                 }
                 return false
             }

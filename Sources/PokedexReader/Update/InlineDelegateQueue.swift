@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// A URLSession delegate queue that runs each delegate callback at once, on the thread
-/// that delivers it, so that the network waits for the delegate. Used on Linux by the
-/// updater's downloads (``CappedDownload``) and by the crawler's HTTP client.
+/// that delivers it, so that the network waits for the delegate: the updater's downloads
+/// over URLSession (``URLSessionDownloadTransport``).
 ///
 /// FoundationNetworking (libcurl underneath) hands each decoded piece of a body (at most
 /// 16 KB) to the delegate queue with `addOperation` and goes on reading at once: nothing
@@ -19,18 +19,18 @@ import FoundationNetworking
 /// (`URLSessionTask.cancel()` does): cancel from another thread.
 ///
 /// `@unchecked Sendable`: the only state added is a lock, which is thread-safe.
-package final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Recursive, in case a callback makes FoundationNetworking add another on the same thread.
     private let serial = NSRecursiveLock()
 
     /// - Parameter name: the queue's name, for debuggers.
-    package init(name: String) {
+    init(name: String) {
         super.init()
         maxConcurrentOperationCount = 1
         self.name = name
     }
 
-    override package func addOperation(_ block: @escaping @Sendable () -> Void) {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
         serial.lock()
         defer { serial.unlock() }
         block()
@@ -47,7 +47,7 @@ extension URLSessionTask {
     /// byte its `Content-Length` announced: its completion is on its way (it may be queued
     /// on the session's work queue already, where no state says so yet) and ends it anyway.
     /// What is left of the window is a completion queued with bytes still uncounted.
-    package func cancelLater() {
+    func cancelLater() {
         DispatchQueue.global().async {
             guard self.state == .running || self.state == .suspended, !self.hasReceivedItsWholeBody else { return }
             self.cancel()

@@ -18,7 +18,7 @@ public struct UpdaterSettings: @unchecked Sendable {
     /// The updater copies it and sets its own timeout, cache and encoding rules.
     public var configuration: URLSessionConfiguration?
     /// What moves the bytes: nil for URLSession (made from ``configuration``). The
-    /// `pokesync` command line sets its own libcurl transport here on Linux.
+    /// `pokesync` command line sets its own libcurl transport here.
     package var transport: (any DownloadTransport)?
 
     /// The slowest average an attempt may keep over ``timeout`` seconds.

@@ -72,18 +72,12 @@ struct InstallCommand {
         return .success
     }
 
-    /// Every request says pokesync's name and version. On Linux the downloads go through
-    /// pokesync's libcurl transport, whose cancel and caps stop a transfer at once
-    /// (FoundationNetworking's do not); elsewhere through URLSession.
+    /// Every request says pokesync's name and version, and the downloads go through
+    /// pokesync's libcurl transport, the crawler's: its cancel and caps stop a transfer at
+    /// once (FoundationNetworking's do not), and the updater's ``RedirectPolicy`` is the
+    /// crawler's.
     static func useOwnTransport(_ settings: inout UpdaterSettings) {
-        let userAgent = PokeSync.userAgent(contact: nil)
-        #if os(Linux)
-        settings.transport = CurlDownloadTransport(userAgent: userAgent)
-        #else
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpAdditionalHeaders = ["User-Agent": userAgent]
-        settings.configuration = configuration
-        #endif
+        settings.transport = CurlDownloadTransport(userAgent: PokeSync.userAgent(contact: nil))
     }
 
     static func describe(_ step: UpdateProgress) -> String {

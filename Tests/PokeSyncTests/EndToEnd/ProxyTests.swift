@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import PokeSyncCore
 
-/// `http_proxy`, `https_proxy` and `no_proxy`: libcurl, under FoundationNetworking, reads
-/// them itself. A forward proxy stand-in counts what goes through it.
+/// `http_proxy`, `https_proxy` and `no_proxy`: chosen by `ProxyEnvironment` as libcurl
+/// would, and handed to the command line's libcurl transport. A forward proxy stand-in counts what goes through it.
 @Suite("Proxies from the environment, end to end", .serialized)
 struct ProxyTests {
     @Test("http_proxy carries every request; no_proxy naming the host bypasses it")

@@ -8,7 +8,7 @@ struct PokedexSearchTests {
 
     @Test("types' names in every language of the bundle are search strings, exactly as the oracle says")
     func typeNamesInEveryLanguage() throws {
-        // "électrique" is in the issue, but the API's French name of the type is "Électrik":
+        // "électrique" is how a French speaker would type it, but the API's French name of the type is "Électrik":
         // by the rule of <doc:PokedexReader/Reader#Search> it finds nothing, and the oracle agrees.
         let queries = ["eau", "électrique", "électrik", "물", "전기", "ほのお", "Wasser", "feu", "drache", "ドラゴン", "fée"]
         let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], queries: queries)

@@ -31,17 +31,6 @@ package struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    init(_ response: HTTPURLResponse, body: Data, requestedURL: URL) {
-        var headers: [String: String] = [:]
-        headers.reserveCapacity(response.allHeaderFields.count)
-        for (name, value) in response.allHeaderFields {
-            // Casts first: String(describing:) of an existential goes through reflection.
-            let name = (name.base as? String) ?? String(describing: name)
-            headers[name.lowercased()] = (value as? String) ?? String(describing: value)
-        }
-        self.init(url: response.url ?? requestedURL, status: response.statusCode, headers: headers, body: body)
-    }
-
     /// The value of a header field, whatever the case of `name`.
     package func header(_ name: String) -> String? {
         headers[name.lowercased()]
@@ -67,11 +56,10 @@ package struct HTTPClientConfiguration: Sendable {
     package var requestsPerSecond: Double?
     /// Retries of ``HTTPClient/fetch(_:headers:validate:)``.
     package var retry: RetryPolicy
-    /// Which redirect targets may be followed besides the requested URL's own
-    /// scheme, host and port (always followed: PokeAPI's 301 to the slashed path).
-    /// A redirect elsewhere fails with ``HTTPError/redirectRefused(from:to:)``
-    /// without contacting the new host.
-    package var allowRedirect: @Sendable (URL) -> Bool
+    /// Which redirects are followed, and how many (the requested URL's own scheme, host
+    /// and port always are: PokeAPI's 301 to the slashed path). A redirect elsewhere
+    /// fails with ``HTTPError/redirectRefused(from:to:)`` without contacting the new host.
+    package var redirects: RedirectPolicy
 
     package static let defaultUserAgent = PokeSync.userAgent(contact: nil)
 
@@ -86,7 +74,7 @@ package struct HTTPClientConfiguration: Sendable {
     package init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
                 timeout: Int = 30, deadline: Int? = nil, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
                 retry: RetryPolicy = RetryPolicy(),
-                allowRedirect: @escaping @Sendable (URL) -> Bool = { _ in false }) {
+                redirects: RedirectPolicy = .sameOriginOnly) {
         self.userAgent = userAgent
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.timeout = timeout
@@ -94,13 +82,7 @@ package struct HTTPClientConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.requestsPerSecond = requestsPerSecond
         self.retry = retry
-        self.allowRedirect = allowRedirect
-    }
-
-    /// A redirect policy that allows targets on the given hosts (compared without case).
-    package static func allowHosts(_ hosts: Set<String>) -> @Sendable (URL) -> Bool {
-        let hosts = Set(hosts.map { $0.lowercased() })
-        return { url in url.host.map { hosts.contains($0.lowercased()) } ?? false }
+        self.redirects = redirects
     }
 }
 
@@ -123,16 +105,13 @@ package struct HTTPStatistics: Sendable, Equatable {
 /// A GET-only HTTP client: retries with backoff, a body cap, vetted redirects and an
 /// optional request-rate cap shared by all requests.
 ///
-/// The exchanges go through libcurl itself on Linux (``CurlDriver``: a body past its cap
-/// or a cancelled request stops being read at once) and through one URLSession on Apple
-/// platforms; everything else (retries, rate, TLS gate, counters) is the same code.
+/// The exchanges go through libcurl itself (``CurlHTTPTransport`` on a ``CurlDriver``: a
+/// body past its cap or a cancelled request stops being read at once), on every platform
+/// the command line builds for.
 package final class HTTPClient: Sendable {
-    /// Redirect hops followed before the request fails as a loop.
-    static let maxRedirects = 5
-
     /// What this client was made with.
     package let configuration: HTTPClientConfiguration
-    private let transport: any HTTPTransport
+    private let transport: CurlHTTPTransport
     private let rateLimiter: RateLimiter?
     private let counters = Locked(HTTPStatistics())
     /// The first request to an https origin goes alone (``TLSGate`` says why).
@@ -142,11 +121,7 @@ package final class HTTPClient: Sendable {
     /// Creates the client and its transport (no cache, no cookies, keep-alive for the run).
     package init(configuration: HTTPClientConfiguration) {
         self.configuration = configuration
-        #if os(Linux)
         transport = CurlHTTPTransport(configuration: configuration)
-        #else
-        transport = URLSessionHTTPTransport(configuration: configuration)
-        #endif
         rateLimiter = configuration.requestsPerSecond.map { RateLimiter(requestsPerSecond: $0) }
     }
 

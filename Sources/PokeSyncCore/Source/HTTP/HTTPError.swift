@@ -76,7 +76,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         case .bodyTooLarge(let url, let limit):
             return "GET \(url.absoluteString): body larger than \(limit) bytes, refused"
         case .redirectRefused(let from, let to):
-            return "GET \(from.absoluteString): \(RedirectRule.refusal(from: from, to: to))"
+            return "GET \(from.absoluteString): \(RedirectPolicy.refusal(from: from, to: to))"
         case .invalidBody(let url, let reason):
             return "GET \(url.absoluteString): invalid body: \(reason)"
         case .badEncoding(let url, let encoding):
@@ -111,46 +111,15 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         return "body not \(encoding.prefix(40)) as announced (Content-Encoding: \(encoding.prefix(40)))"
     }
 
-    /// Maps a `URLError` from one attempt; cancellation is not mapped (it is a `CancellationError`).
-    static func transport(_ error: URLError, url: URL) -> HTTPError {
-        if let failure = TLSFailure(error, url: url) { return .tls(url: url, failure: failure) }
-        let message: String
-        switch error.code {
-        case .timedOut: message = "timed out"
-        case .networkConnectionLost: message = "connection lost"
-        case .cannotConnectToHost: message = "cannot connect to host"
-        case .cannotFindHost: message = "cannot find host"
-        case .httpTooManyRedirects: message = "too many redirects"
-        case .cannotDecodeContentData, .cannotDecodeRawData: return .badEncoding(url: url, encoding: nil)
-        case .unknown:
-            // FoundationNetworking hands libcurl's words over: a body that does not decode is said so.
-            if let text = libcurlText(error), isUndecodable(text) { return .badEncoding(url: url, encoding: nil) }
-            message = unknownTransferMessage(libcurlText(error))
-        default: message = error.localizedDescription
-        }
-        return .transport(url: url, code: error.code.rawValue, message: message)
-    }
-
-    /// libcurl's words for a body its `Content-Encoding` does not decode (CURLE_BAD_CONTENT_ENCODING).
-    static func isUndecodable(_ text: String) -> Bool {
-        text.lowercased().contains("content unencoding")
-    }
-
-    /// FoundationNetworking reports most of libcurl's failures as `URLError -1` with
-    /// libcurl's own words: a body cut short (`transfer closed with 12 bytes remaining to
-    /// read`) says so; anything else is named as libcurl names it.
+    /// The line for a libcurl failure without a code of its own, in libcurl's words: a body
+    /// cut short (`transfer closed with 12 bytes remaining to read`) says so; anything else
+    /// is named as libcurl names it.
     static func unknownTransferMessage(_ text: String?) -> String {
         guard let text, !text.isEmpty else { return "transfer failed (truncated body?)" }
         let lowered = text.lowercased()
         let truncation = ["transfer closed with", "partial file", "end of response"]
         if truncation.contains(where: { lowered.contains($0) }) { return "truncated body (\(text))" }
         return "transfer failed (\(text))"
-    }
-
-    /// libcurl's message as FoundationNetworking hands it over (the error's description), or
-    /// nil when the error has none of its own.
-    private static func libcurlText(_ error: URLError) -> String? {
-        (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String
     }
 
     private static let permanentTransportCodes: Set<Int> = [

@@ -1,4 +1,3 @@
-#if os(Linux)
 import CCurl
 import Foundation
 import PokedexReader
@@ -6,13 +5,14 @@ import PokedexReader
 import FoundationNetworking
 #endif
 
-/// The updater's transport for `pokesync install` on Linux: the updater's GETs on
+/// The updater's transport for `pokesync install`: the updater's GETs on
 /// libcurl through a ``CurlDriver`` of their own, so that a refused or cancelled download
 /// (past its cap, a wrong encoding, a redirect off the server, a trickle) stops being
 /// read within the callback that refused it, as the crawler's requests do.
 ///
 /// Every request carries `userAgent` (pokesync's name and version). Nothing is decoded
-/// and no redirect is followed: the updater decides (``DownloadTransport``).
+/// and no redirect is followed: the updater decides, by the ``RedirectPolicy`` the crawler's
+/// ``CurlHTTPTransport`` follows too (``DownloadTransport``).
 package final class CurlDownloadTransport: DownloadTransport {
     private let driver: CurlDriver
     private let userAgent: String
@@ -35,7 +35,12 @@ package final class CurlDownloadTransport: DownloadTransport {
         let request = CurlTransfer.Request(url: url, headers: headers, userAgent: userAgent,
                                            timeout: Int(timeout.rounded(.up)), deadlineMilliseconds: nil,
                                            decodeContent: false, proxy: proxy)
-        let outcome = try await driver.perform(CurlTransfer(request, sink: ReceiverSink(receiver, url: url)))
+        let outcome: CurlOutcome
+        do {
+            outcome = try await driver.perform(CurlTransfer(request, sink: ReceiverSink(receiver, url: url)))
+        } catch let unavailable as CurlDriver.Unavailable {
+            throw UpdateError.unreachable(source: url.absoluteString, reason: unavailable.description)
+        }
         if outcome.stopReason is ReceiverSink.Stopped { return }  // the receiver's own decision
         guard let failure = outcome.failure(requested: url, hop: url, proxy: proxy, deadline: 0) as? HTTPError else { return }
         throw UpdateError.unreachable(source: url.absoluteString, reason: Self.reason(failure, timeout: timeout))
@@ -75,4 +80,3 @@ private final class ReceiverSink: CurlSink {
         receiver.body(piece) ? nil : Stopped()
     }
 }
-#endif

@@ -1,9 +1,8 @@
-#if os(Linux)
 import CCurl
 import Foundation
 
 /// One thread that runs every transfer of one libcurl multi handle: the HTTP transport of
-/// the command line on Linux (the crawler's ``HTTPClient`` and `install`'s downloads).
+/// the command line (the crawler's ``HTTPClient`` and `install`'s downloads).
 ///
 /// Why libcurl itself and not URLSession: FoundationNetworking's cancel is asynchronous and
 /// does not stop the transfer (a refused endless body was read on to the server's end, a
@@ -18,8 +17,12 @@ import Foundation
 /// One multi handle holds the connection cache (keep-alive, TLS sessions, HTTP/2
 /// multiplexing) for all its transfers, so requests reuse connections across the run.
 ///
-/// `@unchecked Sendable`: `commands`, `stopping` and `exited` are read and written under
-/// `lock`; `active` and the multi handle are touched by the driver thread only.
+/// The driver checks what every `curl_multi_*` call returns: when the multi handle fails
+/// (out of memory, a broken handle), every transfer in flight and every later one fails
+/// with ``Unavailable/failed(_:)`` naming the call and libcurl's words, and the thread ends.
+///
+/// `@unchecked Sendable`: `commands`, `stopping`, `broken` and `exited` are read and written
+/// under `lock`; `active` and the multi handle are touched by the driver thread only.
 final class CurlDriver: @unchecked Sendable {
     private enum Command {
         case start(CurlTransfer)
@@ -30,6 +33,8 @@ final class CurlDriver: @unchecked Sendable {
     private let lock = NSLock()
     private var commands: [Command] = []
     private var stopping = false
+    /// Why the multi handle can run no transfer, once it failed.
+    private var broken: Unavailable?
     private var exited = false
     /// Driver thread only: the transfers added to the multi handle, by easy handle.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -45,7 +50,12 @@ final class CurlDriver: @unchecked Sendable {
     ///   - name: the thread's name, for debuggers.
     init(maxConnections: Int, name: String) {
         _ = Self.globalSetUp
-        multi = curl_multi_init()
+        guard let multi = curl_multi_init() else {
+            // Only out of memory: there is no handle to run anything on.
+            fatalError("libcurl: curl_multi_init failed (out of memory)")
+        }
+        self.multi = multi
+        // A cache of libcurl's default size only costs reconnections: not worth failing for.
         _ = pokesync_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maxConnections))
         let thread = Thread { [self] in run() }
         thread.name = name
@@ -54,7 +64,9 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Runs `transfer` to its end and returns how it ended.
     /// - Throws: `CancellationError` when the awaiting task is cancelled (the transfer is
-    ///   removed at once, its connection closed), or ``CurlDriver/Stopped`` after ``stop()``.
+    ///   removed at once, its connection closed); ``Unavailable/stopped`` when it is
+    ///   submitted after ``stop()`` (it never starts, even while transfers submitted before
+    ///   `stop()` still run); ``Unavailable/failed(_:)`` when the multi handle failed.
     func perform(_ transfer: CurlTransfer) async throws -> CurlOutcome {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -66,7 +78,8 @@ final class CurlDriver: @unchecked Sendable {
         }
     }
 
-    /// Lets the transfers in flight finish, then ends the thread; later transfers fail with ``Stopped``.
+    /// Lets the transfers submitted before it finish, then ends the thread. A transfer
+    /// submitted after it fails at once with ``Unavailable/stopped`` and is never sent.
     func stop() {
         // The wakeup under the lock, and only while the thread has not exited: once it has,
         // the multi handle is cleaned up and a wakeup on it would touch freed memory.
@@ -76,20 +89,45 @@ final class CurlDriver: @unchecked Sendable {
         }
     }
 
-    /// What a transfer submitted after ``stop()`` fails with.
-    struct Stopped: Error {}
+    /// Why a transfer could not run on this driver.
+    enum Unavailable: Error, CustomStringConvertible {
+        /// It was submitted after ``CurlDriver/stop()``.
+        case stopped
+        /// The multi handle failed: the call and libcurl's words (`curl_multi_poll: out of memory`).
+        case failed(String)
+
+        var description: String {
+            switch self {
+            case .stopped: "the HTTP transport was already stopped"
+            case .failed(let what): "libcurl failed (\(what))"
+            }
+        }
+    }
 
     private func submit(_ command: Command) {
-        // Woken under the lock, for the reason ``stop()`` gives.
-        let accepted = lock.withLock { () -> Bool in
-            guard !exited else { return false }
+        // Woken under the lock, for the reason ``stop()`` gives. A start after stop() is
+        // refused here, not queued: the thread would otherwise run it before it exits.
+        // A cancel is always queued: it may be for a transfer still in flight.
+        let refusal = lock.withLock { () -> Unavailable? in
+            if case .start = command {
+                if let broken { return broken }
+                if stopping || exited { return .stopped }
+            } else if exited {
+                return nil
+            }
             commands.append(command)
             curl_multi_wakeup(multi)
-            return true
+            return nil
         }
-        if !accepted, case .start(let transfer) = command {
-            transfer.finish(.failure(Stopped()))
+        if let refusal, case .start(let transfer) = command {
+            transfer.finish(.failure(refusal))
         }
+    }
+
+    /// The failure of a `curl_multi_*` call, or nil when it succeeded.
+    private static func failure(of call: String, _ code: CURLMcode) -> Unavailable? {
+        guard code != CURLM_OK else { return nil }
+        return .failed("\(call): " + (curl_multi_strerror(code).map { String(cString: $0) } ?? "code \(code.rawValue)"))
     }
 
     private func run() {
@@ -101,19 +139,36 @@ final class CurlDriver: @unchecked Sendable {
             }
             for command in batch { apply(command) }
             if stop, active.isEmpty { break }
-            curl_multi_perform(multi, &running)
+            if let failure = Self.failure(of: "curl_multi_perform", curl_multi_perform(multi, &running)) {
+                failAll(failure)
+                break
+            }
             collectFinished()
             // Returns early on socket activity, on libcurl's own timers, or on a wakeup
             // (a new command); a second at most otherwise.
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            if let failure = Self.failure(of: "curl_multi_poll", curl_multi_poll(multi, nil, 0, 1000, nil)) {
+                failAll(failure)
+                break
+            }
         }
-        let late = lock.withLock { () -> [Command] in
+        let (late, reason) = lock.withLock { () -> ([Command], Unavailable) in
             exited = true
             defer { commands.removeAll() }
-            return commands
+            return (commands, broken ?? .stopped)
         }
-        for case .start(let transfer) in late { transfer.finish(.failure(Stopped())) }
+        for case .start(let transfer) in late { transfer.finish(.failure(reason)) }
         curl_multi_cleanup(multi)
+    }
+
+    /// Fails every transfer in flight with `failure`, and every later one (the multi handle
+    /// is not trusted again).
+    private func failAll(_ failure: Unavailable) {
+        lock.withLock { broken = failure }
+        for (handle, transfer) in active {
+            curl_multi_remove_handle(multi, handle)
+            transfer.finish(.failure(failure))
+        }
+        active.removeAll()
     }
 
     private func apply(_ command: Command) {
@@ -123,9 +178,8 @@ final class CurlDriver: @unchecked Sendable {
                 transfer.finish(.failure(CancellationError()))  // cancelled before it was sent
                 return
             }
-            let code = curl_multi_add_handle(multi, transfer.handle)
-            guard code == CURLM_OK else {
-                transfer.finish(.success(transfer.outcome(code: CURLE_FAILED_INIT)))
+            if let failure = Self.failure(of: "curl_multi_add_handle", curl_multi_add_handle(multi, transfer.handle)) {
+                transfer.finish(.failure(failure))
                 return
             }
             transfer.started = true
@@ -152,4 +206,3 @@ final class CurlDriver: @unchecked Sendable {
         }
     }
 }
-#endif

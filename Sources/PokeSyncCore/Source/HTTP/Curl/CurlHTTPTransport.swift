@@ -1,4 +1,3 @@
-#if os(Linux)
 import CCurl
 import Foundation
 import PokedexReader
@@ -6,12 +5,12 @@ import PokedexReader
 import FoundationNetworking
 #endif
 
-/// ``HTTPClient``'s exchanges on Linux: libcurl through one ``CurlDriver``, redirects
-/// followed here (the `Location` resolved by us, each target vetted before it is
-/// contacted), gzip decoded by libcurl and the decoded bytes counted against the cap as
+/// ``HTTPClient``'s exchanges: libcurl through one ``CurlDriver``, redirects followed here
+/// by the configuration's ``RedirectPolicy`` (the `Location` resolved by us, each target
+/// vetted before it is contacted), gzip decoded by libcurl and the decoded bytes counted against the cap as
 /// they arrive, so a body past it (announced or not, endless, a gzip bomb) stops being
 /// read within the callback that crossed it.
-final class CurlHTTPTransport: HTTPTransport {
+final class CurlHTTPTransport: Sendable {
     private let configuration: HTTPClientConfiguration
     private let driver: CurlDriver
     private let proxies: ProxyEnvironment
@@ -24,10 +23,14 @@ final class CurlHTTPTransport: HTTPTransport {
         driver = CurlDriver(maxConnections: 4 * configuration.maxConnectionsPerHost, name: "pokesync.http")
     }
 
+    /// Lets exchanges in flight finish; later ones fail (``CurlDriver/stop()``).
     func invalidate() {
         driver.stop()
     }
 
+    /// One GET of `url`, following the redirects the configuration's policy allows, its
+    /// (decoded) body stopped past `cap` bytes.
+    /// - Throws: ``HTTPError`` for a failed exchange, `CancellationError` when the awaiting task is cancelled.
     func exchange(_ url: URL, headers: [String: String], cap: Int) async throws -> HTTPResponse {
         var headers = headers
         if !headers.keys.contains(where: { $0.lowercased() == "accept" }) { headers["Accept"] = "application/json" }
@@ -46,28 +49,30 @@ final class CurlHTTPTransport: HTTPTransport {
             let outcome: CurlOutcome
             do {
                 outcome = try await driver.perform(CurlTransfer(request, sink: body))
-            } catch is CurlDriver.Stopped {
-                throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: "HTTP client already invalidated")
+            } catch let unavailable as CurlDriver.Unavailable {
+                // Not retried: the driver takes no more transfers.
+                let message = if case .stopped = unavailable { "HTTP client already invalidated" } else { unavailable.description }
+                throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: message)
             }
             if let failure = outcome.failure(requested: url, hop: current, proxy: proxy, deadline: deadline) { throw failure }
             // Plain http through a proxy is no tunnel: its 407 comes as the response itself.
             if let proxy, outcome.status == 407, current.scheme?.lowercased() == "http" {
                 throw HTTPError.proxyRefused(url: url, proxy: proxy.name, status: 407)
             }
-            guard [301, 302, 303, 307, 308].contains(outcome.status), let location = outcome.headers["location"] else {
+            guard RedirectPolicy.statuses.contains(outcome.status), let location = outcome.headers["location"] else {
                 return HTTPResponse(url: current, status: outcome.status, headers: outcome.headers, body: body.data)
             }
-            guard let target = URL(string: location, relativeTo: current)?.absoluteURL else {
-                throw HTTPError.transport(url: url, code: URLError.badURL.rawValue,
-                                          message: "redirect to an unreadable location \(location.prefix(200))")
-            }
             hops += 1
-            if hops > HTTPClient.maxRedirects {
+            let target: URL
+            switch configuration.redirects.decide(location: location, from: current, origin: url, hops: hops) {
+            case .follow(let next): target = next
+            case .unreadable(let location):
+                throw HTTPError.transport(url: url, code: URLError.badURL.rawValue,
+                                          message: "redirect to an unreadable location \(location)")
+            case .tooMany:
                 throw HTTPError.transport(url: url, code: URLError.httpTooManyRedirects.rawValue,
-                                          message: "more than \(HTTPClient.maxRedirects) redirects")
-            }
-            guard RedirectRule.sameOrigin(target, url) || configuration.allowRedirect(target) else {
-                throw HTTPError.redirectRefused(from: url, to: target)
+                                          message: RedirectPolicy.tooManyReason)
+            case .refused(let refused): throw HTTPError.redirectRefused(from: url, to: refused)
             }
             current = target
         }
@@ -161,4 +166,3 @@ extension CurlOutcome {
         CURLE_USE_SSL_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED,
     ].reduce(into: []) { $0.insert($1.rawValue) }
 }
-#endif

@@ -1,4 +1,3 @@
-#if os(Linux)
 import CCurl
 import Foundation
 
@@ -217,4 +216,3 @@ private let curlWriteCallback: curl_write_callback = { data, size, count, contex
     let length = size * count
     return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
-#endif
