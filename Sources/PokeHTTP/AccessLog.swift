@@ -134,8 +134,16 @@ package final class AccessLog: @unchecked Sendable {
             wantsReopen = false
             condition.unlock()
             var lost = 0
+            // Whether the file took the batch's last chunk whole: after a failure (a disk
+            // that was full has room again) that is the file written again, said at once.
+            var tookLast = false
             if reopening, let path { lost += reopenFile(path) }
-            for chunk in taken { lost += write(chunk.bytes, lines: chunk.lines) }
+            for chunk in taken {
+                let missing = write(chunk.bytes, lines: chunk.lines)
+                lost += missing
+                tookLast = missing == 0 && cut.isEmpty && descriptor >= 0
+            }
+            if tookLast, droppedAtFailure != nil { writtenAgain(lostNow: lost) }
             condition.lock()
             dropped += lost
             if stop && chunks.isEmpty {
@@ -163,15 +171,23 @@ package final class AccessLog: @unchecked Sendable {
         if fresh < 0 {
             failed("reopen \(reason)", "cannot reopen the access log \(path): \(String(cString: strerror(reason))); "
                    + "lines are dropped and counted until a reopen (SIGHUP) succeeds", lost: lost)
-        } else if let before = droppedAtFailure {
-            condition.lock()
-            let since = dropped + lost - before
-            condition.unlock()
-            droppedAtFailure = nil
-            reported.removeAll()
-            StandardStreams.write("pokesync: serve: the access log \(path) is written again; \(since) lines were dropped meanwhile\n")
+        } else if droppedAtFailure != nil {
+            writtenAgain(lostNow: lost)
         }
         return lost
+    }
+
+    /// The file takes lines again after a failure (a reopen that worked, or a disk with
+    /// room again): says how many were dropped meanwhile, `lostNow` (not counted in
+    /// `dropped` yet) included, and forgets the failures said, so the next one is said at once.
+    private func writtenAgain(lostNow: Int) {
+        guard let before = droppedAtFailure else { return }
+        condition.lock()
+        let since = dropped + lostNow - before
+        condition.unlock()
+        droppedAtFailure = nil
+        reported.removeAll()
+        StandardStreams.write("pokesync: serve: the access log \(path ?? "(standard output)") is written again; \(since) lines were dropped meanwhile\n")
     }
 
     /// Writes one chunk of whole lines; returns how many of them are not in the file.

@@ -158,4 +158,57 @@ struct ServeAccessLogTests {
             #expect(server.stop().status == 0)
         }
     }
+
+    /// A full disk that gets room again (a filler file removed), with no reopen: the lines
+    /// in between are dropped and counted, the file takes lines again by itself, serve says
+    /// so with the count, and nothing written is counted.
+    @Test(.enabled(if: geteuid() == 0, "mounts a small tmpfs (the suite runs as root in CI)"))
+    func aDiskWithRoomAgainIsWrittenAgainAndSaysSo() throws {
+        try withTemporaryDirectory { folder in
+            let disk = folder.appendingPathComponent("disk")
+            try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+            guard try runProgram("mount", ["-t", "tmpfs", "-o", "size=128k", "tmpfs", disk.path]).status == 0 else {
+                print("skipped: cannot mount a tmpfs here")
+                return
+            }
+            defer { _ = try? runProgram("umount", ["-l", disk.path]) }
+            let filler = disk.appendingPathComponent("filler")
+            _ = try runProgram("dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096", "count=24"])
+            let log = disk.appendingPathComponent("access.log")
+            let mirror = try ServeMirror.make(folder)
+            let server = try ServeProcess(mirror: mirror, ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
+            let metricsPort = try #require(server.metricsPort)
+            // Lines of about 2 kB: the 32 kB left are full after some 16 of them.
+            let path = "/api/v2/nope/" + String(repeating: "a", count: 2000) + "/"
+            let connection = try RawConnection(port: server.port)
+            for _ in 0 ..< 60 {
+                try connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try connection.readResponse()?.status == 404)
+            }
+            _ = try Operations.scrape(port: metricsPort) {
+                Operations.value($0, "pokesync_serve_access_log_dropped_lines_total") ?? 0 > 0
+            }
+            usleep(500_000)  // every line handed over (a worker hands its lines over within 0.1 s)
+            let droppedWhileFull = try #require(Operations.value(try Operations.scrape(port: metricsPort),
+                                                                 "pokesync_serve_access_log_dropped_lines_total"))
+            try FileManager.default.removeItem(at: filler)
+            for _ in 0 ..< 3 { #expect(try server.get("/api/v2/stat/1/").status == 200) }
+            let stderr = { (try? String(contentsOf: server.child.stderrFile, encoding: .utf8)) ?? "" }
+            let stats = { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").components(separatedBy: "GET /api/v2/stat/1/").count - 1 }
+            let until = Date().addingTimeInterval(10)
+            while (stats() < 3 || !stderr().contains("is written again")) && Date() < until { usleep(20_000) }
+            #expect(stderr().contains("cannot write the access log \(log.path): No space left on device"), "\(stderr())")
+            #expect(stderr().contains("the access log \(log.path) is written again; \(Int(droppedWhileFull)) lines were dropped meanwhile"),
+                    "\(stderr())")
+            let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+            #expect(lines.suffix(3).allSatisfy { $0.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 ") }, "\(lines.suffix(3))")
+            // Every answer is a whole line in the file or counted, never both.
+            let bytes = try Data(contentsOf: log)
+            let whole = bytes.filter { $0 == 0x0A }.count
+            #expect(whole + Int(droppedWhileFull) == 63, "\(whole) whole, \(droppedWhileFull) dropped")
+            #expect(Operations.value(try Operations.scrape(port: metricsPort), "pokesync_serve_access_log_dropped_lines_total")
+                    == droppedWhileFull)
+            #expect(server.stop().status == 0)
+        }
+    }
 }
