@@ -73,7 +73,9 @@ static-check: static
 #                                             binary's .gnu_debuglink names it)
 #   PREFIX/lib/pokesync/pokesync-nightly.sh, pokesync-publish-rsync.sh   the nightly job, its hook
 #   PREFIX/lib/pokesync/crontab, *.service, *.timer, *.logrotate         to copy or load from there
-#   PREFIX/lib/pokesync/installed-files       what `make uninstall` removes (the folders install made too)
+#   PREFIX/lib/pokesync/installed-files       what `make uninstall` removes (the folders install made too),
+#                                             as the installed machine names them (without DESTDIR;
+#                                             with it, only folders within PREFIX count as made)
 # install-files is the same recipe on a binary already built (BIN=...): the tests install
 # their debug build with it rather than spend a static release build.
 BIN ?= $(STATIC_BIN)
@@ -89,7 +91,7 @@ install: static
 install-files:
 	@test -x "$(BIN)" || { echo "make: no binary at $(BIN) (make static, or BIN=...)" >&2; exit 1; }
 	@set -e; \
-	made=$$(grep '/$$' "$(INSTALLED)" 2>/dev/null || true); \
+	made=$$(grep '/$$' "$(INSTALLED)" 2>/dev/null | sed 's|^|$(DESTDIR)|' || true); \
 	for d in "$(DESTDIR)$(PREFIX)/lib" "$(INSTALL_BIN)" "$(INSTALL_LIB)"; do [ -d "$$d" ] || made="$$made $$d/"; done; \
 	d="$(DESTDIR)$(PREFIX)"; while [ ! -d "$$d" ]; do made="$$made $$d/"; d=$$(dirname "$$d"); done; \
 	install -d "$(INSTALL_BIN)" "$(INSTALL_LIB)"; \
@@ -102,9 +104,10 @@ install-files:
 	    sed 's|/usr/local/|$(PREFIX)/|g' "cron/$$f" > "$(INSTALL_LIB)/.$$f.new"; \
 	    case $$f in *.sh) chmod 0755 "$(INSTALL_LIB)/.$$f.new";; *) chmod 0644 "$(INSTALL_LIB)/.$$f.new";; esac; \
 	    mv -f "$(INSTALL_LIB)/.$$f.new" "$(INSTALL_LIB)/$$f"; done; \
-	{ echo "$(INSTALL_BIN)/pokesync"; echo "$(INSTALL_LIB)/pokesync.debug"; \
-	  for f in $(CRON_SCRIPTS) $(CRON_FILES); do echo "$(INSTALL_LIB)/$$f"; done; \
-	  for d in $$made; do echo "$$d"; done; } > "$(INSTALLED)"; \
+	{ echo "$(PREFIX)/bin/pokesync"; echo "$(PREFIX)/lib/pokesync/pokesync.debug"; \
+	  for f in $(CRON_SCRIPTS) $(CRON_FILES); do echo "$(PREFIX)/lib/pokesync/$$f"; done; \
+	  for d in $$made; do t="$${d#"$(DESTDIR)"}"; \
+	      case "$(DESTDIR):$$t" in :*|*:"$(PREFIX)"/*) echo "$$t";; esac; done; } > "$(INSTALLED)"; \
 	echo "installed $(INSTALL_BIN)/pokesync and $(INSTALL_LIB)/ ($(CRON_SCRIPTS) $(CRON_FILES))"
 
 # Removes what install-files wrote (its list), then the folders it made if they are empty;
@@ -112,11 +115,11 @@ install-files:
 uninstall:
 	@set -e; \
 	if [ -f "$(INSTALLED)" ]; then list=$$(cat "$(INSTALLED)"); else \
-	    list="$(INSTALL_BIN)/pokesync $(INSTALL_LIB)/pokesync.debug $(addprefix $(INSTALL_LIB)/,$(CRON_SCRIPTS) $(CRON_FILES))"; fi; \
+	    list="$(PREFIX)/bin/pokesync $(PREFIX)/lib/pokesync/pokesync.debug $(addprefix $(PREFIX)/lib/pokesync/,$(CRON_SCRIPTS) $(CRON_FILES))"; fi; \
 	rm -f "$(INSTALLED)"; \
-	for p in $$list; do case $$p in */) ;; *) rm -f "$$p";; esac; done; \
+	for p in $$list; do case $$p in */) ;; *) rm -f "$(DESTDIR)$$p";; esac; done; \
 	rmdir "$(INSTALL_LIB)" 2>/dev/null || true; \
-	for d in $$(printf '%s\n' $$list | grep '/$$' | sort -r); do rmdir "$$d" 2>/dev/null || true; done; \
+	for d in $$(printf '%s\n' $$list | grep '/$$' | sort -r); do rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done; \
 	echo "removed pokesync from $(DESTDIR)$(PREFIX)"
 
 clean:
