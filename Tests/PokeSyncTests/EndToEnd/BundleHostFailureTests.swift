@@ -109,13 +109,7 @@ struct BundleHostFailureTests {
     @Test func theNightlyJobSaysTheBundleLacksSpritesAndStillPublishesIt() async throws {
         try await withTemporaryDirectory { scratch in
             let changed = try Self.sampleWithNewSprite(in: scratch)
-            let hook = scratch.appendingPathComponent("publish.sh")
-            let record = scratch.appendingPathComponent("published.txt")
-            try """
-            #!/bin/sh
-            [ -f "$1/index.json" ] && echo "published $1" >>"\(record.path)"
-            """.write(to: hook, atomically: true, encoding: .utf8)
-            chmod(hook.path, 0o755)
+            let (hook, record) = try CronJobTests.recordingHook(in: scratch)
             var cli: PokesyncCLI!
             var port = 0
             try await FileHostFailureTests.withBadNight(scratch, fault: "500", tree: "sprites", firstCries: "none",

@@ -28,6 +28,19 @@ struct CronJobTests {
                 String(decoding: night.stdout, as: UTF8.self) + night.stderr)
     }
 
+    /// A publish hook that records each bundles folder it was given (when its index is
+    /// there) in `record`, one line each: what a static host's copy would have seen.
+    static func recordingHook(in scratch: URL) throws -> (hook: URL, record: URL) {
+        let hook = scratch.appendingPathComponent("publish.sh")
+        let record = scratch.appendingPathComponent("published.txt")
+        try """
+        #!/bin/sh
+        [ -f "$1/index.json" ] && echo "published $1" >>"\(record.path)"
+        """.write(to: hook, atomically: true, encoding: .utf8)
+        chmod(hook.path, 0o755)
+        return (hook, record)
+    }
+
     static func modified(_ mirror: URL, _ name: String) throws -> Date {
         try FileManager.default.attributesOfItem(atPath: mirror.appendingPathComponent("logs/\(name)").path)[.modificationDate] as! Date
     }
@@ -79,13 +92,7 @@ struct CronJobTests {
             {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
             """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
             // The hook records what it was given and whether the index was there.
-            let hook = scratch.appendingPathComponent("publish.sh")
-            let record = scratch.appendingPathComponent("published.txt")
-            try """
-            #!/bin/sh
-            [ -f "$1/index.json" ] && echo "published $1" >>"\(record.path)"
-            """.write(to: hook, atomically: true, encoding: .utf8)
-            chmod(hook.path, 0o755)
+            let (hook, record) = try CronJobTests.recordingHook(in: scratch)
 
             let first = try nightWithOutput(mirror, publish: hook)
             #expect(first.status == 0 && first.log.contains("published version 1"), "\(first.log)")

@@ -265,9 +265,8 @@ extension MonthOfNightsTests {
         }
 
         func nightlyJob() throws -> NightResult {
-            let night = try runProgram("/bin/bash", [CronJobTests.script.path], environment: environment)
-            return NightResult(status: night.status, log: try newestLog(),
-                               mail: String(decoding: night.stdout, as: UTF8.self) + night.stderr)
+            let night = try CronJobTests().nightWithOutput(mirror, publish: hook)
+            return NightResult(status: night.status, log: night.log, mail: night.mail)
         }
 
         /// Starts the nightly job, waits until its sync holds the mirror's lock and has a run
@@ -303,15 +302,6 @@ extension MonthOfNightsTests {
                 if words.first == PokesyncCLI.binary.path, words.contains("sync"), words.contains(mirror.path) { return pid }
             }
             return nil
-        }
-
-        func newestLog() throws -> String {
-            let logs = mirror.appendingPathComponent("logs")
-            let names = try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasPrefix("nightly-") }
-            let newest = try #require(try names.max { a, b in
-                try CronJobTests.modified(mirror, a) < CronJobTests.modified(mirror, b)
-            })
-            return try String(contentsOf: logs.appendingPathComponent(newest), encoding: .utf8)
         }
 
         /// `latest` of the published index.json.
