@@ -44,7 +44,7 @@ struct ServeLinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: LinkedFilesTests.whole) { standIn in
-                let full = try cli.run(LinkedFilesTests.arguments("full", standIn))
+                let full = try await cli.run(LinkedFilesTests.arguments("full", standIn))
                 #expect(full.status == 0, "\(full.stderr)")
             }
             let server = try ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])
@@ -69,7 +69,7 @@ struct ServeLinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: LinkedFilesTests.whole) { standIn in
-                let full = try cli.run(LinkedFilesTests.arguments("full", standIn, sprites: "default", cries: "none"))
+                let full = try await cli.run(LinkedFilesTests.arguments("full", standIn, sprites: "default", cries: "none"))
                 #expect(full.status == 0, "\(full.stderr)")
             }
             let server = try ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])

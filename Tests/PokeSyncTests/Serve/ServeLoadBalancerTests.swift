@@ -11,11 +11,11 @@ import Testing
 @Suite("serve: replicas behind nginx", .serialized)
 struct ServeLoadBalancerTests {
     @Test(.enabled(if: StaticHostingTests.nginx != nil, "needs nginx (apt-get install nginx-light)"))
-    func oneReplicaKilledUnderLoadFailsNoRequest() throws {
-        try withTemporaryDirectory { folder in
+    func oneReplicaKilledUnderLoadFailsNoRequest() async throws {
+        try await withTemporaryDirectory { folder in
             chmod(folder.path, 0o755)  // nginx's workers may run as another user when the tests run as root
             // Replicas would each hold their own mirror; one folder serves the same content here.
-            let mirror = try ServeMirror.make(folder)
+            let mirror = try await ServeMirror.make(folder)
             let flags = ["--max-connections-per-address", "1024"]
             let doomed = try ServeProcess(mirror: mirror, flags), survivor = try ServeProcess(mirror: mirror, flags)
             let recipe = try Self.recipe()

@@ -7,9 +7,9 @@ import Testing
 /// ids and names, and preflights are tested in process (`ServeRouteTests`).
 @Suite("serve: routes, pages and headers", .serialized)
 struct ServeRoutingTests {
-    @Test func rootListsEveryEndpointAsAbsoluteURLs() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func rootListsEveryEndpointAsAbsoluteURLs() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
             let root = try server.json("/api/v2/")
             #expect(Set(root.keys) == Set(Samples.kinds))
             #expect(root["pokemon"] as? String == "\(server.base)/api/v2/pokemon/")
@@ -17,9 +17,9 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func listsPageAsDjangoRestFrameworkDoes() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func listsPageAsDjangoRestFrameworkDoes() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
             let list = "\(server.base)/api/v2/move/"
             let first = try server.json("/api/v2/move/")
             #expect(first["count"] as? Int == 68)
@@ -59,9 +59,9 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func documentsByIdOrNameCaseInsensitively() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func documentsByIdOrNameCaseInsensitively() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
             let byID = try server.get("/api/v2/pokemon/25/")
             let byName = try server.get("/api/v2/pokemon/Pikachu/")
             let escaped = try server.get("/api/v2/pokemon/%50IKACHU/")
@@ -81,9 +81,9 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func headersEtagGzipHeadAndHost() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func headersEtagGzipHeadAndHost() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let server = try ServeProcess(mirror: mirror, ["--base-url", "https://pokeapi.example.org/mirror/"])
             let plain = try server.get("/api/v2/pokemon/25/", headers: ["Host: evil.example"])
             #expect(plain.headers["access-control-allow-origin"] == "*")
@@ -120,9 +120,9 @@ struct ServeRoutingTests {
     /// Where serve answered otherwise than PokeAPI's Django server: `+1` is a name, names
     /// compare ASCII case-insensitively, a CORS preflight is answered, and the gzip body
     /// has its own entity tag.
-    @Test func answersAsPokeAPIsServerDoes() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func answersAsPokeAPIsServerDoes() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
             // Two representations, two strong validators; each 304s for its own.
             let plain = try server.get("/api/v2/pokemon/25/")
             let gzip = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip"])
@@ -143,9 +143,9 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func spritesUnderSpriteBase() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func spritesUnderSpriteBase() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let tree = mirror.appendingPathComponent("sprites/pokemon")
             try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
             let png = [UInt8]([0x89, 0x50, 0x4E, 0x47, 13, 10, 26, 10, 1, 2, 3])
@@ -178,9 +178,9 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func theWholeAPIsRootListsMetaAndEncounters() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+    @Test func theWholeAPIsRootListsMetaAndEncounters() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
             let server = try ServeProcess(mirror: mirror)
             // The root is upstream's, with absolute URLs.
             let root = try server.json("/api/v2/")
@@ -206,22 +206,22 @@ struct ServeRoutingTests {
         }
     }
 
-    @Test func exitCodes() throws {
-        try withTemporaryDirectory { folder in
+    @Test func exitCodes() async throws {
+        try await withTemporaryDirectory { folder in
             let cli = PokesyncCLI(mirror: folder.appendingPathComponent("Missing"))
-            #expect(try cli.run(["serve", "--listen", "127.0.0.1:0"]).status == 64)
-            #expect(try cli.run(["serve", "--listen", "nonsense"]).status == 64)
-            #expect(try cli.run(["serve", "--listen", "127.0.0.1:70000"]).status == 64)
-            #expect(try cli.run(["serve", "--base-url", "ftp://x"]).status == 64)
-            #expect(try cli.run(["serve", "--base-url", "http://x/?q"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "127.0.0.1:0"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "nonsense"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "127.0.0.1:70000"]).status == 64)
+            #expect(try await cli.run(["serve", "--base-url", "ftp://x"]).status == 64)
+            #expect(try await cli.run(["serve", "--base-url", "http://x/?q"]).status == 64)
             let corrupt = folder.appendingPathComponent("Corrupt")
             try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
             try Data(repeating: 0x41, count: 4096).write(to: corrupt.appendingPathComponent("store.sqlite"))
-            let refused = try PokesyncCLI(mirror: corrupt).run(["serve", "--listen", "127.0.0.1:0"])
+            let refused = try await PokesyncCLI(mirror: corrupt).run(["serve", "--listen", "127.0.0.1:0"])
             #expect(refused.status == 65, "\(refused.stderr)")
-            let mirror = try ServeMirror.make(folder)
+            let mirror = try await ServeMirror.make(folder)
             let server = try ServeProcess(mirror: mirror)
-            let taken = try PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:\(server.port)"])
+            let taken = try await PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:\(server.port)"])
             #expect(taken.status == 69, "\(taken.stderr)")
             #expect(taken.stderr.contains("cannot listen on 127.0.0.1:\(server.port)"))
             #expect(server.stop().status == 0)

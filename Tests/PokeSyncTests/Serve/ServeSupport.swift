@@ -221,9 +221,9 @@ enum ServeMirror {
     /// The whole-API sample of 2026-08-08: every endpoint, `meta`, encounters.
     static let whole2026 = TestPaths.fixtures.appendingPathComponent("whole-2026-08-08", isDirectory: true)
 
-    static func make(_ folder: URL, from sample: URL = TestPaths.sample2026, kinds: String = "default") throws -> URL {
+    static func make(_ folder: URL, from sample: URL = TestPaths.sample2026, kinds: String = "default") async throws -> URL {
         let mirror = folder.appendingPathComponent("Mirror")
-        let result = try PokesyncCLI(mirror: mirror).run(["full", "--source", sample.path, "--sprites", "none", "--kinds", kinds])
+        let result = try await PokesyncCLI(mirror: mirror).run(["full", "--source", sample.path, "--sprites", "none", "--kinds", kinds])
         guard result.status == 0 else { throw ServeTestError("full failed: \(result.stderr)") }
         return mirror
     }
