@@ -35,17 +35,19 @@ struct FileHostLossTests {
 
     /// The `front_default` link `serve --sprite-base` gives each pokemon whose sprite is one
     /// of `paths` (`pokemon/ID.png`), and whether a local one answers 200.
-    static func servedSpriteLinks(_ mirror: URL, _ paths: [String]) throws -> [(link: String, answers: Bool)] {
+    static func servedSpriteLinks(_ mirror: URL, _ paths: [String]) async throws -> [(link: String, answers: Bool)] {
         let lan = ServeLinkedFilesTests.lan
-        let server = try ServeProcess(mirror: mirror, ["--sprite-base", lan])
-        defer { _ = server.stop() }
-        return try paths.map { path in
+        let server = try await ServeProcess(mirror: mirror, ["--sprite-base", lan])
+        // Stopped after the answers (a defer cannot await); if one throws, dropping it kills it.
+        let links = try paths.map { path in
             let id = path.dropFirst("pokemon/".count).dropLast(".png".count)
             let sprites = try server.json("/api/v2/pokemon/\(id)/")["sprites"] as? [String: Any]
             let link = sprites?["front_default"] as? String ?? "none"
             let answers = link.hasPrefix(lan + "/") ? try server.get(String(link.dropFirst(lan.count))).status == 200 : false
             return (link, answers)
         }
+        _ = await server.stop()
+        return links
     }
 
     static func warnings(_ stdout: String) -> [String] {
@@ -137,7 +139,7 @@ struct FileHostLossTests {
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
             // serve links them locally, and the local links answer.
             let lostPaths = Array(lostSprites.prefix(4))
-            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+            for (path, served) in zip(lostPaths, try await Self.servedSpriteLinks(cli.mirror, lostPaths)) {
                 #expect(served.link == "\(ServeLinkedFilesTests.lan)/sprites/\(path)" && served.answers, "\(path): \(served)")
             }
 
@@ -156,7 +158,7 @@ struct FileHostLossTests {
             let latest = try #require(try Self.json(try await cli.run(["status", "--json"]).stdout)["latest"] as? [String: Any])
             #expect(latest["sprites_missing"] as? Int == 8, "\(latest)")
             // serve no longer links the dropped ones locally: upstream's links stand.
-            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+            for (path, served) in zip(lostPaths, try await Self.servedSpriteLinks(cli.mirror, lostPaths)) {
                 #expect(served.link == LinkedFilesTests.spritePrefix + path, "\(path): \(served)")
             }
 

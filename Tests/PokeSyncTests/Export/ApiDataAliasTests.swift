@@ -77,9 +77,9 @@ struct ApiDataAliasTests {
                 #expect(try Data(contentsOf: byName) == Data(contentsOf: byID), "\(name)")
             }
             // serve answers the same document for the name.
-            let server = try ServeProcess(mirror: cli.mirror)
-            defer { server.stop() }
+            let server = try await ServeProcess(mirror: cli.mirror)
             #expect(try server.json("/api/v2/item/roseli-berry/")["id"] as? Int == 2279)
+            await server.stop()  // after the answer (a defer cannot await); a throw drops and kills it
         }
     }
 

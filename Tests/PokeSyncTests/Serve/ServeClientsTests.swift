@@ -23,7 +23,7 @@ struct ServeClientsTests {
     func pokesyncMirrorsFromServeAndItsSecondSyncTakesTheNoChangeShortcut(kinds: String) async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder, from: kinds == "all" ? ServeMirror.whole2026 : TestPaths.sample2026, kinds: kinds)
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let copy = PokesyncCLI(mirror: folder.appendingPathComponent("Copy"))
             let full = try await copy.run(["full", "--source", "\(server.base)/api/v2", "--sprites", "none", "--kinds", kinds])
             #expect(full.status == 0, "\(full.stderr)")
@@ -38,13 +38,13 @@ struct ServeClientsTests {
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect((sync.stdout + sync.stderr).contains("is the same as at version 1"), "\(sync.stdout) \(sync.stderr)")
             #expect(sync.stdout.contains("no changes since version 1"))
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     @Test func curlFollowsNextToTheEnd() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             var next: String? = "\(server.base)/api/v2/move/?limit=7"
             var names: [String] = []
             var count: Int?
@@ -60,7 +60,7 @@ struct ServeClientsTests {
             }
             #expect(pages == 10)
             #expect(count == 68 && names.count == 68 && Set(names).count == 68)
-            server.stop()
+            await server.stop()
         }
     }
 
@@ -71,7 +71,7 @@ struct ServeClientsTests {
         try await withTemporaryDirectory { folder in
             // Every endpoint, meta, and each pokemon's encounters, which ditto clones with it.
             let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let cloned = folder.appendingPathComponent("cloned")
             let clone = try await runProgram(try #require(Self.ditto), ["clone", "--src-url", server.base, "--dest-dir", cloned.path])
             #expect(clone.status == 0, "\(clone.stderr.suffix(1000))")
@@ -87,7 +87,7 @@ struct ServeClientsTests {
             // ditto writes two-space JSON.
             let sample = try String(contentsOf: cloned.appendingPathComponent("api/v2/type/1/index.json"), encoding: .utf8)
             #expect(sample.hasPrefix("{\n  \""))
-            server.stop()
+            await server.stop()
         }
     }
 }

@@ -22,7 +22,7 @@ struct ServeHealthTests {
     @Test func aVersionPublishedIsNamedWithoutAPublicRequest() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder, from: TestPaths.sample2025)
-            let server = try ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
+            let server = try await ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").text == #"{"status":"ok","version":1}"#)
             let sync = try await PokesyncCLI(mirror: mirror).run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
@@ -45,7 +45,7 @@ struct ServeHealthTests {
             let reopened = try Operations.scrape(port: metricsPort) { Operations.value($0, "pokesync_serve_store_reopens_total") == 1 }
             #expect(Operations.value(reopened, "pokesync_serve_store_reopens_total") == 1, "\(reopened)")
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").text == #"{"status":"ok","version":2}"#)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -61,7 +61,7 @@ struct ServeHealthTests {
             child.process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             child.process.arguments = ["--bounding-set=-dac_override,-dac_read_search", PokesyncCLI.binary.path]
                 + child.process.arguments!
-            let server = try ServeProcess(child: child)
+            let server = try await ServeProcess(child: child)
             let metricsPort = try #require(server.metricsPort)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").status == 200)
             let store = mirror.appendingPathComponent("store.sqlite")
@@ -78,7 +78,7 @@ struct ServeHealthTests {
             let missing = try ServeProcess.get(port: metricsPort, "/healthz")
             #expect(missing.status == 503 && missing.text.contains("is missing"), "\(missing.text)")
             try FileManager.default.moveItem(at: aside, to: store)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

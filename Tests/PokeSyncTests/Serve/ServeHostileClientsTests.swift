@@ -74,7 +74,7 @@ struct ServeHostileClientsTests {
     func manyConnectionsThatNeverReadLockNoOneOut() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror, ["--max-connections-per-address", "1000"])
+            let server = try await ServeProcess(mirror: mirror, ["--max-connections-per-address", "1000"])
             // Fetched twice before: cached, and asked for more often than the attack's bodies.
             for _ in 0 ..< 2 { for path in ["/api/v2/", "/api/v2/type/1/"] { #expect(try server.get(path).status == 200) } }
             var attackers = try Self.nonReaders(port: server.port, count: 300, requests: 16, paths: try Self.largestDocuments(40))
@@ -84,7 +84,7 @@ struct ServeHostileClientsTests {
             #expect(server.child.process.isRunning)
             attackers.removeAll()
             #expect(try server.get("/api/v2/pokemon/1/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -93,12 +93,12 @@ struct ServeHostileClientsTests {
     @Test func pipelinedWorkIsSharedNewClientsAreNotStarved() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let pages = (0 ..< 400).map { "/api/v2/move/?limit=100000&n=\($0)" } + (try Self.largestDocuments(20))
             var attackers = try Self.nonReaders(port: server.port, count: 100, requests: 40, paths: pages)
             Self.probe(port: server.port, paths: ["/api/v2/", "/api/v2/type/1/", "/api/v2/ability/1/"], seconds: 3)
             attackers.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -109,7 +109,7 @@ struct ServeHostileClientsTests {
                    "ss (iproute2) is not installed"))
     func theKernelHoldsABoundedPartOfUnreadReplies() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all"))
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all"))
             let large = try Self.largestDocuments(4)
             var attackers = try Self.nonReaders(port: server.port, count: 20, requests: 8, paths: large)
             usleep(1_000_000)
@@ -121,7 +121,7 @@ struct ServeHostileClientsTests {
             #expect(queues.allSatisfy { $0 > 0 && $0 <= 200_000 }, "\(queues)")
             attackers.removeAll()
             #expect(try server.get("/api/v2/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -129,7 +129,7 @@ struct ServeHostileClientsTests {
     /// a long-idle connection makes room for a new client.
     @Test func oneAddressHoldsItsShareAndIdleConnectionsMakeRoom() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--max-connections", "40", "--max-connections-per-address", "20"])
             func keepAlive(from source: String) throws -> RawConnection {
                 let connection = try RawConnection(port: server.port, from: source)
@@ -157,7 +157,7 @@ struct ServeHostileClientsTests {
             // forever: between requests it is idle, and the oldest idle ones go first.
             first.removeAll()
             second.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -169,7 +169,7 @@ struct ServeHostileClientsTests {
             let store = mirror.appendingPathComponent("store.sqlite")
             let backup = folder.appendingPathComponent("backup.sqlite")
             try FileManager.default.copyItem(at: store, to: backup)
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let firstTag = try #require(try server.get("/api/v2/pokemon/25/").headers["x-pokeapi-hash"])
             let stop = Locked(false), failures = Locked([String]())
             let port = server.port
@@ -234,7 +234,7 @@ struct ServeHostileClientsTests {
             stop.withLock { $0 = true }
             while !hammer.isFinished { usleep(10_000) }
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.count) failures: \(failures.withLock { $0 }.prefix(5))")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 

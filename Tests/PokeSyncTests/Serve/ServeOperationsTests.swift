@@ -27,7 +27,7 @@ struct ServeOperationsTests {
     @Test func theAccessLogHasALinePerAnswerInNginxCombinedFormat() async throws {
         try await withTemporaryDirectory { folder in
             let log = folder.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", log.path])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", log.path])
             let document = try server.get("/api/v2/pokemon/25/", headers: ["User-Agent: pokedex-test/1.0", "Referer: http://app.example/"])
             #expect(document.status == 200)
             #expect(try server.get("/api/v2/nope/?q=\"x\"").status == 404)
@@ -58,15 +58,15 @@ struct ServeOperationsTests {
             let fresh = Self.lines(log, atLeast: 1)
             #expect(fresh.count == 1 && fresh[0].contains("\"GET /api/v2/type/10/ HTTP/1.1\" 200 "), "\(fresh)")
             #expect(Self.lines(rotated, atLeast: 4).count == 4)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     @Test func theAccessLogGoesToStandardOutputWithADash() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", "-"])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", "-"])
             #expect(try server.get("/api/v2/stat/1/").status == 200)
-            let result = server.stop()
+            let result = await server.stop()
             #expect(result.status == 0)
             let logged = result.stdout.split(separator: "\n").filter { $0.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 ") }
             #expect(logged.count == 1, "\(result.stdout)")
@@ -131,7 +131,7 @@ struct ServeOperationsTests {
             // A reader that never reads, so the writer blocks once the pipe is full.
             let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
             try #require(reader >= 0)
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", fifo.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             // Lines of about 2 kB (long 404 paths): the pipe and the 1 MB queue hold ~550.
@@ -152,13 +152,13 @@ struct ServeOperationsTests {
             // `/api/v2/nope/{name}/` has a document's shape (no such kind: 404).
             #expect(Self.value(metrics, #"pokesync_serve_requests_total{route="document",status="404"}"#) == 1500)
             close(reader)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     @Test func theMetricsCountWhatClientsDidInPrometheusFormat() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--metrics-listen", "127.0.0.1:0", "--max-connections-per-address", "2"])
             let metricsPort = try #require(server.metricsPort)
             // One keep-alive connection from 127.0.0.1 (a closed one may still count against
@@ -212,14 +212,14 @@ struct ServeOperationsTests {
                 print("skipped: promtool check metrics (promtool missing: apt-get install prometheus)")
             }
             _ = (held, client)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     @Test func healthzSaysWhetherTheStoreCanBeReadAndWhichVersionIsServed() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
+            let server = try await ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             let healthy = try ServeProcess.get(port: metricsPort, "/healthz")
             #expect(healthy.status == 200 && healthy.text == #"{"status":"ok","version":1}"#, "\(healthy.text)")
@@ -236,7 +236,7 @@ struct ServeOperationsTests {
             try FileManager.default.moveItem(at: aside, to: store)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").status == 200)
             #expect(try ServeProcess.get(port: metricsPort, "/nope").status == 404)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -245,7 +245,7 @@ struct ServeOperationsTests {
     /// leave room for a health check from another.
     @Test func oneAddressCannotHoldTheMetricsAddressAgainstAHealthCheck() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder), ["--metrics-listen", "127.0.0.1:0"])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             var silent: [RawConnection] = []
             for _ in 0 ..< 16 { silent.append(try RawConnection(port: metricsPort)) }
@@ -253,7 +253,7 @@ struct ServeOperationsTests {
             #expect(try refused.readResponse()?.status == 503)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz", from: "127.0.0.2").status == 200)
             withExtendedLifetime(silent) {}
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -271,7 +271,7 @@ struct ServeOperationsTests {
     /// slowest head is.
     @Test func atTheCapAClientWhoseFirstRequestIsUnreadIsNeverClosedToMakeRoom() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--max-connections", "4", "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             var slow: [RawConnection] = []
@@ -296,7 +296,7 @@ struct ServeOperationsTests {
             #expect(Self.value(text, #"pokesync_serve_connections_closed_total{reason="cap_slow_head"}"#) == 1, "\(text)")
             #expect(Self.value(text, #"pokesync_serve_connections_closed_total{reason="cap_idle"}"#) == 0)
             slow.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 

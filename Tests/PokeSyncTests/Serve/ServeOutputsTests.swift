@@ -122,7 +122,7 @@ struct ServeOutputsTests {
         try await withTemporaryDirectory { folder in
             let fifo = folder.appendingPathComponent("access.fifo")
             try #require(mkfifo(fifo.path, 0o600) == 0)
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", fifo.path])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", fifo.path])
             #expect(try server.get("/api/v2/stat/1/").status == 200)
             let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
             try #require(reader >= 0)
@@ -135,7 +135,7 @@ struct ServeOutputsTests {
                 if count > 0 { text += String(decoding: chunk[0 ..< count], as: UTF8.self) } else { usleep(20_000) }
             }
             #expect(text.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 "), "\(text)")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

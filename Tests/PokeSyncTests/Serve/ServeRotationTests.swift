@@ -18,7 +18,7 @@ struct ServeRotationTests {
             let logs = folder.appendingPathComponent("logs")
             try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
             let log = logs.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             // The snippet as shipped, its paths in this folder: the log, the user that owns
@@ -74,7 +74,7 @@ struct ServeRotationTests {
                 ServeOperationsTests.value($0, #"pokesync_serve_requests_total{route="document",status="200"}"#) == Double(answered)
             }
             #expect(ServeOperationsTests.value(metrics, "pokesync_serve_access_log_dropped_lines_total") == 0)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
 
             // access.log, access.log.1 (delaycompress) and the older ones gzip'd.
             var lines: [Substring] = []

@@ -9,7 +9,7 @@ struct ServeVersionsTests {
     @Test func aVersionPublishedWhileServingIsServedAndPruneRunsBeside() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder, from: TestPaths.sample2025)
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let before = try server.get("/api/v2/pokemon/10263/")
             #expect(before.status == 200)
             #expect(try server.get("/api/v2/pokemon/10312/").status == 404)
@@ -57,13 +57,13 @@ struct ServeVersionsTests {
                 #expect(try server.get(path).status == 200, "\(path)")
             }
             #expect(try server.get("/api/v2/pokemon/25/").headers["x-pokeapi-hash"] == secondTag)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     @Test func sigtermFinishesTheRepliesInFlightAndExits0() async throws {
         try await withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try await ServeMirror.make(folder))
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let plain = try server.get("/api/v2/pokemon/25/").body
             // Ten pipelined 0.6 MB replies, not read yet: most of them wait in the server.
             let busy = try RawConnection(port: server.port)
@@ -82,7 +82,7 @@ struct ServeVersionsTests {
                 #expect(response.status == 200 && response.body == plain, "reply \(index)")
             }
             #expect(busy.closes(within: 5))
-            let result = server.stop()
+            let result = await server.stop()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("stopped"))
         }
