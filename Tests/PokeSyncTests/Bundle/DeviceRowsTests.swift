@@ -39,9 +39,9 @@ struct DeviceRowsTests {
         }
     }
 
-    @Test func everyTableHasRowsOfItsColumnCount() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func everyTableHasRowsOfItsColumnCount() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let builder = DeviceDatabaseBuilder(store: fixture.store)
             let sprites = SpriteSelection(set: try BundleProfile().spriteSet(), held: [:])
             var rows = try builder.convert(try fixture.store.documents(version: 1), sprites: sprites)

@@ -64,8 +64,8 @@ struct DeviceSchemaDeclarationTests {
     /// The Python oracles (Tests/Support) are written from the documentation, independently
     /// of the Swift code, so they list the columns again: each must list the declared ones,
     /// in order, with the declared key where it says one.
-    @Test func thePythonOraclesListTheDeclaredColumns() throws {
-        let result = try runProgram("python3", [TestPaths.support.appendingPathComponent("oracle_columns.py").path])
+    @Test func thePythonOraclesListTheDeclaredColumns() async throws {
+        let result = try await runProgram("python3", [TestPaths.support.appendingPathComponent("oracle_columns.py").path])
         try #require(result.status == 0, "\(result.stderr)")
         struct Listed: Decodable { var columns: [String]; var keys: Int? }
         let oracles = try JSONDecoder().decode([String: [String: Listed]].self, from: Data(result.text.utf8))
@@ -93,13 +93,13 @@ struct DeviceSchemaDeclarationTests {
     /// schema check, carried by a delta, and still there after the delta is applied, for a
     /// pokemon the delta re-sends for another change as for one it changes. The schema's
     /// own declaration refuses that delta (its `changes.sqlite` is not a delta it knows).
-    @Test func aColumnAddedToTheDeclarationSurvivesInstallAndDelta() throws {
+    @Test func aColumnAddedToTheDeclarationSurvivesInstallAndDelta() async throws {
         let nickname = DeviceSchema.Column.text("nickname")
         let extended = DeviceSchema.tables.map { $0.name == "pokemon" ? $0.adding(nickname) : $0 }
-        try withTemporaryDirectory { folder in
+        try await withTemporaryDirectory { folder in
             // Pikachu's weight changes in version 2; its nickname does not.
-            let plain1 = try UpdateFixtures.makeVersion(1, from: TestPaths.sample2026, in: folder)
-            let plain2 = try UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: folder) { db in
+            let plain1 = try await UpdateFixtures.makeVersion(1, from: TestPaths.sample2026, in: folder)
+            let plain2 = try await UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: folder) { db in
                 try db.execute("UPDATE pokemon SET weight = weight + 1 WHERE id = 25")
             }
             let ids = try Database(path: plain1.database.path, mode: .readOnly)

@@ -177,9 +177,9 @@ struct ServeBodyBoundTests {
                     ifNoneMatch: nil, acceptEncoding: nil, hasBody: false)
     }
 
-    @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() throws {
-        try withTemporaryDirectory { folder in
-            let layout = MirrorLayout(root: try ServeMirror.make(folder))
+    @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() async throws {
+        try await withTemporaryDirectory { folder in
+            let layout = MirrorLayout(root: try await ServeMirror.make(folder))
             let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
             let keeper = try StoreKeeper(layout: layout)
             let roomy = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
