@@ -64,12 +64,14 @@ extension Pokedex {
         }.compactMap { $0 }
         let species = try base.optionalInt("species_id").flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
         let moveDetails = try localizedMoves(pokemonID: id, languages: languages, in: database)
-        return PokemonDetail(row: base, types: types, abilities: abilities,
-                             // The slugs in the same order (by move) as the details that carry them.
-                             moves: moveDetails.map(\.name),
-                             localizedTypes: try localizedTypes(pokemonID: id, languages: languages, in: database),
-                             moveDetails: moveDetails,
-                             stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
+        // The `pokemon` columns by property name; the rest from the other tables.
+        return base.model(PokemonDetail.self, parts: [
+            "types": types, "abilities": abilities,
+            // The slugs in the same order (by move) as the details that carry them.
+            "moves": moveDetails.map(\.name),
+            "localizedTypes": try localizedTypes(pokemonID: id, languages: languages, in: database),
+            "moveDetails": moveDetails, "stats": stats.sorted(by: statOrder), "sprites": sprites, "species": species as Any,
+        ])
     }
 
     /// Game order for the six stats; any other stat after them, by name.
@@ -101,11 +103,14 @@ extension Pokedex {
             WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
             """, [key], languages, in: database)
         let chain = try row.optionalInt("evolution_chain_id").flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
-        return SpeciesDetail(row: row, localizedName: localizedName, genus: genus,
-                             flavorTexts: texts.filter { $0.language == language }.map {
-                                 FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
-                                            versionName: versionNames[$0.version])
-                             }, evolutionChain: chain)
+        // The `species` columns by property name; the rest from the other tables.
+        return row.model(SpeciesDetail.self, parts: [
+            "localizedName": localizedName as Any, "genus": genus as Any,
+            "flavorTexts": texts.filter { $0.language == language }.map {
+                FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
+                           versionName: versionNames[$0.version])
+            }, "evolutionChain": chain as Any,
+        ])
     }
 
     /// The text in the first preferred language present, else English, else nil.

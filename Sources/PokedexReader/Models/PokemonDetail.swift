@@ -53,20 +53,6 @@ public struct PokemonDetail: Sendable, Hashable, Codable, Identifiable {
     private func pair(_ key: String, _ femaleKey: String) -> SpritePair? {
         sprite(key).map { SpritePair(default: $0, female: sprite(femaleKey)) }
     }
-
-    /// The page from its `pokemon` row, each plain field read from the declared column of
-    /// its name (a new column's field is one line here), and what other tables give.
-    init(row: DeclaredRow, types: [String], abilities: [PokemonAbility], moves: [String], localizedTypes: [PokemonType],
-         moveDetails: [PokemonMove], stats: [PokemonStat], sprites: [PokemonSprite], species: SpeciesDetail?) {
-        id = row.int("id")
-        name = row.text("name")
-        height = row.int("height")
-        weight = row.int("weight")
-        baseExperience = row.optionalInt("base_experience")
-        isDefault = row.bool("is_default")
-        (self.types, self.abilities, self.moves, self.localizedTypes) = (types, abilities, moves, localizedTypes)
-        (self.moveDetails, self.stats, self.sprites, self.species) = (moveDetails, stats, sprites, species)
-    }
 }
 
 /// One ability of a pokemon.
@@ -153,23 +139,6 @@ public struct SpeciesDetail: Sendable, Hashable, Codable {
 
     /// The entry to show: the newest game's, in the chosen language.
     public var flavorText: FlavorText? { flavorTexts.first }
-
-    /// The species from its `species` row, each plain field read from the declared column
-    /// of its name (a new column's field is one line here), and what other tables give.
-    init(row: DeclaredRow, localizedName: LocalizedText?, genus: LocalizedText?, flavorTexts: [FlavorText],
-         evolutionChain: EvolutionNode?) {
-        id = row.int("id")
-        name = row.text("name")
-        generation = row.optionalText("generation")
-        color = row.optionalText("color")
-        habitat = row.optionalText("habitat")
-        isBaby = row.bool("is_baby")
-        isLegendary = row.bool("is_legendary")
-        isMythical = row.bool("is_mythical")
-        genderRate = row.optionalInt("gender_rate")
-        captureRate = row.optionalInt("capture_rate")
-        (self.localizedName, self.genus, self.flavorTexts, self.evolutionChain) = (localizedName, genus, flavorTexts, evolutionChain)
-    }
 }
 
 /// A text and the language code it is in (the API's code, as stored: `zh-hant`).

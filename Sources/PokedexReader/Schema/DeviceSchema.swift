@@ -114,6 +114,20 @@ package enum DeviceSchema {
         .stat, .statName, .version, .versionName, .language, .languageName,
     ]
 
+    /// The column a Swift property stands for, by name: `speciesID` is `species_id`,
+    /// `detailsJSON` is `details_json`, a name in snake case is itself. The exporter's rows
+    /// and the reader's models are matched to the declared columns by it.
+    package static func columnName(ofProperty property: String) -> String {
+        var name = ""
+        var previous: Character?
+        for character in property {
+            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { name.append("_") }
+            name.append(contentsOf: character.lowercased())
+            previous = character
+        }
+        return name
+    }
+
     /// `name` as an SQL identifier (the schema's names need no escaping inside the quotes).
     package static func quoted(_ name: String) -> String { "\"\(name)\"" }
 

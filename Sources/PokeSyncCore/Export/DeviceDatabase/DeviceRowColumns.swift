@@ -3,7 +3,7 @@ import PokedexReader
 
 /// A row's values in its table's declared column order, found by name: a row type's
 /// stored properties are its columns (`speciesID` is `species_id`, `isDefault` is
-/// `is_default`), read through the row's `Encodable` conformance, so the order of the
+/// `is_default`: `DeviceSchema.columnName(ofProperty:)`), read through the row's `Encodable` conformance, so the order of the
 /// properties does not matter and a new column is a property the converter fills.
 ///
 /// The build stops at the first row that does not match the declaration, naming the
@@ -29,19 +29,6 @@ struct DeviceRowColumns {
             preconditionFailure("\(Row.self) cannot give the columns of \(table.name): \(error)")
         }
         return encoder.finish()
-    }
-
-    /// The column a property stands for: `speciesID` is `species_id`, `detailsJSON` is
-    /// `details_json`; a name already in snake case is itself.
-    static func columnName(_ property: String) -> String {
-        var name = ""
-        var previous: Character?
-        for character in property {
-            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { name.append("_") }
-            name.append(contentsOf: character.lowercased())
-            previous = character
-        }
-        return name
     }
 
     /// The table a row is being encoded for (a row type shared by several tables, such as
@@ -80,7 +67,7 @@ private final class ColumnEncoder: Encoder {
 
     func set(_ value: SQLValue, property: String) {
         let table = columns.table
-        let column = DeviceRowColumns.columnName(property)
+        let column = DeviceSchema.columnName(ofProperty: property)
         guard let position = columns.positions[column] else {
             preconditionFailure("\(rowType).\(property) is no column of \(table.name) (\(table.columns.joined(separator: ", ")))")
         }
