@@ -115,7 +115,7 @@ struct DeviceDatabaseFileTests {
             #expect(try ContentDigest.compute(database).hex == python)
             #expect(meta["content_digest"] == python)
             let version = try #require(try fixture.store.version(1))
-            #expect(meta["schema_version"] == "2" && meta["version"] == "1" && meta["lineage"] == "test-lineage")
+            #expect(meta["schema_version"] == String(DeviceSchema.version) && meta["version"] == "1" && meta["lineage"] == "test-lineage")
             #expect(meta["created_at"] == version.createdAt && meta["source"] == "api-data folder")
             #expect(meta["profile"] == #"{"languages":"all","sprites":"default"}"#)
             // The sample's documents (Tests/Fixtures/README.md): 17 pokemon, 37 species, 13 chains, 3 pokedexes.

@@ -14,6 +14,9 @@ enum SampleBundles {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var mirror: Task<URL, any Error>?
     nonisolated(unsafe) private static var devices: [String: Task<URL, any Error>] = [:]
+    /// The device build asked for last: the next waits for it, because each export takes
+    /// the mirror's lock and a second one at the same time is refused (exit 75).
+    nonisolated(unsafe) private static var lastBuild: Task<URL, any Error>?
     private static let root = FileManager.default.temporaryDirectory
         .appendingPathComponent("pokesync-sample-bundles-\(getpid())", isDirectory: true)
 
@@ -23,8 +26,13 @@ enum SampleBundles {
         let build = lock.withLock {
             if let build = devices[sprites] { return build }
             let name = String(devices.count)
-            let build = Task { try await makeDevice(sprites: sprites, name: name) }
+            let previous = lastBuild
+            let build = Task {
+                _ = await previous?.result
+                return try await makeDevice(sprites: sprites, name: name)
+            }
             devices[sprites] = build
+            lastBuild = build
             return build
         }
         return try await build.value
