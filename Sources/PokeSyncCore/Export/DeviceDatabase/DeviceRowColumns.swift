@@ -14,10 +14,21 @@ import PokedexReader
 struct DeviceRowColumns {
     let table: DeviceSchema.Table
     fileprivate let positions: [String: Int]
+    /// Each property name's column position (nil: no column), worked out once a table
+    /// write rather than once a value: a table of moves has hundreds of thousands of rows.
+    fileprivate let byProperty = PropertyPositions()
 
     init(_ table: DeviceSchema.Table) {
         self.table = table
         positions = Dictionary(uniqueKeysWithValues: table.columns.enumerated().map { ($1, $0) })
+    }
+
+    /// The position of the column `property` names, or nil when it names none.
+    fileprivate func position(ofProperty property: String) -> Int? {
+        if let known = byProperty.positions[property] { return known }
+        let position = positions[DeviceSchema.columnName(ofProperty: property)]
+        byProperty.positions[property] = position
+        return position
     }
 
     /// The values of `row`, one per declared column, in the declared order.
@@ -34,6 +45,11 @@ struct DeviceRowColumns {
     /// The table a row is being encoded for (a row type shared by several tables, such as
     /// `DeviceRow.Name`, names its key columns from it).
     static let tableKey = CodingUserInfoKey(rawValue: "deviceTable")!
+}
+
+/// The memo of ``DeviceRowColumns``: one table write, on one thread.
+private final class PropertyPositions {
+    var positions: [String: Int?] = [:]
 }
 
 /// A declared column's name as a coding key, for a row type that names its columns itself.
@@ -67,10 +83,10 @@ private final class ColumnEncoder: Encoder {
 
     func set(_ value: SQLValue, property: String) {
         let table = columns.table
-        let column = DeviceSchema.columnName(ofProperty: property)
-        guard let position = columns.positions[column] else {
+        guard let position = columns.position(ofProperty: property) else {
             preconditionFailure("\(rowType).\(property) is no column of \(table.name) (\(table.columns.joined(separator: ", ")))")
         }
+        let column = table.columns[position]
         precondition(values[position] == nil, "\(rowType) gives \(table.name).\(column) twice")
         switch (value, table.declaredColumns[position].type) {
         case (.null, _), (.integer, .integer), (.text, .text): values[position] = value
