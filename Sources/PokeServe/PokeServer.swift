@@ -88,8 +88,9 @@ package enum PokeServer {
             try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path, report: report) }
         }
         // Every answer of the public address, refusals and rejections too, allows any origin.
-        let configuration = Self.configuration(limits: limits, workerCount: options.workers,
-                                          defaultHeaders: [("Access-Control-Allow-Origin", "*")], memory: memory, accessLog: accessLog)
+        let defaultHeaders = [("Access-Control-Allow-Origin", "*")]
+        let configuration = Self.configuration(limits: limits, workerCount: options.workers, defaultHeaders: { defaultHeaders },
+                                               memory: memory, accessLog: accessLog)
         let server = try ServeError.mapping { () throws(HTTPServerError) in
             try HTTPServer(listener: listener, configuration: configuration) { APIResponder(site: site) }
         }
@@ -108,8 +109,8 @@ package enum PokeServer {
             // A quarter of the cap to one address, as on the public port: one client cannot
             // fill the 64 alone and make a health check from elsewhere wait for room.
             metricsLimits.connectionsPerAddress = 16
-            let metricsConfiguration = Self.configuration(limits: metricsLimits, workerCount: 1, defaultHeaders: [], memory: memory,
-                                                     accessLog: nil)
+            let metricsConfiguration = Self.configuration(limits: metricsLimits, workerCount: 1, defaultHeaders: { [] },
+                                                          memory: memory, accessLog: nil)
             others.append(try ServeError.mapping { () throws(HTTPServerError) in
                 try HTTPServer(listener: metricsListener, configuration: metricsConfiguration) { [server] in
                     OperationsResponder(site: site, traffic: { server.traffic() })

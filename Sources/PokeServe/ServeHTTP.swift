@@ -31,12 +31,12 @@ extension PokeServer {
     }
 
     /// A server of serve's: `limits`, `workerCount` workers, the headers every answer
-    /// carries, errors worded as Django REST framework words them, the request fields
+    /// carries (asked once an answer: values made ahead), errors worded as Django REST framework words them, the request fields
     /// ``RequestHead`` gives the responders, its heads counted in `memory`.
-    static func configuration(limits: HTTPLimits, workerCount: Int, defaultHeaders: [(String, String)],
+    static func configuration(limits: HTTPLimits, workerCount: Int, defaultHeaders: @escaping @Sendable () -> [(String, String)],
                               memory: MemoryBudget, accessLog: AccessLog?) -> HTTPServerConfiguration {
         HTTPServerConfiguration(serverName: serverName, limits: limits, workerCount: workerCount,
-                                defaultHeaders: { defaultHeaders }, errorBody: Reply.detailBody,
+                                defaultHeaders: defaultHeaders, errorBody: Reply.detailBody,
                                 keptRequestHeaders: RequestHead.servedFields, memory: memory, accessLog: accessLog,
                                 threadName: "pokesync-serve", report: report)
     }
