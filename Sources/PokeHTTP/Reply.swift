@@ -51,14 +51,33 @@ package struct Reply {
 
     /// The head's bytes, counted in `memory`: status line, the reply's headers, `defaults`
     /// (those the reply does not set itself), then the framing ones, `server` the `Server` header's.
+    /// Written as bytes into one array made big enough at once (a String grown piece by piece,
+    /// then copied out as UTF-8, cost more on every answer).
     func head(keepAlive: Bool, date: String, defaults: [(String, String)], server: String, memory: MemoryBudget) -> ByteBuffer {
-        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        for (name, value) in defaults where header(name) == nil { text += "\(name): \(value)\r\n" }
-        if !status.hasNoContent { text += "Content-Length: \(body.count)\r\n" }
-        text += "Date: \(date)\r\nServer: \(server)\r\n"
-        text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-        return ByteBuffer(Array(text.utf8), countedIn: memory)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(status.code).utf8)
+        bytes.append(0x20)
+        bytes.append(contentsOf: status.reason.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        for (name, value) in headers { bytes.appendField(name, value) }
+        for (name, value) in defaults where header(name) == nil { bytes.appendField(name, value) }
+        if !status.hasNoContent { bytes.appendField("Content-Length", String(body.count)) }
+        bytes.appendField("Date", date)
+        bytes.appendField("Server", server)
+        bytes.append(contentsOf: keepAlive ? "Connection: keep-alive\r\n\r\n".utf8 : "Connection: close\r\n\r\n".utf8)
+        return ByteBuffer(bytes, countedIn: memory)
+    }
+}
+
+extension [UInt8] {
+    /// `name: value` and its CRLF.
+    fileprivate mutating func appendField(_ name: String, _ value: String) {
+        append(contentsOf: name.utf8)
+        append(contentsOf: ": ".utf8)
+        append(contentsOf: value.utf8)
+        append(contentsOf: "\r\n".utf8)
     }
 }
 

@@ -68,3 +68,22 @@ struct ServeHTTPConfigurationTests {
         #expect(MemoryBudget().liveBytes == 0)
     }
 }
+
+/// A head's bytes, exactly: status line, the reply's headers, the default headers it does
+/// not set itself, then Content-Length, Date, Server and Connection.
+@Suite("serve: a reply's head, byte for byte")
+struct ServeReplyHeadTests {
+    @Test func headsAreWrittenInTheirOrder() {
+        let memory = MemoryBudget()
+        let reply = Reply(status: .notFound, headers: [("Content-Type", "application/json"), ("X-One", "1")],
+                          body: ByteBuffer(Array("{}".utf8), countedIn: memory))
+        let head = reply.head(keepAlive: true, date: "Fri, 27 Nov 2026 22:30:54 GMT", defaults: [("X-One", "default"), ("X-Two", "2")],
+                              server: "other/2", memory: memory)
+        #expect(String(decoding: head.bytes, as: UTF8.self) == "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nX-One: 1\r\n"
+            + "X-Two: 2\r\nContent-Length: 2\r\nDate: Fri, 27 Nov 2026 22:30:54 GMT\r\nServer: other/2\r\nConnection: keep-alive\r\n\r\n")
+        #expect(memory.liveBytes == 2 + head.count)
+        let notModified = Reply(status: .notModified, headers: [("ETag", "\"a\"")], sendsBody: false)
+        #expect(String(decoding: notModified.head(keepAlive: false, date: "d", defaults: [], server: "s", memory: memory).bytes, as: UTF8.self)
+            == "HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nDate: d\r\nServer: s\r\nConnection: close\r\n\r\n")
+    }
+}
