@@ -40,15 +40,13 @@ extension Pokedex {
         return try pokemon(named: trimmed, languages: languages)
     }
 
+    /// The `pokemon` and `species` rows, every declared column, read by name into the models.
+    private static let pokemonRow = DeclaredRow.Query(.pokemon)
+    private static let speciesRow = DeclaredRow.Query(.species)
+
     static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {
         let key = SQLValue.integer(Int64(id))
-        let base = try database.row("""
-            SELECT name, species_id, height, weight, base_experience, is_default FROM pokemon WHERE id = ?
-            """, [key]) {
-            PokemonRow(name: $0.text(0), speciesID: $0.optionalInt(1), height: $0.int(2), weight: $0.int(3),
-                       baseExperience: $0.optionalInt(4), isDefault: $0.int(5) != 0)
-        }
-        guard let base else { return nil }
+        guard let base = try pokemonRow.row(id, in: database) else { return nil }
         let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
             $0.text(0)
         }
@@ -64,15 +62,16 @@ extension Pokedex {
         let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) { row in
             UpstreamURL.make(row.text(1)).map { PokemonSprite(key: row.text(0), url: $0, path: row.optionalText(2)) }
         }.compactMap { $0 }
-        let species = try base.speciesID.flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
+        let species = try base.optionalInt("species_id").flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
         let moveDetails = try localizedMoves(pokemonID: id, languages: languages, in: database)
-        return PokemonDetail(id: id, name: base.name, types: types, height: base.height, weight: base.weight,
-                             baseExperience: base.baseExperience, isDefault: base.isDefault, abilities: abilities,
-                             // The slugs in the same order (by move) as the details that carry them.
-                             moves: moveDetails.map(\.name),
-                             localizedTypes: try localizedTypes(pokemonID: id, languages: languages, in: database),
-                             moveDetails: moveDetails,
-                             stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
+        // The `pokemon` columns by property name; the rest from the other tables.
+        return base.model(PokemonDetail.self, parts: [
+            "types": types, "abilities": abilities,
+            // The slugs in the same order (by move) as the details that carry them.
+            "moves": moveDetails.map(\.name),
+            "localizedTypes": try localizedTypes(pokemonID: id, languages: languages, in: database),
+            "moveDetails": moveDetails, "stats": stats.sorted(by: statOrder), "sprites": sprites, "species": species as Any,
+        ])
     }
 
     /// Game order for the six stats; any other stat after them, by name.
@@ -85,17 +84,7 @@ extension Pokedex {
 
     static func speciesDetail(id: Int, languages: [String], in database: Database) throws -> SpeciesDetail? {
         let key = SQLValue.integer(Int64(id))
-        let row = try database.row("""
-            SELECT name, generation, evolution_chain_id, is_baby, is_legendary, is_mythical, color, habitat,
-                   gender_rate, capture_rate
-            FROM species WHERE id = ?
-            """, [key]) {
-            SpeciesRow(name: $0.text(0), generation: $0.optionalText(1), evolutionChainID: $0.optionalInt(2),
-                       isBaby: $0.int(3) != 0, isLegendary: $0.int(4) != 0, isMythical: $0.int(5) != 0,
-                       color: $0.optionalText(6), habitat: $0.optionalText(7), genderRate: $0.optionalInt(8),
-                       captureRate: $0.optionalInt(9))
-        }
-        guard let row else { return nil }
+        guard let row = try speciesRow.row(id, in: database) else { return nil }
         let names = try database.rows("SELECT language, name, genus FROM species_name WHERE species_id = ?", [key]) {
             (language: $0.text(0), name: $0.optionalText(1), genus: $0.optionalText(2))
         }
@@ -113,37 +102,15 @@ extension Pokedex {
             SELECT v.name, n.language, n.name FROM version v JOIN version_name n ON n.version_id = v.id
             WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
             """, [key], languages, in: database)
-        let chain = try row.evolutionChainID.flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
-        return SpeciesDetail(id: id, name: row.name, localizedName: localizedName, genus: genus,
-                             flavorTexts: texts.filter { $0.language == language }.map {
-                                 FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
-                                            versionName: versionNames[$0.version])
-                             }, generation: row.generation, color: row.color,
-                             habitat: row.habitat, isBaby: row.isBaby, isLegendary: row.isLegendary,
-                             isMythical: row.isMythical, genderRate: row.genderRate,
-                             captureRate: row.captureRate, evolutionChain: chain)
-    }
-
-    /// A `pokemon` row, by name: its columns in the order the query lists them.
-    private struct PokemonRow {
-        var name: String
-        var speciesID: Int?
-        var height: Int
-        var weight: Int
-        var baseExperience: Int?
-        var isDefault: Bool
-    }
-
-    /// A `species` row, by name.
-    private struct SpeciesRow {
-        var name: String
-        var generation: String?
-        var evolutionChainID: Int?
-        var isBaby, isLegendary, isMythical: Bool
-        var color: String?
-        var habitat: String?
-        var genderRate: Int?
-        var captureRate: Int?
+        let chain = try row.optionalInt("evolution_chain_id").flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
+        // The `species` columns by property name; the rest from the other tables.
+        return row.model(SpeciesDetail.self, parts: [
+            "localizedName": localizedName as Any, "genus": genus as Any,
+            "flavorTexts": texts.filter { $0.language == language }.map {
+                FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
+                           versionName: versionNames[$0.version])
+            }, "evolutionChain": chain as Any,
+        ])
     }
 
     /// The text in the first preferred language present, else English, else nil.

@@ -27,20 +27,20 @@ struct ApiDataSchemaTests {
     }
 
     @Test(.enabled(if: dittoVenv != nil, skipMessage))
-    func sampleMatchesDitto() throws {
+    func sampleMatchesDitto() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("schema-sample-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let theirs = scratch.appendingPathComponent("ditto"), ours = scratch.appendingPathComponent("ours")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.sample, to: theirs)
-        let ditto = try runProgram(Self.dittoVenv!.appendingPathComponent("bin/ditto").path,
+        let ditto = try await runProgram(Self.dittoVenv!.appendingPathComponent("bin/ditto").path,
                                    ["analyze", "--data-dir", theirs.path])
         try #require(ditto.status == 0, "ditto analyze failed: \(ditto.stderr)")
 
         let files = try Self.infer(apiData: Self.sample)
         #expect(files.count == 28)
         try SchemaTreeFiles.write(files, under: ours.appendingPathComponent("schema/v2"))
-        let compare = try runProgram(Self.dittoVenv!.appendingPathComponent("bin/python").path,
+        let compare = try await runProgram(Self.dittoVenv!.appendingPathComponent("bin/python").path,
                                      ["-c", Self.compareTreesScript, theirs.appendingPathComponent("schema/v2").path,
                                       ours.appendingPathComponent("schema/v2").path])
         #expect(compare.status == 0, "\(compare.text) \(compare.stderr)")
@@ -104,7 +104,7 @@ struct ApiDataSchemaTests {
     ]
 
     @Test(.enabled(if: dittoVenv != nil, skipMessage), arguments: edgeCases.indices)
-    func edgeCaseMatchesGenson(_ index: Int) throws {
+    func edgeCaseMatchesGenson(_ index: Int) async throws {
         let documents = Self.edgeCases[index]
         let builder = SchemaInferenceBuilder()
         for text in documents {
@@ -118,7 +118,7 @@ struct ApiDataSchemaTests {
         }
         try JSONSerialization.data(withJSONObject: documents).write(to: scratch.appendingPathExtension("in"))
         try Data(schema.jsonBytes).write(to: scratch.appendingPathExtension("out"))
-        let result = try runProgram(Self.dittoVenv!.appendingPathComponent("bin/python").path,
+        let result = try await runProgram(Self.dittoVenv!.appendingPathComponent("bin/python").path,
                                     ["-c", Self.gensonScript, scratch.appendingPathExtension("in").path,
                                      scratch.appendingPathExtension("out").path])
         #expect(result.status == 0, "case \(index): \(result.text) \(result.stderr)")

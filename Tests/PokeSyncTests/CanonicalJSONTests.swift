@@ -15,7 +15,7 @@ struct CanonicalJSONTests {
 
     /// Has Python render the fixture as pokeapi.co serves it: minified, absolute URLs.
     /// - Parameter asciiOnly: `ensure_ascii`, and every "/" written as `\/`.
-    static func pythonRendering(origin: String, asciiOnly: Bool) throws -> [UInt8] {
+    static func pythonRendering(origin: String, asciiOnly: Bool) async throws -> [UInt8] {
         let script = """
             import json, sys
             def absolute(x):
@@ -29,7 +29,7 @@ struct CanonicalJSONTests {
             if ascii_only: text = text.replace("/", "\\\\/")
             sys.stdout.buffer.write(text.encode("utf-8"))
             """
-        let result = try runProgram("python3", ["-c", script, fixtureURL.path, origin, asciiOnly ? "1" : "0"])
+        let result = try await runProgram("python3", ["-c", script, fixtureURL.path, origin, asciiOnly ? "1" : "0"])
         #expect(result.status == 0, "\(result.stderr)")
         return Array(result.stdout)
     }
@@ -60,12 +60,12 @@ struct CanonicalJSONTests {
     // MARK: - Real documents
 
     @Test("pretty api-data and minified absolute renderings give the same bytes")
-    func renderingsAgree() throws {
+    func renderingsAgree() async throws {
         let pretty = try CanonicalJSON.canonicalize(Self.fixture())
         #expect(pretty.bytes.count < 19_211 * 2 / 3)
         for origin in ["https://pokeapi.co", "http://127.0.0.1:8080"] {
             for asciiOnly in [false, true] {
-                let served = try Self.pythonRendering(origin: origin, asciiOnly: asciiOnly)
+                let served = try await Self.pythonRendering(origin: origin, asciiOnly: asciiOnly)
                 #expect(served != pretty.bytes)
                 let stripped = try CanonicalJSON.canonicalize(served, stripPrefix: origin)
                 #expect(stripped == pretty, "origin \(origin), ensure_ascii \(asciiOnly)")
@@ -77,7 +77,7 @@ struct CanonicalJSONTests {
     }
 
     @Test("output parses to the same value as the input, and again to the same bytes")
-    func outputIsFaithfulAndIdempotent() throws {
+    func outputIsFaithfulAndIdempotent() async throws {
         let input = try Self.fixture()
         let document = try CanonicalJSON.canonicalize(input)
         #expect(try Self.sameValue(document.bytes, input))
@@ -86,7 +86,7 @@ struct CanonicalJSONTests {
         let again = try CanonicalJSON.canonicalize(document.bytes)
         #expect(again == document)
 
-        let served = try Self.pythonRendering(origin: "https://pokeapi.co", asciiOnly: true)
+        let served = try await Self.pythonRendering(origin: "https://pokeapi.co", asciiOnly: true)
         let stripped = try CanonicalJSON.canonicalize(served, stripPrefix: "https://pokeapi.co")
         #expect(try Self.sameValue(stripped.bytes, input))
         #expect(try CanonicalJSON.canonicalize(stripped.bytes, stripPrefix: "https://pokeapi.co") == stripped)

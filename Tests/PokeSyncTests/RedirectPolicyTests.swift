@@ -12,9 +12,12 @@ import Testing
 /// against a real server on 127.0.0.1 that redirects.
 @Suite("One redirect policy", .serialized)
 struct RedirectPolicyTests {
-    /// The updater as an app runs it (URLSession) or as `install` does (libcurl).
+    /// The updater as an app runs it (URLSession) or as `install` does (libcurl). Its rate
+    /// window is long on purpose: each hop is a task of its own, and in a full run other
+    /// suites' blocking work can hold Swift's cooperative threads for tens of seconds between
+    /// hops; six hops of no bytes must not look like a stalled download.
     static func updater(_ device: URL, installTransport: Bool) -> Updater {
-        var settings = UpdaterSettings(timeout: 120)
+        var settings = UpdaterSettings(timeout: 600)
         if installTransport { settings.transport = CurlDownloadTransport(userAgent: "pokesync-tests/1.0") }
         return Updater(folder: device, settings: settings)
     }

@@ -38,7 +38,7 @@ struct SHA256PathsTests {
     }
 
     @Test("random messages of every length 0...300 (and 1 MB) match sha256sum", arguments: Path.allCases)
-    func crossCheckWithSha256sum(path: Path) throws {
+    func crossCheckWithSha256sum(path: Path) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("pokesync-sha256-paths-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -53,7 +53,7 @@ struct SHA256PathsTests {
             try Data(bytes).write(to: directory.appendingPathComponent(name))
             ours[name] = path.hash(bytes).hex
         }
-        let listing = try runTool("sha256sum", ours.keys.sorted(), in: directory)
+        let listing = try await runTool("sha256sum", ours.keys.sorted(), in: directory)
         var checked = 0
         for line in listing.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)

@@ -65,7 +65,7 @@ struct SHA256Tests {
     }
 
     @Test("matches the sha256sum program on random files, every padding boundary included")
-    func crossCheckWithSha256sum() throws {
+    func crossCheckWithSha256sum() async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("pokesync-sha256-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -81,7 +81,7 @@ struct SHA256Tests {
             expected[name] = SHA256.hash(bytes)
         }
 
-        let listing = try runTool("sha256sum", expected.keys.sorted(), in: directory)
+        let listing = try await runTool("sha256sum", expected.keys.sorted(), in: directory)
         var checked = 0
         for line in listing.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)

@@ -49,17 +49,17 @@ struct SafeExtractionTests {
     ]
 
     @Test("hostile archives are refused before anything is written", arguments: hostile)
-    func hostileArchive(kind: String, expected: Expected) throws {
-        try withTemporaryDirectory { folder in
-            let path = try TarTestSupport.craft(kind, in: folder)
+    func hostileArchive(kind: String, expected: Expected) async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try await TarTestSupport.craft(kind, in: folder)
             try expectRefusal(path, in: folder, expected)
             #expect(!FileManager.default.fileExists(atPath: "/tmp/pokesync-absolute.txt"))
         }
     }
 
     @Test("a truncated archive is refused as truncated, wherever it is cut")
-    func truncatedArchive() throws {
-        try withTemporaryDirectory { folder in
+    func truncatedArchive() async throws {
+        try await withTemporaryDirectory { folder in
             let (path, _) = try TarTests.writeSample(in: folder)
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
             let cutPath = folder.appendingPathComponent("cut.tar.gz").path
@@ -72,11 +72,11 @@ struct SafeExtractionTests {
                 }
             }
             // Without the end-of-archive marker (the gzip stream itself complete).
-            let tar = try TarTestSupport.runChecked("gzip", ["-dc", path])
+            let tar = try await TarTestSupport.runChecked("gzip", ["-dc", path])
             let firstEntries = tar.prefix(512 + 512 * ((45 + 511) / 512))  // manifest.json, 45 bytes
             let noEnd = folder.appendingPathComponent("no-end.tar").path
             try firstEntries.write(to: URL(fileURLWithPath: noEnd))
-            _ = try TarTestSupport.runChecked("gzip", ["-n", noEnd])
+            _ = try await TarTestSupport.runChecked("gzip", ["-n", noEnd])
             #expect(throws: TarError.truncated(archive: noEnd + ".gz", entry: nil)) {
                 try TarArchive(path: noEnd + ".gz", limits: Self.limits).entries()
             }
@@ -84,15 +84,15 @@ struct SafeExtractionTests {
     }
 
     @Test("a tar bomb of many tiny files stops at the entry cap")
-    func manyFiles() throws {
-        try withTemporaryDirectory { folder in
-            let path = try TarTestSupport.craft("many-files", in: folder, count: 20_000)
+    func manyFiles() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try await TarTestSupport.craft("many-files", in: folder, count: 20_000)
             let limits = TarLimits(maxUnpackedBytes: 1 << 20, maxEntryCount: 10_000, maxCompressedBytes: 100 << 20)
             let start = Date()
             try expectRefusal(path, in: folder, .overLimit(#"entry "f0010000": more than 10000 entries, the cap"#), limits: limits)
             print("many-files: refused 20000 entries at the 10000 cap in \(Date().timeIntervalSince(start)) s")
             // Within the cap, the same kind of archive extracts.
-            let small = try TarTestSupport.craft("many-files", in: folder, count: 1_000)
+            let small = try await TarTestSupport.craft("many-files", in: folder, count: 1_000)
             let entries = try SafeExtractor(limits: limits, synchronizes: false)
                 .extract(archive: small, to: folder.appendingPathComponent("small").path)
             #expect(entries.count == 1_000)
@@ -100,9 +100,9 @@ struct SafeExtractionTests {
     }
 
     @Test("a gzip bomb past the end marker stops at the padding cap, in little memory")
-    func gzipBombTail() throws {
-        try withTemporaryDirectory { folder in
-            let path = try TarTestSupport.craft("zeros-tail", in: folder, count: 1024)  // 1 GiB of zeros
+    func gzipBombTail() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try await TarTestSupport.craft("zeros-tail", in: folder, count: 1024)  // 1 GiB of zeros
             let before = TarTestSupport.peakResidentBytes()
             try expectRefusal(path, in: folder,
                               .overLimit("more than 1048576 bytes of padding after the end-of-archive marker"))
@@ -114,9 +114,9 @@ struct SafeExtractionTests {
 
     @Test("a gzip bomb as content is refused by its size, and listed in bounded memory when allowed",
           .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
-    func gzipBombContent() throws {
-        try withTemporaryDirectory { folder in
-            let path = try TarTestSupport.craft("zeros-content", in: folder, count: 1024)  // 1 GiB file
+    func gzipBombContent() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try await TarTestSupport.craft("zeros-content", in: folder, count: 1024)  // 1 GiB file
             let compressed = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
             try expectRefusal(path, in: folder, .overLimit(#"entry "zeros.bin": 1073741824 bytes take the archive past its cap"#))
 

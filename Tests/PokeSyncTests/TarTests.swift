@@ -41,16 +41,16 @@ struct TarTests {
                                 "sprites/pokemon/25.png", "sprites/pokemon/empty.png", longName]
 
     @Test("the writer's archive is read by gzip, tar and Python's tarfile, with equal contents")
-    func readByRealTools() throws {
-        try withTemporaryDirectory { folder in
+    func readByRealTools() async throws {
+        try await withTemporaryDirectory { folder in
             let (path, files) = try Self.writeSample(in: folder)
-            _ = try TarTestSupport.runChecked("gzip", ["-t", path])
-            let listing = String(decoding: try TarTestSupport.runChecked("tar", ["tzf", path]), as: UTF8.self)
+            _ = try await TarTestSupport.runChecked("gzip", ["-t", path])
+            let listing = String(decoding: try await TarTestSupport.runChecked("tar", ["tzf", path]), as: UTF8.self)
             #expect(listing.split(separator: "\n").map(String.init) == Self.expectedNames)
 
             let out = folder.appendingPathComponent("by-tar")
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
-            _ = try TarTestSupport.runChecked("tar", ["xzf", path, "-C", out.path])
+            _ = try await TarTestSupport.runChecked("tar", ["xzf", path, "-C", out.path])
             for (name, content) in files {
                 #expect(try Data(contentsOf: out.appendingPathComponent(name)) == Data(content), "\(name)")
             }
@@ -66,7 +66,7 @@ struct TarTests {
                                  m.mtime, hashlib.sha256(data).hexdigest()])
                 print(json.dumps(rows))
             """
-            let output = try TarTestSupport.runChecked("python3", ["-c", script, path])
+            let output = try await TarTestSupport.runChecked("python3", ["-c", script, path])
             let rows = try #require(try JSONSerialization.jsonObject(with: output) as? [[Any]])
             #expect(rows.count == 7)
             for row in rows {
@@ -120,8 +120,8 @@ struct TarTests {
     }
 
     @Test("the same entries written twice give byte-identical files with a fixed gzip header")
-    func deterministic() throws {
-        try withTemporaryDirectory { folder in
+    func deterministic() async throws {
+        try await withTemporaryDirectory { folder in
             let first = folder.appendingPathComponent("one")
             let second = folder.appendingPathComponent("two")
             for sub in [first, second] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false) }
@@ -130,7 +130,7 @@ struct TarTests {
             let bytesOne = try Data(contentsOf: URL(fileURLWithPath: pathOne))
             #expect(bytesOne == (try Data(contentsOf: URL(fileURLWithPath: pathTwo))))
             #expect(Array(bytesOne.prefix(10)) == [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255])  // XFL 2: level 9
-            let tarBytes = try TarTestSupport.runChecked("gzip", ["-dc", pathOne])
+            let tarBytes = try await TarTestSupport.runChecked("gzip", ["-dc", pathOne])
             #expect(tarBytes.count % 10_240 == 0)
             // The long name sits in ustar's prefix field (offset 345), split at the last fitting "/".
             let longHeader = try #require(tarBytes.range(of: Data(String(repeating: "y", count: 90).utf8)))
@@ -180,8 +180,8 @@ struct TarTests {
     }
 
     @Test("archives written by GNU tar and by Python's tarfile are read and extracted")
-    func readsOtherWriters() throws {
-        try withTemporaryDirectory { folder in
+    func readsOtherWriters() async throws {
+        try await withTemporaryDirectory { folder in
             let source = folder.appendingPathComponent("data/sprites/pokemon")
             try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
             var generator = SeededRandom(seed: 3)
@@ -190,7 +190,7 @@ struct TarTests {
             let limits = TarLimits(maxUnpackedBytes: 1_000_000, maxEntryCount: 100, maxCompressedBytes: 1_000_000)
             for format in ["gnu", "ustar", "posix"] {
                 let path = folder.appendingPathComponent("\(format).tar.gz").path
-                _ = try TarTestSupport.runChecked("tar", ["--format=\(format)", "-czf", path, "-C", folder.path, "data"])
+                _ = try await TarTestSupport.runChecked("tar", ["--format=\(format)", "-czf", path, "-C", folder.path, "data"])
                 let out = folder.appendingPathComponent("out-\(format)").path
                 if format == "posix" {
                     // GNU tar's pax format writes an extended header per entry (atime, ctime): refused.
@@ -206,7 +206,7 @@ struct TarTests {
             // header per entry (fractional mtimes), which is refused.
             for format in ["USTAR_FORMAT", "PAX_FORMAT"] {
                 let path = folder.appendingPathComponent("python-\(format).tar.gz").path
-                _ = try TarTestSupport.runChecked("python3", ["-c", """
+                _ = try await TarTestSupport.runChecked("python3", ["-c", """
                     import sys, tarfile
                     with tarfile.open(sys.argv[1], "w:gz", format=tarfile.\(format)) as t:
                         t.add(sys.argv[2], arcname="data")

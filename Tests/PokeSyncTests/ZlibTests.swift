@@ -162,8 +162,8 @@ struct ZlibTests {
     // MARK: gzip files
 
     @Test("a file written by GzipFileWriter is read by the gzip program")
-    func writerOutputReadByGzip() throws {
-        try withTemporaryDirectory { directory in
+    func writerOutputReadByGzip() async throws {
+        try await withTemporaryDirectory { directory in
             var generator = SeededRandom(seed: 21)
             let original = jsonLikeBytes(count: 3_000_000, using: &generator)
             let path = directory.appendingPathComponent("bundle.tar.gz").path
@@ -188,20 +188,20 @@ struct ZlibTests {
             let fileSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
             #expect(writer.compressedByteCount == fileSize)
             #expect(writer.uncompressedByteCount == original.count)
-            try runTool("gzip", ["-t", path])
-            #expect(try runProgram("gzip", ["-dc", path]).stdout == Data(original))
+            try await runTool("gzip", ["-t", path])
+            #expect(try await runProgram("gzip", ["-dc", path]).stdout == Data(original))
         }
     }
 
     @Test("a file made by the gzip program is read by GzipFileReader")
-    func gzipOutputReadByReader() throws {
-        try withTemporaryDirectory { directory in
+    func gzipOutputReadByReader() async throws {
+        try await withTemporaryDirectory { directory in
             var generator = SeededRandom(seed: 22)
             let original = jsonLikeBytes(count: 1_000_000, using: &generator)
             let plainPath = directory.appendingPathComponent("pokemon.json").path
             try Data(original).write(to: URL(fileURLWithPath: plainPath))
             // gzip stores the file name and mtime in its header; the reader must skip both.
-            try runTool("gzip", ["-9", "-k", plainPath])
+            try await runTool("gzip", ["-9", "-k", plainPath])
             let reader = try GzipFileReader(path: plainPath + ".gz")
             var restored: [UInt8] = []
             while let chunk = try reader.read(maxBytes: 9_999) {

@@ -13,15 +13,15 @@ import Testing
         func wait() async throws { while !isSet { try await Task.sleep(for: .milliseconds(5)) } }
     }
 
-    static func device(_ folder: URL) throws -> Pokedex {
-        try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+    static func device(_ folder: URL) async throws -> Pokedex {
+        try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
         return try Pokedex(folder: folder)
     }
 
     @MainActor
     @Test func readsOffTheMainActorWithTheSameQueries() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            let pokedex = try Self.device(folder)
+            let pokedex = try await Self.device(folder)
             let (onMain, pikachu, page, hits) = try await pokedex.read { db in
                 (Thread.isMainThread, try db.pokemon(named: "pikachu", languages: ["de"]), try db.list(offset: 0, limit: 5),
                  try db.search("pika"))
@@ -40,7 +40,7 @@ import Testing
     /// queue this passes too, but Dispatch took about 3 s to add threads on 2 cores.)
     @Test func asyncReadsDoNotHoldTheCooperativeThreads() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
             let overlap = ConnectionPoolTests.Overlap()
             // Each read waits (up to a minute: other suites may hold the cooperative
@@ -65,7 +65,7 @@ import Testing
 
     @Test func aCancelledTaskDoesNotStartTheRead() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            let pokedex = try Self.device(folder)
+            let pokedex = try await Self.device(folder)
             let ran = Flag()
             let task = Task {
                 while !Task.isCancelled { await Task.yield() }
@@ -80,7 +80,7 @@ import Testing
     /// A query that would run for minutes stops when the task is cancelled (sqlite3_interrupt).
     @Test func cancellingInterruptsTheRunningQuery() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            let pokedex = try Self.device(folder)
+            let pokedex = try await Self.device(folder)
             let started = Flag()
             let task = Task {
                 try await pokedex.read { db in
@@ -105,7 +105,7 @@ import Testing
     /// Cancelled between two queries of the closure: the next query throws.
     @Test func cancellingStopsTheNextQuery() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            let pokedex = try Self.device(folder)
+            let pokedex = try await Self.device(folder)
             let started = Flag()
             let task = Task {
                 try await pokedex.read { db in
@@ -125,7 +125,7 @@ import Testing
     /// one connection in the pool, waiting for a second would wait forever.
     @Test func theCapturedPokedexInsideTheClosureUsesItsConnection() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 1)
             let (count, hits) = try await pokedex.read { _ in
                 (try pokedex.pokemonCount(), try pokedex.search("pikachu"))
@@ -139,7 +139,7 @@ import Testing
     /// `$0` kept after the closure reads through the pool, as the `Pokedex` it came from.
     @Test func theBoundPokedexOutlivesItsClosure() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            let pokedex = try Self.device(folder)
+            let pokedex = try await Self.device(folder)
             let kept = try await pokedex.read { $0 }
             #expect(try kept.pokemonCount() == 17)
             let fromThreads = try await withThrowingTaskGroup(of: Int.self) { group in

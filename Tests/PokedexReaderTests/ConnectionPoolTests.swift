@@ -16,7 +16,7 @@ import Testing
 
     @Test func twoReadsAreInsideTheirClosuresAtOnce() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 2)
             let overlap = Overlap()
             // Each read waits (up to a minute) for the other to be inside too: one lock around
@@ -43,7 +43,7 @@ import Testing
 
     @Test func manyReadsShareABoundedPoolAndGetTheSameAnswers() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 3)
             let ids = try pokedex.list(offset: 0, limit: 100).map(\.id)
             let expected = try ids.map { try pokedex.pokemon(id: $0, languages: ["en"]) }
@@ -81,9 +81,9 @@ import Testing
     /// A connection opened after `current` moved still reads the version opened first.
     @Test func laterConnectionsReadTheVersionOpenedNotTheNewCurrent() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 4)
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
             // Four threads inside at once (up to a minute): the pool must open four connections.
             // Threads of their own: Dispatch may run only as many queue items as cores.
             let overlap = Overlap()
@@ -117,10 +117,10 @@ import Testing
     /// pool has not opened yet waits for an open one instead of failing.
     @Test func aDeletedVersionFolderDoesNotFailLaterReads() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
-            try ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2025, version: 1, into: folder)
             let pokedex = try Pokedex(databaseAt: folder.appendingPathComponent("current/pokedex.sqlite"), maximumConnections: 2)
             #expect(try pokedex.pokemonCount() == 17)
-            try ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
+            try await ReaderFixtures.install(ReaderFixtures.sample2026, version: 2, into: folder)
             try ReaderFixtures.delete(version: 1, in: folder)
             let overlap = Overlap(), release = AsyncReadTests.Flag()
             // One read holds the only open connection while another needs a second one.

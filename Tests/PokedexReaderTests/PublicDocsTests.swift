@@ -5,9 +5,9 @@ import Testing
 /// of PokedexReader has a `///` comment, with `- Throws:` where it throws
 /// (`Tests/Support/check_docs.py` reads the sources).
 @Suite struct PublicDocsTests {
-    @Test func everyPublicDeclarationIsDocumented() throws {
+    @Test func everyPublicDeclarationIsDocumented() async throws {
         let root = ReaderFixtures.packageRoot
-        let (status, text) = try ReaderFixtures.run(["python3", root.appendingPathComponent("Tests/Support/check_docs.py").path,
+        let (status, text) = try await ReaderFixtures.run(["python3", root.appendingPathComponent("Tests/Support/check_docs.py").path,
                                                      root.appendingPathComponent("Sources/PokedexReader").path])
         #expect(status == 0, "\(text)")
     }

@@ -27,9 +27,9 @@ enum ReaderFixtures {
     }
 
     /// Writes a device database of `sample` to `out` with `meta.version` = `version`.
-    static func makeDatabase(from sample: URL, at out: URL, version: Int) throws {
+    static func makeDatabase(from sample: URL, at out: URL, version: Int) async throws {
         try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let (status, output) = try run(["python3", makeDeviceDB.path, "--source", sample.path, "--out", out.path,
+        let (status, output) = try await run(["python3", makeDeviceDB.path, "--source", sample.path, "--out", out.path,
                                         "--version", String(version)])
         guard status == 0 else { throw Failure(description: "make_device_db.py exited \(status): \(output)") }
     }
@@ -37,25 +37,34 @@ enum ReaderFixtures {
     /// Runs a program found on PATH to its end: its exit status and what it wrote to
     /// standard output and error, together (the one runner of this test target, which
     /// cannot see PokeSyncTests' helpers).
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        let output = Pipe()
+        // A file, not a pipe: nothing reads while the child runs, so a long answer cannot block it.
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("pokedex-reader-run-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        // Read before waiting: a long answer would otherwise fill the pipe and block the child.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // The exit is awaited, not waited for: the tests share Swift's cooperative pool (one
+        // thread a core, none added when one blocks), and python or swiftc runs for seconds.
+        // The handler is set before run(), when Foundation takes it.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        let text = String(decoding: (try? Data(contentsOf: outputFile)) ?? Data(), as: UTF8.self)
         return (process.terminationStatus, text)
     }
 
     /// Installs version `version` of `sample` into the device folder `device` and points
     /// `current` at it in one rename, as the updater does.
-    static func install(_ sample: URL, version: Int, into device: URL) throws {
+    static func install(_ sample: URL, version: Int, into device: URL) async throws {
         let versionFolder = device.appendingPathComponent("versions/\(version)", isDirectory: true)
-        try makeDatabase(from: sample, at: versionFolder.appendingPathComponent("pokedex.sqlite"), version: version)
+        try await makeDatabase(from: sample, at: versionFolder.appendingPathComponent("pokedex.sqlite"), version: version)
         let temporary = device.appendingPathComponent(".current.\(version).link")
         try FileManager.default.createSymbolicLink(atPath: temporary.path, withDestinationPath: "versions/\(version)")
         guard rename(temporary.path, device.appendingPathComponent("current").path) == 0 else {

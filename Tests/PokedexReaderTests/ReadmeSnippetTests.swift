@@ -62,7 +62,7 @@ import Testing
             try Data(code.utf8).write(to: source)
             let modules = try Self.modulesFolder()
             let root = ReaderFixtures.packageRoot
-            let (status, text) = try ReaderFixtures.run(["swiftc", "-typecheck", "-swift-version", "6",
+            let (status, text) = try await ReaderFixtures.run(["swiftc", "-typecheck", "-swift-version", "6",
                                                          "-default-isolation", "MainActor", "-warnings-as-errors",
                                                          "-I", modules.path,
                                                          "-I", root.appendingPathComponent("Sources/CSQLite").path,

@@ -144,7 +144,7 @@ package struct DeltaBuilder: Sendable {
                 WHERE \(table.entityColumn) IN (SELECT id FROM temp.changed WHERE entity = ?) ORDER BY \(key)
                 """, [.text(entity.rawValue)])
         }
-        let root = DeviceSchema.quoted(entity.rootTable)
+        let root = entity.rootTable.quotedName
         let upserted = try database.rows("""
             SELECT id FROM temp.changed WHERE entity = ? AND id IN (SELECT id FROM new.\(root)) ORDER BY id
             """, [.text(entity.rawValue)]) { $0.int(0) }

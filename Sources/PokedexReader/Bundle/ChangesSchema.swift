@@ -43,7 +43,7 @@ package enum ChangesSchema {
                 }
                 seen.insert(object.name)
             }
-            let missing = Set(expected.keys.filter { $0 != "meta" }).subtracting(seen).sorted()
+            let missing = Set(expected.keys.filter { $0 != DeviceSchema.Table.meta.name }).subtracting(seen).sorted()
             if let first = missing.first { return "has no table \(first)" }
             return nil
         } catch {

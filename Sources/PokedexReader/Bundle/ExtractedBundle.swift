@@ -35,8 +35,10 @@ package struct ExtractedBundle: Sendable {
     ///   - manifest: its manifest.
     ///   - entries: what the archive held (SafeExtractor's list).
     ///   - file: the archive's name, for messages.
+    ///   - tables: the schema a delta's `changes.sqlite` must hold (the declaration's).
     /// - Throws: ``BundleCheckError`` naming `file` and the first problem.
-    package init(folder: URL, manifest: BundleManifest, entries: [TarEntry], file: String) throws(BundleCheckError) {
+    package init(folder: URL, manifest: BundleManifest, entries: [TarEntry], file: String,
+                 tables: [DeviceSchema.Table] = DeviceSchema.tables) throws(BundleCheckError) {
         let files = entries.filter { $0.kind == .file }
         if let problem = manifest.mismatch(inExtracted: folder, holding: files.map(\.name)) {
             throw BundleCheckError(file: file, reason: problem)
@@ -50,7 +52,7 @@ package struct ExtractedBundle: Sendable {
         guard BundleManifest.isRollbackJournal(database.path) else {
             throw BundleCheckError(file: file, reason: "holds a \(database.lastPathComponent) that is not in rollback-journal mode (WAL?)")
         }
-        if manifest.isDelta, let problem = ChangesSchema.problem(at: database) {
+        if manifest.isDelta, let problem = ChangesSchema.problem(at: database, tables: tables) {
             throw BundleCheckError(file: file, reason: "holds a changes.sqlite that \(problem)")
         }
         if !manifest.isDelta { try DeviceDatabaseSchema.check(at: database, file: file) }

@@ -26,7 +26,7 @@ package enum ContentDigest {
         let output = DigestBuffer()
         for table in tables {
             let columns = table.columnList
-            let filter = table.name == "meta" ? " WHERE key <> '\(DeviceSchema.MetaKey.contentDigest)'" : ""
+            let filter = table.name == DeviceSchema.Table.meta.name ? " WHERE key <> '\(DeviceSchema.MetaKey.contentDigest)'" : ""
             let sql = "SELECT \(columns) FROM \(table.quotedName)\(filter) ORDER BY \(columns)"
             let statement = try database.statement(sql)
             try statement.bind([])

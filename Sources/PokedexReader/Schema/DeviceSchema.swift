@@ -39,11 +39,9 @@ package enum DeviceSchema {
 
     /// How a table is stored in the file.
     package enum Storage: Sendable, Hashable {
-        /// A table of its own, created from its columns (``Table/createStatement``). `lines`
-        /// counts the column definitions on each line of its `CREATE TABLE` (empty: all on
-        /// one line): SQLite keeps the statement's text in the file, so its layout is part of
-        /// the file's bytes; a new table needs none. `quotedName` writes the name in quotes.
-        case table(lines: [Int] = [], quotedName: Bool = false)
+        /// A table of its own, created from its columns (``Table/createStatement``, which
+        /// also derives the statement's line layout). `quotedName` writes the name in quotes.
+        case table(quotedName: Bool = false)
         /// A view over the builder's own tables (<doc:PokedexReader/DeviceDatabase#Views-over-shared-tables>):
         /// `ddl` creates those tables, the view and the `INSTEAD OF` triggers that take a
         /// delta's plain SQL. The view's columns must be the declared ones, in order
@@ -87,15 +85,11 @@ package enum DeviceSchema {
         /// The first key column as SQL: the entity's id in every table of an entity.
         package var entityColumn: String { DeviceSchema.quoted(columns[0]) }
 
-        /// The same plain table with `column` declared after the others (on a line of its own
-        /// in the DDL): how a test shows a new column travelling through the file, the digest
-        /// and a delta. (A view's column needs its view and triggers changed too.)
+        /// The same table with `column` declared after the others: how a test shows a new
+        /// column travelling through the file, the digest and a delta. (A view's column
+        /// needs its view and triggers changed too.)
         package func adding(_ column: Column) -> Table {
-            var storage = self.storage
-            if case let .table(lines, quotedName) = storage, !lines.isEmpty {
-                storage = .table(lines: lines + [1], quotedName: quotedName)
-            }
-            return Table(name, entity: entity, keyCount: keyCount, declaredColumns + [column], storage: storage)
+            Table(name, entity: entity, keyCount: keyCount, declaredColumns + [column], storage: storage)
         }
     }
 
@@ -106,63 +100,33 @@ package enum DeviceSchema {
         /// The reference entities (<doc:PokedexReader/DeviceDatabase#Entities>: `type*` tables belong to `type(id)`, ...).
         case type, ability, move, stat, version, language
         /// The table whose `id` names the entity.
-        package var rootTable: String { rawValue }
+        package var rootTable: Table { DeviceSchema.tables.first { $0.entity == self }! }
     }
 
     /// Every table of the schema, in the order <doc:PokedexReader/DeviceDatabase> lists them (the order of
-    /// `content_digest` and of the DDL).
+    /// `content_digest` and of the DDL). Each is declared once, below, and named by its
+    /// declaration everywhere else (`.pokemon`, `.speciesName`).
     package static let tables: [Table] = [
-        Table("meta", entity: nil, keyCount: 1, [.text("key", "NOT NULL PRIMARY KEY"), .text("value")]),
-        Table("pokemon", entity: .pokemon, keyCount: 1, [
-            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("species_id", "NOT NULL"),
-            .integer("height"), .integer("weight"), .integer("base_experience"), .integer("is_default", "NOT NULL"),
-            .integer("sort_order"),
-        ], storage: .table(lines: [3, 4, 1])),
-        Table("pokemon_type", entity: .pokemon, keyCount: 2, [
-            .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL"), .text("type", "NOT NULL"),
-        ], storage: .table(lines: [3])),
-        Table("pokemon_stat", entity: .pokemon, keyCount: 2, [
-            .integer("pokemon_id", "NOT NULL"), .text("stat", "NOT NULL"), .integer("base_stat", "NOT NULL"),
-            .integer("effort", "NOT NULL"),
-        ], storage: .table(lines: [4])),
-        Table("pokemon_ability", entity: .pokemon, keyCount: 2, [
-            .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL"), .text("ability", "NOT NULL"),
-            .integer("is_hidden", "NOT NULL"),
-        ], storage: .table(lines: [4])),
-        Table("pokemon_move", entity: .pokemon, keyCount: 2, [.integer("pokemon_id"), .text("move")],
-              storage: .view(ddl: sharedMoveDDL)),
-        Table("pokemon_sprite", entity: .pokemon, keyCount: 2, [
-            .integer("pokemon_id"), .text("key"), .text("url"), .text("path"),
-        ], storage: .view(ddl: sharedSpriteDDL)),
-        Table("species", entity: .species, keyCount: 1, [
-            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("generation"), .integer("evolution_chain_id"),
-            .integer("evolves_from_species_id"), .integer("is_baby", "NOT NULL"), .integer("is_legendary", "NOT NULL"),
-            .integer("is_mythical", "NOT NULL"), .text("color"), .text("habitat"), .integer("gender_rate"),
-            .integer("capture_rate"),
-        ], storage: .table(lines: [4, 3, 5])),
-        Table("species_name", entity: .species, keyCount: 2, [
-            .integer("species_id", "NOT NULL"), .text("language", "NOT NULL"), .text("name"), .text("genus"),
-        ], storage: .table(lines: [4])),
-        Table("species_flavor_text", entity: .species, keyCount: 3, [
-            .integer("species_id"), .text("language"), .text("version"), .integer("entry_index"), .text("text"),
-        ], storage: .view(ddl: sharedFlavorTextDDL)),
-        Table("pokedex", entity: .pokedex, keyCount: 1, [
-            .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("region"), .integer("is_main_series", "NOT NULL"),
-        ]),
-        Table("pokedex_entry", entity: .pokedex, keyCount: 2, [
-            .integer("pokedex_id", "NOT NULL"), .integer("entry_number", "NOT NULL"), .integer("species_id", "NOT NULL"),
-        ], storage: .table(lines: [3])),
-        Table("pokedex_description", entity: .pokedex, keyCount: 2, [
-            .integer("pokedex_id", "NOT NULL"), .text("language", "NOT NULL"), .text("description", "NOT NULL"),
-        ], storage: .table(lines: [3])),
-        Table("evolution_chain", entity: .evolutionChain, keyCount: 1, [
-            .integer("id", "PRIMARY KEY"), .integer("root_species_id", "NOT NULL"), .text("baby_trigger_item"),
-        ]),
-        Table("evolution_step", entity: .evolutionChain, keyCount: 2, [
-            .integer("chain_id", "NOT NULL"), .integer("to_species_id", "NOT NULL"), .integer("from_species_id", "NOT NULL"),
-            .text("trigger"), .integer("min_level"), .text("item"), .text("details_json", "NOT NULL"),
-        ], storage: .table(lines: [3, 4])),
-    ] + referenceTables
+        .meta, .pokemon, .pokemonType, .pokemonStat, .pokemonAbility, .pokemonMove, .pokemonSprite,
+        .species, .speciesName, .speciesFlavorText, .pokedex, .pokedexEntry, .pokedexDescription,
+        .evolutionChain, .evolutionStep,
+        .type, .typeName, .typeEfficacy, .ability, .abilityName, .abilityText, .move, .moveName, .moveText,
+        .stat, .statName, .version, .versionName, .language, .languageName,
+    ]
+
+    /// The column a Swift property stands for, by name: `speciesID` is `species_id`,
+    /// `detailsJSON` is `details_json`, a name in snake case is itself. The exporter's rows
+    /// and the reader's models are matched to the declared columns by it.
+    package static func columnName(ofProperty property: String) -> String {
+        var name = ""
+        var previous: Character?
+        for character in property {
+            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { name.append("_") }
+            name.append(contentsOf: character.lowercased())
+            previous = character
+        }
+        return name
+    }
 
     /// `name` as an SQL identifier (the schema's names need no escaping inside the quotes).
     package static func quoted(_ name: String) -> String { "\"\(name)\"" }
@@ -183,4 +147,59 @@ package enum DeviceSchema {
         /// Not itself covered by the digest (it is the digest).
         package static let contentDigest = "content_digest"
     }
+}
+
+/// The tables of <doc:PokedexReader/DeviceDatabase#The-tables> (the reference tables are in
+/// `DeviceSchema+Reference.swift`). A column is added here, after its table's last column.
+extension DeviceSchema.Table {
+    package static let meta = Self("meta", entity: nil, keyCount: 1, [.text("key", "NOT NULL PRIMARY KEY"), .text("value")])
+    package static let pokemon = Self("pokemon", entity: .pokemon, keyCount: 1, [
+        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("species_id", "NOT NULL"),
+        .integer("height"), .integer("weight"), .integer("base_experience"), .integer("is_default", "NOT NULL"),
+        .integer("sort_order"),
+    ])
+    package static let pokemonType = Self("pokemon_type", entity: .pokemon, keyCount: 2, [
+        .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL"), .text("type", "NOT NULL"),
+    ])
+    package static let pokemonStat = Self("pokemon_stat", entity: .pokemon, keyCount: 2, [
+        .integer("pokemon_id", "NOT NULL"), .text("stat", "NOT NULL"), .integer("base_stat", "NOT NULL"),
+        .integer("effort", "NOT NULL"),
+    ])
+    package static let pokemonAbility = Self("pokemon_ability", entity: .pokemon, keyCount: 2, [
+        .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL"), .text("ability", "NOT NULL"),
+        .integer("is_hidden", "NOT NULL"),
+    ])
+    package static let pokemonMove = Self("pokemon_move", entity: .pokemon, keyCount: 2, [.integer("pokemon_id"), .text("move")],
+                                           storage: .view(ddl: DeviceSchema.sharedMoveDDL))
+    package static let pokemonSprite = Self("pokemon_sprite", entity: .pokemon, keyCount: 2, [
+        .integer("pokemon_id"), .text("key"), .text("url"), .text("path"),
+    ], storage: .view(ddl: DeviceSchema.sharedSpriteDDL))
+    package static let species = Self("species", entity: .species, keyCount: 1, [
+        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("generation"), .integer("evolution_chain_id"),
+        .integer("evolves_from_species_id"), .integer("is_baby", "NOT NULL"), .integer("is_legendary", "NOT NULL"),
+        .integer("is_mythical", "NOT NULL"), .text("color"), .text("habitat"), .integer("gender_rate"),
+        .integer("capture_rate"),
+    ])
+    package static let speciesName = Self("species_name", entity: .species, keyCount: 2, [
+        .integer("species_id", "NOT NULL"), .text("language", "NOT NULL"), .text("name"), .text("genus"),
+    ])
+    package static let speciesFlavorText = Self("species_flavor_text", entity: .species, keyCount: 3, [
+        .integer("species_id"), .text("language"), .text("version"), .integer("entry_index"), .text("text"),
+    ], storage: .view(ddl: DeviceSchema.sharedFlavorTextDDL))
+    package static let pokedex = Self("pokedex", entity: .pokedex, keyCount: 1, [
+        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("region"), .integer("is_main_series", "NOT NULL"),
+    ])
+    package static let pokedexEntry = Self("pokedex_entry", entity: .pokedex, keyCount: 2, [
+        .integer("pokedex_id", "NOT NULL"), .integer("entry_number", "NOT NULL"), .integer("species_id", "NOT NULL"),
+    ])
+    package static let pokedexDescription = Self("pokedex_description", entity: .pokedex, keyCount: 2, [
+        .integer("pokedex_id", "NOT NULL"), .text("language", "NOT NULL"), .text("description", "NOT NULL"),
+    ])
+    package static let evolutionChain = Self("evolution_chain", entity: .evolutionChain, keyCount: 1, [
+        .integer("id", "PRIMARY KEY"), .integer("root_species_id", "NOT NULL"), .text("baby_trigger_item"),
+    ])
+    package static let evolutionStep = Self("evolution_step", entity: .evolutionChain, keyCount: 2, [
+        .integer("chain_id", "NOT NULL"), .integer("to_species_id", "NOT NULL"), .integer("from_species_id", "NOT NULL"),
+        .text("trigger"), .integer("min_level"), .text("item"), .text("details_json", "NOT NULL"),
+    ])
 }

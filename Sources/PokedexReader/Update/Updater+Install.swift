@@ -53,7 +53,8 @@ extension Updater {
                     throw UpdateError.newerSchema(source: entry.file, schemaVersion: manifest.schemaVersion,
                                                   supported: DeviceSchema.version)
                 }
-                return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: entry.file)
+                return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: entry.file,
+                                           tables: tables)
             } catch let error as BundleCheckError {
                 throw UpdateError.badBundle(path: error.file, reason: error.reason)
             }
@@ -140,7 +141,7 @@ extension Updater {
             // No bound on the work (the digest reads every row once); only the stop, polled
             // every 10,000 SQLite steps, a few hundred rows.
             db.limitWork(steps: Int.max / 2, stop: { stop.isStopped })
-            actual = try ContentDigest.compute(db).hex
+            actual = try ContentDigest.compute(db, tables: tables).hex
         } catch {
             try stop.check()
             throw UpdateError.badBundle(path: file, reason: "holds a pokedex.sqlite that cannot be read: \(error)")

@@ -16,15 +16,24 @@ public struct Updater: Sendable {
     public let folder: URL
     /// How downloads talk to a server (deadline, session configuration).
     public let settings: UpdaterSettings
+    /// The schema installs are checked against (a delta's tables, the digest): the
+    /// declaration's, but for a test that adds a column to a copy of it.
+    let tables: [DeviceSchema.Table]
     let applier: DeltaApplier
 
     /// - Parameters:
     ///   - folder: the device folder; created on the first install.
     ///   - settings: the download deadline and session configuration.
     public init(folder: URL, settings: UpdaterSettings = UpdaterSettings()) {
+        self.init(folder: folder, settings: settings, tables: DeviceSchema.tables)
+    }
+
+    /// An updater for databases of the schema `tables` (a test's copy of the declaration).
+    package init(folder: URL, settings: UpdaterSettings = UpdaterSettings(), tables: [DeviceSchema.Table]) {
         self.folder = folder
         self.settings = settings
-        self.applier = DeltaApplier()
+        self.tables = tables
+        self.applier = DeltaApplier(tables: tables)
     }
 
     /// What the installed database says of itself.

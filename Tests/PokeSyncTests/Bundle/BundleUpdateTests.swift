@@ -38,19 +38,19 @@ struct BundleUpdateTests {
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let arguments = ["--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "default"]
-                #expect(try cli.run(["full"] + arguments).status == 0)
-                #expect(try cli.run(["export"]).status == 0)
-                let first = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+                #expect(try await cli.run(["full"] + arguments).status == 0)
+                #expect(try await cli.run(["export"]).status == 0)
+                let first = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
                 #expect(first.status == 0 && first.stdout.contains("installed version 1"), "\(first.stdout) \(first.stderr)")
             }
             let published = try FileManager.default.attributesOfItem(atPath: bundles.appendingPathComponent("pokedex-1.tar.gz").path)
             try await withStandInServer(root: fixed) { server in
                 let arguments = ["--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "default"]
-                let sync = try cli.run(["sync"] + arguments)
+                let sync = try await cli.run(["sync"] + arguments)
                 #expect(sync.status == 0, "\(sync.stderr)")
             }
-            let export = try cli.run(["export"])
+            let export = try await cli.run(["export"])
             #expect(export.status == 0, "\(export.stderr)")
             // A published file never changes.
             let kept = try FileManager.default.attributesOfItem(atPath: bundles.appendingPathComponent("pokedex-1.tar.gz").path)
@@ -59,52 +59,52 @@ struct BundleUpdateTests {
 
             let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: bundles.appendingPathComponent("index.json")))
             #expect(index.latest == 2)
-            let verify = try cli.run(["verify", bundles.path], addMirror: false)
+            let verify = try await cli.run(["verify", bundles.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
 
-            let update = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            let update = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(update.status == 0 && update.stdout.contains("installed version 2"), "\(update.stdout) \(update.stderr)")
             // The path this test names: the index offers the delta and the device takes it.
             #expect(index.deltas.map(\.from) == [1], "\(export.stdout)")
             #expect(update.stdout.contains("delta from 1"), "\(update.stdout)")
-            #expect(try runTool("sqlite3", [device.appendingPathComponent("current/pokedex.sqlite").path,
+            #expect(try await runTool("sqlite3", [device.appendingPathComponent("current/pokedex.sqlite").path,
                                             "SELECT weight FROM pokemon WHERE id = 25"]) == "61")
             // Row for row what the full bundle of version 2 holds.
             let full = scratch.appendingPathComponent("full")
             try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
-            try runTool("tar", ["xzf", bundles.appendingPathComponent("pokedex-2.tar.gz").path, "-C", full.path])
+            try await runTool("tar", ["xzf", bundles.appendingPathComponent("pokedex-2.tar.gz").path, "-C", full.path])
             let installed = device.appendingPathComponent("current/pokedex.sqlite")
             #expect(try Self.rows(installed) == Self.rows(full.appendingPathComponent("pokedex.sqlite")))
             // The search table, rebuilt for what the delta touched, equals the one the builder wrote.
             let search = "SELECT pokemon_id, text FROM pokemon_search ORDER BY 1, 2"
-            #expect(try runTool("sqlite3", [installed.path, search])
+            #expect(try await runTool("sqlite3", [installed.path, search])
                     == runTool("sqlite3", [full.appendingPathComponent("pokedex.sqlite").path, search]))
-            #expect(try runTool("sqlite3", [installed.path, "SELECT value FROM meta WHERE key = 'version'"]) == "2")
+            #expect(try await runTool("sqlite3", [installed.path, "SELECT value FROM meta WHERE key = 'version'"]) == "2")
             // The sprites the device has are the bundle's.
             #expect(FileManager.default.fileExists(atPath: device.appendingPathComponent("current/sprites/pokemon/25.png").path))
-            let again = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            let again = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(again.status == 0 && again.stdout.contains("already"), "\(again.stdout)")
         }
     }
 
     @Test func filesTheIndexStopsNamingGoAfterTheGracePeriod() async throws {
-        try withTemporaryDirectory { scratch in
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
             try Data(#"{"bundles": {"grace_hours": 0}}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
             let bundles = cli.mirror.appendingPathComponent("bundles")
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
             // Named by the index no more, but within its grace period (it starts now).
             #expect(FileManager.default.fileExists(atPath: bundles.appendingPathComponent("pokedex-1.tar.gz").path))
-            let later = try cli.run(["export", "--sprites", "none"])
+            let later = try await cli.run(["export", "--sprites", "none"])
             #expect(later.status == 0 && later.stdout.contains("removed after the grace period: pokedex-1.tar.gz"), "\(later.stdout)")
             #expect(!FileManager.default.fileExists(atPath: bundles.appendingPathComponent("pokedex-1.tar.gz").path))
             #expect(FileManager.default.fileExists(atPath: bundles.appendingPathComponent("pokedex-2.tar.gz").path))
             // prune drops version 1: its delta leaves the index.
-            #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+            #expect(try await cli.run(["prune", "--keep", "1"]).status == 0)
             let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: bundles.appendingPathComponent("index.json")))
             #expect(index.deltas.isEmpty)
         }

@@ -8,10 +8,10 @@ import Testing
 /// determinism, journal mode and content_digest.
 @Suite("Device database file")
 struct DeviceDatabaseFileTests {
-    @Test func danglingReferencesAreRefused() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func danglingReferencesAreRefused() async throws {
+        try await withTemporaryDirectory { scratch in
             // The samples are reference-closed: the 2026 one builds under the export's check.
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (_, info) = try fixture.build(references: .refuse)
             #expect(info.danglingReferences.isEmpty)
 
@@ -23,7 +23,7 @@ struct DeviceDatabaseFileTests {
                 try FileManager.default.removeItem(at: source.appendingPathComponent("api/v2/pokemon-species/\(id)"))
                 try Self.dropFromList(source.appendingPathComponent("api/v2/pokemon-species/index.json"), id: id)
             }
-            let broken = try DeviceDatabaseFixture(scratch: scratch.appendingPathComponent("broken"), source: source)
+            let broken = try await DeviceDatabaseFixture(scratch: scratch.appendingPathComponent("broken"), source: source)
             // A pokemon whose species is missing from the version is named first.
             let refused = try #require(throws: DeviceDataError.self) { try broken.build(references: .refuse) }
             #expect(refused.description.hasPrefix("pokemon 10312 (darkrai-mega) names species 491, which version 1 does not hold"))
@@ -45,9 +45,9 @@ struct DeviceDatabaseFileTests {
         }
     }
 
-    @Test func languagesKeepOnlyThoseAsked() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func languagesKeepOnlyThoseAsked() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let profile = BundleProfile(languages: try BundleProfile.parseLanguages("KO"))
             let (file, info) = try fixture.build(profile: profile)
             #expect(info.languages == ["en", "ko"])
@@ -73,9 +73,9 @@ struct DeviceDatabaseFileTests {
 
     /// The table holds a pokemon's own names; its types (slugs and names in every
     /// language) are added by the reader from `pokemon_type` and `type_name`.
-    @Test func searchIndexHoldsFoldedNamesAndTypes() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func searchIndexHoldsFoldedNamesAndTypes() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path)
             let texts = Set(try database.rows("SELECT text FROM pokemon_search WHERE pokemon_id = 25") { $0.text(0) })
@@ -94,28 +94,28 @@ struct DeviceDatabaseFileTests {
         }
     }
 
-    @Test func fileIsDeterministicSoundAndDigested() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func fileIsDeterministicSoundAndDigested() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (first, info) = try fixture.build("first.sqlite")
             let (second, again) = try fixture.build("second.sqlite")
             #expect(info == again)
-            _ = try runTool("/usr/bin/cmp", [first.path, second.path])
-            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA integrity_check;"]) == "ok")
-            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA journal_mode;"]) == "delete")
-            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA page_size;"]) == "4096")
-            #expect(try runTool("/usr/bin/sqlite3", [first.path, "PRAGMA freelist_count;"]) == "0")
+            _ = try await runTool("/usr/bin/cmp", [first.path, second.path])
+            #expect(try await runTool("/usr/bin/sqlite3", [first.path, "PRAGMA integrity_check;"]) == "ok")
+            #expect(try await runTool("/usr/bin/sqlite3", [first.path, "PRAGMA journal_mode;"]) == "delete")
+            #expect(try await runTool("/usr/bin/sqlite3", [first.path, "PRAGMA page_size;"]) == "4096")
+            #expect(try await runTool("/usr/bin/sqlite3", [first.path, "PRAGMA freelist_count;"]) == "0")
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".") }
             #expect(leftovers.isEmpty, "\(leftovers)")
 
-            let python = try runPython("content_digest.py", [first.path])
+            let python = try await runPython("content_digest.py", [first.path])
             let database = try Database(path: first.path, mode: .immutable)
             let meta = Dictionary(uniqueKeysWithValues: try database.rows("SELECT key, value FROM meta") { ($0.text(0), $0.text(1)) })
             #expect(python == info.contentDigest.hex)
             #expect(try ContentDigest.compute(database).hex == python)
             #expect(meta["content_digest"] == python)
             let version = try #require(try fixture.store.version(1))
-            #expect(meta["schema_version"] == "2" && meta["version"] == "1" && meta["lineage"] == "test-lineage")
+            #expect(meta["schema_version"] == String(DeviceSchema.version) && meta["version"] == "1" && meta["lineage"] == "test-lineage")
             #expect(meta["created_at"] == version.createdAt && meta["source"] == "api-data folder")
             #expect(meta["profile"] == #"{"languages":"all","sprites":"default"}"#)
             // The sample's documents (Tests/Fixtures/README.md): 17 pokemon, 37 species, 13 chains, 3 pokedexes.

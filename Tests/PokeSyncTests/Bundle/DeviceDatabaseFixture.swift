@@ -13,7 +13,7 @@ struct DeviceDatabaseFixture {
 
     /// Crawls `source` (default: the 2026 sample) with `front_default` sprites from a
     /// clone folder of tiny PNGs, so that bundled sprites get paths.
-    init(scratch: URL, source: URL = TestPaths.sample2026) throws {
+    init(scratch: URL, source: URL = TestPaths.sample2026) async throws {
         self.scratch = scratch
         let clone = scratch.appendingPathComponent("clone/sprites/pokemon")
         try FileManager.default.createDirectory(at: clone, withIntermediateDirectories: true)
@@ -23,7 +23,7 @@ struct DeviceDatabaseFixture {
             try Data(png + Array(id.utf8)).write(to: clone.appendingPathComponent("\(id).png"))
         }
         cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-        let full = try cli.run(["full", "--source", source.path, "--sprite-source",
+        let full = try await cli.run(["full", "--source", source.path, "--sprite-source",
                                 scratch.appendingPathComponent("clone").path, "--sprites", "default"])
         try #require(full.status == 0, "\(full.stderr)")
         store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)

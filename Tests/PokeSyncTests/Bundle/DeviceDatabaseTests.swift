@@ -8,9 +8,9 @@ import Testing
 /// from the sample's JSON.
 @Suite("Device database builder")
 struct DeviceDatabaseTests {
-    @Test func pokemonRowsMatchTheDocument() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func pokemonRowsMatchTheDocument() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, info) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             let json = try DeviceDatabaseFixture.json("pokemon", 25)
@@ -61,9 +61,9 @@ struct DeviceDatabaseTests {
         }
     }
 
-    @Test func speciesRowsMatchTheDocument() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func speciesRowsMatchTheDocument() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             let json = try DeviceDatabaseFixture.json("pokemon-species", 25)
@@ -103,9 +103,9 @@ struct DeviceDatabaseTests {
         }
     }
 
-    @Test func evolutionStepsAndPokedexes() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func evolutionStepsAndPokedexes() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, info) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             // Applin's chain branches three ways, then dipplin evolves again: four steps.
@@ -143,9 +143,9 @@ struct DeviceDatabaseTests {
         }
     }
 
-    @Test func eeveeHasEightEvolutionSteps() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func eeveeHasEightEvolutionSteps() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             let steps = try database.rows("""

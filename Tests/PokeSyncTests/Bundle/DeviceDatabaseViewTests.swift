@@ -26,10 +26,10 @@ struct DeviceDatabaseViewTests {
     }
 
     @Test("a delta between two real builds, applied through the views, gives the new build row for row; no orphan texts")
-    func deltaThroughViews() throws {
-        try withTemporaryDirectory { folder in
-            let old = try DeviceDatabaseFixture(scratch: folder.appendingPathComponent("old"), source: TestPaths.sample2025)
-            let new = try DeviceDatabaseFixture(scratch: folder.appendingPathComponent("new"), source: TestPaths.sample2026)
+    func deltaThroughViews() async throws {
+        try await withTemporaryDirectory { folder in
+            let old = try await DeviceDatabaseFixture(scratch: folder.appendingPathComponent("old"), source: TestPaths.sample2025)
+            let new = try await DeviceDatabaseFixture(scratch: folder.appendingPathComponent("new"), source: TestPaths.sample2026)
             let (oldFile, _) = try old.build()
             let (newFile, newInfo) = try new.build()
             // Both mirrors call their only version 1: the manifest takes the new one's meta.
@@ -69,9 +69,9 @@ struct DeviceDatabaseViewTests {
     }
 
     @Test("the builder stores shared texts once and sprite URLs as patterns, and the views give them back")
-    func sharedStorage() throws {
-        try withTemporaryDirectory { folder in
-            let fixture = try DeviceDatabaseFixture(scratch: folder)
+    func sharedStorage() async throws {
+        try await withTemporaryDirectory { folder in
+            let fixture = try await DeviceDatabaseFixture(scratch: folder)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             let bodies = try database.integer("SELECT count(*) FROM flavor_text_body") ?? 0

@@ -6,7 +6,7 @@ import Testing
 
 /// The builder's typed rows against the device schema: the one list of tables
 /// (`DeviceRows.visitTables`) names every table of `DeviceSchema`, each row gives one
-/// value per column, and joining documents' rows keeps every row in order.
+/// value per declared column, by name, and joining documents' rows keeps every row in order.
 @Suite("Device rows")
 struct DeviceRowsTests {
     /// Records, per table, the row count, every distinct number of values a row gives, the
@@ -21,34 +21,36 @@ struct DeviceRowsTests {
         var languages: [String: Set<String?>] = [:]
         /// `table.column: value` for each value that is neither NULL nor of its column's declared type.
         var mistyped: [String] = []
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+        mutating func visit<Row: DeviceTableRow>(_ table: DeviceSchema.Table, _ path: WritableKeyPath<DeviceRows, [Row]>) {
             let rows = self.rows[keyPath: path]
-            let columns = DeviceSchema.tables.first { $0.name == table }?.declaredColumns ?? []
-            for row in rows {
-                for (value, column) in zip(row.values, columns) {
+            // By name, as the writer puts them (a missing or unknown column stops here).
+            let columns = DeviceRowColumns(table)
+            let values = rows.map(columns.values(of:))
+            for row in values {
+                for (value, column) in zip(row, table.declaredColumns) {
                     switch (value, column.type) {
                     case (.null, _), (.integer, .integer), (.text, .text): continue
-                    default: mistyped.append("\(table).\(column.name): \(value)")
+                    default: mistyped.append("\(table.name).\(column.name): \(value)")
                     }
                 }
             }
-            counts[table] = rows.count
-            widths[table] = Set(rows.map(\.values.count))
-            firstValues[table] = rows.first?.values
-            languages[table] = Set(rows.map(\.languageCode))
+            counts[table.name] = rows.count
+            widths[table.name] = Set(values.map(\.count))
+            firstValues[table.name] = values.first
+            languages[table.name] = Set(rows.map(\.languageCode))
         }
     }
 
-    @Test func everyTableHasRowsOfItsColumnCount() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func everyTableHasRowsOfItsColumnCount() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let builder = DeviceDatabaseBuilder(store: fixture.store)
             let sprites = SpriteSelection(set: try BundleProfile().spriteSet(), held: [:])
             var rows = try builder.convert(try fixture.store.documents(version: 1), sprites: sprites)
             var shapes = Shapes(rows: rows)
             DeviceRows.visitTables(&shapes)
 
-            let schemaTables = DeviceSchema.tables.filter { $0.name != "meta" }
+            let schemaTables = DeviceSchema.tables.filter { $0 != .meta }
             #expect(Set(shapes.counts.keys) == Set(schemaTables.map(\.name)))
             for table in schemaTables {
                 // The sample has rows in every table, so every row type is checked.
@@ -64,7 +66,7 @@ struct DeviceRowsTests {
             // (Pikachu is the sample's first pokemon.)
             #expect(shapes.firstValues["pokemon_stat"]?.prefix(2) == [.integer(25), .text("attack")])
             let pikachu = try #require(rows.pokemon.first { $0.id == 25 })
-            #expect(pikachu.values == [.integer(25), .text("pikachu"), .integer(25), .integer(4), .integer(60),
+            #expect(DeviceRowColumns(.pokemon).values(of: pikachu) == [.integer(25), .text("pikachu"), .integer(25), .integer(4), .integer(60),
                                        .integer(112), .integer(1), .integer(35)])
             // Each reference name table holds its own kind's names (they share a row type).
             for (table, kind) in [("type_name", "type"), ("ability_name", "ability"), ("move_name", "move"),

@@ -27,14 +27,14 @@ struct FlavorTextWhiteSpaceTests {
 
     /// The Python oracle behind the test databases (reference_tables.clean, which
     /// make_device_db.py uses) gives the same texts.
-    @Test func thePythonOracleAgrees() throws {
+    @Test func thePythonOracleAgrees() async throws {
         let texts = [Self.larvesta, Self.narrowStart, "\u{3000}\u{00A0}\t a\u{3000}\u{3000}b \u{2029}\u{0085}\u{205F}",
                      "\u{1C}x\u{1F}", " Pika\u{00AD}\nchu\u{0C}is  here\r\nnow\n"]
-        try withTemporaryDirectory { scratch in
+        try await withTemporaryDirectory { scratch in
             let input = scratch.appendingPathComponent("texts.json")
             try JSONSerialization.data(withJSONObject: texts).write(to: input)
             let python = try PythonInterpreter.path.get()
-            let output = try runTool(python.path, ["-c", """
+            let output = try await runTool(python.path, ["-c", """
                 import json, sys
                 sys.path.insert(0, sys.argv[1])
                 import reference_tables
@@ -49,8 +49,8 @@ struct FlavorTextWhiteSpaceTests {
 
     /// Built from documents holding such texts, no flavor text row starts or ends with
     /// White_Space; the rows' content changes, so a device gets the fix as an ordinary delta.
-    @Test func theDeviceDatabaseKeepsNoWhiteSpaceAtTheEnds() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func theDeviceDatabaseKeepsNoWhiteSpaceAtTheEnds() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("api-data")
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
             try Self.edit(source, kind: "pokemon-species", id: 25) { species in
@@ -65,7 +65,7 @@ struct FlavorTextWhiteSpaceTests {
                 entries[index]["flavor_text"] = Self.narrowStart + "\u{3000}"
                 ability["flavor_text_entries"] = entries
             }
-            let fixture = try DeviceDatabaseFixture(scratch: scratch, source: source)
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch, source: source)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path, mode: .readOnly)
             #expect(try database.row("SELECT text FROM species_flavor_text WHERE species_id = 25 AND language = 'ja' AND version = 'ultra-moon'",

@@ -9,18 +9,18 @@ import Testing
 /// (Tests/Support/reference_tables.py), and carried by deltas by the entity rule.
 @Suite("Reference tables", .serialized)
 struct ReferenceTablesTests {
-    @Test func theTablesAreExactlyWhatTheJSONSaysInEveryLanguageOrTheProfiles() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func theTablesAreExactlyWhatTheJSONSaysInEveryLanguageOrTheProfiles() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (all, info) = try fixture.build()
-            let check = try runPython("reference_tables.py", ["check", "--source", TestPaths.sample2026.path, "--db", all.path])
+            let check = try await runPython("reference_tables.py", ["check", "--source", TestPaths.sample2026.path, "--db", all.path])
             #expect(check.hasPrefix("ok "), "\(check)")
             #expect(info.rowCounts["type"] == 21 && info.rowCounts["stat"] == 9 && info.rowCounts["language"] == 14)
             #expect((info.rowCounts["type_efficacy"] ?? 0) > 100 && (info.rowCounts["move_text"] ?? 0) > 500)
-            #expect(try runPython("content_digest.py", [all.path]) == info.contentDigest.hex)
+            #expect(try await runPython("content_digest.py", [all.path]) == info.contentDigest.hex)
 
             let (some, _) = try fixture.build("some.sqlite", profile: BundleProfile(languages: ["ko", "fr"]))
-            let kept = try runPython("reference_tables.py", ["check", "--source", TestPaths.sample2026.path, "--db", some.path,
+            let kept = try await runPython("reference_tables.py", ["check", "--source", TestPaths.sample2026.path, "--db", some.path,
                                                              "--languages", "ko,fr"])
             #expect(kept.hasPrefix("ok "), "\(kept)")
             let database = try Database(path: some.path, mode: .immutable)
@@ -37,9 +37,9 @@ struct ReferenceTablesTests {
     /// `move_text` is a view over texts shared across moves: the plain SQL of a delta
     /// (delete an entity's rows, insert rows) keeps a text while another move uses it
     /// and drops it with its last user.
-    @Test func sharedMoveTextsSurviveTheDeltaSQL() throws {
-        try withTemporaryDirectory { scratch in
-            let fixture = try DeviceDatabaseFixture(scratch: scratch)
+    @Test func sharedMoveTextsSurviveTheDeltaSQL() async throws {
+        try await withTemporaryDirectory { scratch in
+            let fixture = try await DeviceDatabaseFixture(scratch: scratch)
             let (file, _) = try fixture.build()
             let database = try Database(path: file.path)
             func rows(_ move: Int) throws -> [String] {
@@ -71,16 +71,16 @@ struct ReferenceTablesTests {
         }
     }
 
-    @Test func aTypeRenamedInKoreanReachesADeviceAsASmallDelta() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aTypeRenamedInKoreanReachesADeviceAsASmallDelta() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let device = scratch.appendingPathComponent("device")
             let bundles = cli.mirror.appendingPathComponent("bundles")
-            #expect(try cli.run(["full", "--source", source.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["install", device.path, "--from", bundles.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["full", "--source", source.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false).status == 0)
 
             // Upstream renames the electric type in Korean.
             let file = TestPaths.document(in: source, kind: "type", id: 13)
@@ -88,9 +88,9 @@ struct ReferenceTablesTests {
             let escaped = "\\uc804\\uae30"  // 전기, as the 2026 snapshot escapes it
             #expect(text.contains(escaped))
             try text.replacingOccurrences(of: escaped, with: "\\uc804\\uae30\\ud0c0\\uc785").write(to: file, atomically: true, encoding: .utf8)
-            let sync = try cli.run(["sync", "--source", source.path, "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", source.path, "--sprites", "none"])
             #expect(sync.status == 0 && sync.stdout.contains("type +0 -0 ~1"), "\(sync.stdout) \(sync.stderr)")
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
 
             let delta = bundles.appendingPathComponent("pokedex-1-2.delta.tar.gz")
             let full = bundles.appendingPathComponent("pokedex-2.tar.gz")
@@ -101,7 +101,7 @@ struct ReferenceTablesTests {
             // The delta holds the type entity 13 and nothing else.
             let unpacked = scratch.appendingPathComponent("delta")
             try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
-            try runTool("tar", ["xzf", delta.path, "-C", unpacked.path])
+            try await runTool("tar", ["xzf", delta.path, "-C", unpacked.path])
             let changes = try Database(path: unpacked.appendingPathComponent("changes.sqlite").path, mode: .immutable)
             #expect(try changes.rows("SELECT entity, id FROM removed", []) { "\($0.text(0)) \($0.int(1))" } == ["type 13"])
             for table in DeviceSchema.tables where table.name != "meta" {
@@ -113,7 +113,7 @@ struct ReferenceTablesTests {
                 }
             }
 
-            let update = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            let update = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(update.status == 0 && update.stdout.contains("delta from 1"), "\(update.stdout) \(update.stderr)")
             let installed = try Database(path: device.appendingPathComponent("current/pokedex.sqlite").path, mode: .immutable)
             #expect(try installed.row("SELECT name FROM type_name WHERE type_id = 13 AND language = 'ko'", []) { $0.text(0) }

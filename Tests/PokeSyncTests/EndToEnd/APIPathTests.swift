@@ -9,13 +9,13 @@ import Testing
 struct APIPathTests {
     static let checker = SourceChecker("check_api_path.py", allWell: "the API path is spelled in APIShape alone")
 
-    @Test func theAPIPathIsSpelledInAPIShapeAlone() throws {
-        try Self.checker.expectRepositoryKeepsTheRule()
+    @Test func theAPIPathIsSpelledInAPIShapeAlone() async throws {
+        try await Self.checker.expectRepositoryKeepsTheRule()
     }
 
     /// The checker is not vacuous: in a tree of its own, the path in a plain, raw or
     /// interpolated literal is found; in APIShape.swift, comments and usage text it is not.
-    @Test func theCheckerFindsThePathInLiterals() throws {
+    @Test func theCheckerFindsThePathInLiterals() async throws {
         let code = #"""
             /// `/api/v2/` in a doc comment is an example
             // "api/v2" in a comment is not code
@@ -35,7 +35,7 @@ struct APIPathTests {
             "Sources/PokeSyncCore/Source/APIShape.swift": #"package static let rootPath = "/api/v2/""# + "\n",
             "Sources/Thing/Code.swift": code,
         ]
-        let result = try Self.checker.withTree(tree) { try Self.checker.run($0) }
+        let result = try await Self.checker.withTree(tree) { try await Self.checker.run($0) }
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
         let lines = result.text.split(separator: "\n").map { String($0.prefix { $0 != " " }) }
         #expect(lines == ["Sources/Thing/Code.swift:3:", "Sources/Thing/Code.swift:5:", "Sources/Thing/Code.swift:6:",

@@ -39,14 +39,14 @@ struct BackupTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: TestPaths.sample2025) { server in
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString,
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString,
                                         "--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", "default"])
                 try #require(full.status == 0, "\(full.stderr)")
             }
             let reader = try Reader(store: cli.mirror.appendingPathComponent("store.sqlite"))
             defer { reader.stop() }
             try await withStandInServer(root: TestPaths.sample2026) { server in
-                let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString,
+                let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString,
                                         "--sprite-source", server.spriteBaseURL.absoluteString])
                 try #require(sync.status == 0, "\(sync.stderr)")
             }
@@ -55,7 +55,7 @@ struct BackupTests {
             #expect(((try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int) ?? 0) > 0)
 
             let backup = scratch.appendingPathComponent("backups/night")
-            let result = try cli.run(["backup", backup.path])
+            let result = try await cli.run(["backup", backup.path])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("(version 2)"), "\(result.stdout)")
             reader.stop()
@@ -65,13 +65,13 @@ struct BackupTests {
 
             // Restore = copy back; cp -a keeps the hard links.
             let restored = scratch.appendingPathComponent("Restored")
-            try runProgram("cp", ["-a", backup.path, restored.path])
+            try await runProgram("cp", ["-a", backup.path, restored.path])
             let copy = PokesyncCLI(mirror: restored)
-            let verify = try copy.run(["verify", restored.path], addMirror: false)
+            let verify = try await copy.run(["verify", restored.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-            let versions = try copy.run(["versions"])
+            let versions = try await copy.run(["versions"])
             #expect(versions.status == 0 && versions.stdout.contains("2"), "\(versions.stdout)\(versions.stderr)")
-            let export = try copy.run(["export"])
+            let export = try await copy.run(["export"])
             #expect(export.status == 0, "\(export.stderr)")
             #expect(FileManager.default.fileExists(atPath: restored.appendingPathComponent("bundles/pokedex-2.tar.gz").path))
 
@@ -85,10 +85,10 @@ struct BackupTests {
         }
     }
 
-    @Test func aBackupWhileARunHoldsTheLockExits75AndLeavesNothing() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aBackupWhileARunHoldsTheLockExits75AndLeavesNothing() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            try #require(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            try #require(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
             // The lock as a run holds it: flock on the mirror folder, from another process.
             let holder = Process()
             holder.executableURL = try PythonInterpreter.path.get()
@@ -102,18 +102,18 @@ struct BackupTests {
             #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("locked"))
 
             let backup = scratch.appendingPathComponent("backup")
-            let result = try cli.run(["backup", backup.path])
+            let result = try await cli.run(["backup", backup.path])
             #expect(result.status == 75, "\(result.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Mirror"])
 
             // An existing DEST is never replaced.
             try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: false)
-            let existing = try cli.run(["backup", backup.path])
+            let existing = try await cli.run(["backup", backup.path])
             #expect(existing.status == 64 && existing.stderr.contains("exists"), "\(existing.stderr)")
             // Nor one inside the mirror, which would copy itself.
             try input.fileHandleForWriting.close()
             holder.waitUntilExit()
-            let inside = try cli.run(["backup", cli.mirror.appendingPathComponent("bundles/copy").path])
+            let inside = try await cli.run(["backup", cli.mirror.appendingPathComponent("bundles/copy").path])
             #expect(inside.status == 64 && inside.stderr.contains("inside the mirror"), "\(inside.stderr)")
             #expect(!FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("bundles").path))
         }

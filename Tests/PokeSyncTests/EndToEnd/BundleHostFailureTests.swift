@@ -26,13 +26,13 @@ struct BundleHostFailureTests {
     }
 
     /// The manifest of a bundle or delta in `bundles`, read with the system's tar.
-    static func manifest(_ bundles: URL, _ name: String) throws -> [String: Any] {
-        let text = try runTool("tar", ["xzf", bundles.appendingPathComponent(name).path, "-O", "manifest.json"])
+    static func manifest(_ bundles: URL, _ name: String) async throws -> [String: Any] {
+        let text = try await runTool("tar", ["xzf", bundles.appendingPathComponent(name).path, "-O", "manifest.json"])
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    static func install(_ cli: PokesyncCLI, device: URL, bundles: URL, version: Int) throws -> String {
-        let install = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+    static func install(_ cli: PokesyncCLI, device: URL, bundles: URL, version: Int) async throws -> String {
+        let install = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
         #expect(install.status == 0 && install.stdout.contains("installed version \(version)"), "\(install.stdout) \(install.stderr)")
         return install.stdout
     }
@@ -49,14 +49,14 @@ struct BundleHostFailureTests {
                 cli = runner
                 bundles = cli.mirror.appendingPathComponent("bundles")
                 // (withBadNight ran the first full against a good host before turning it bad.)
-                let first = try cli.run(["export"])
+                let first = try await cli.run(["export"])
                 #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
-                _ = try Self.install(cli, device: device, bundles: bundles, version: 1)
+                _ = try await Self.install(cli, device: device, bundles: bundles, version: 1)
 
                 // Night 2: the documents link a new sprite and its host answers 500.
-                let sync = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "none", extra: ["--timeout", "1", "--revalidate"]))
+                let sync = try await cli.run(FileHostFailureTests.arguments("sync", server, cries: "none", extra: ["--timeout", "1", "--revalidate"]))
                 #expect(sync.status == 2 && sync.stdout.contains("published version 2"), "\(sync.stdout) \(sync.stderr)")
-                let export = try cli.run(["export"])
+                let export = try await cli.run(["export"])
                 #expect(export.status == 2, "\(export.stdout) \(export.stderr)")
                 let warning = try #require(export.stdout.split(separator: "\n").last)
                 #expect(warning.hasPrefix("warning: version 2's bundle lacks 1 sprite(s) --sprites default asks for")
@@ -64,19 +64,19 @@ struct BundleHostFailureTests {
                 let index = try JSONDecoder().decode(BundleIndex.self, from: Data(contentsOf: bundles.appendingPathComponent("index.json")))
                 #expect(index.latest == 2 && index.deltas.map(\.from) == [1], "\(export.stdout)")
                 for name in ["pokedex-2.tar.gz", "pokedex-1-2.delta.tar.gz"] {
-                    let missing = try Self.manifest(bundles, name)["missing_sprites"] as? [String]
+                    let missing = try await Self.manifest(bundles, name)["missing_sprites"] as? [String]
                     #expect(missing?.count == 1 && missing?.first?.hasSuffix("/" + Self.newSprite) == true, "\(name): \(String(describing: missing))")
                 }
-                #expect(try cli.run(["verify", bundles.path], addMirror: false).status == 0)
+                #expect(try await cli.run(["verify", bundles.path], addMirror: false).status == 0)
                 // The device takes it, and has no file for the sprite it lacks.
-                #expect(try Self.install(cli, device: device, bundles: bundles, version: 2).contains("delta from 1"))
+                #expect(try await Self.install(cli, device: device, bundles: bundles, version: 2).contains("delta from 1"))
                 let pokedex = try Pokedex(folder: device)
                 let sprite = try #require(try pokedex.pokemon(id: 1020)?.sprite("front_default"))
                 #expect(sprite.path == nil && pokedex.fileURL(for: sprite) == nil)
                 #expect(sprite.url.absoluteString.hasSuffix("/" + Self.newSprite))
                 // A quiet night after: the same bundle kept, the gap said as a note, exit 0
                 // (the night that wrote the bundle said it; a quiet night stays quiet).
-                let again = try cli.run(["export"])
+                let again = try await cli.run(["export"])
                 #expect(again.status == 0 && again.stdout.contains("kept"), "\(again.stdout)")
                 #expect(again.stdout.contains("note: version 2's bundle lacks 1 sprite(s)") && !again.stdout.contains("warning"),
                         "\(again.stdout)")
@@ -84,17 +84,17 @@ struct BundleHostFailureTests {
 
             // Night 3, the host is back: the sprite is fetched, and the delta from 2 brings it.
             try await withStandInServer(root: changed) { server in
-                let sync = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "none"))
+                let sync = try await cli.run(FileHostFailureTests.arguments("sync", server, cries: "none"))
                 #expect(sync.status == 0 && sync.stdout.contains("published version 3"), "\(sync.stdout) \(sync.stderr)")
             }
-            let export = try cli.run(["export"])
+            let export = try await cli.run(["export"])
             #expect(export.status == 0 && !export.stdout.contains("warning"), "\(export.stdout) \(export.stderr)")
-            let delta = try Self.manifest(bundles, "pokedex-2-3.delta.tar.gz")
+            let delta = try await Self.manifest(bundles, "pokedex-2-3.delta.tar.gz")
             #expect(delta["missing_sprites"] == nil)
             let files = try #require(delta["files"] as? [[String: Any]]).compactMap { $0["path"] as? String }
             #expect(files.contains(Self.newSprite), "\(files)")
-            #expect(try Self.manifest(bundles, "pokedex-3.tar.gz")["missing_sprites"] == nil)
-            #expect(try Self.install(cli, device: device, bundles: bundles, version: 3).contains("delta from 2"))
+            #expect(try await Self.manifest(bundles, "pokedex-3.tar.gz")["missing_sprites"] == nil)
+            #expect(try await Self.install(cli, device: device, bundles: bundles, version: 3).contains("delta from 2"))
             let pokedex = try Pokedex(folder: device)
             let sprite = try #require(try pokedex.pokemon(id: 1020)?.sprite("front_default"))
             #expect(sprite.path == Self.newSprite)
@@ -116,7 +116,7 @@ struct BundleHostFailureTests {
                                                         root: changed) { runner, server in
                 cli = runner
                 port = server.port
-                let night = try CronJobTests().nightWithOutput(cli.mirror, publish: hook, extra: ["--timeout", "1", "--revalidate"])
+                let night = try await CronJobTests().nightWithOutput(cli.mirror, publish: hook, extra: ["--timeout", "1", "--revalidate"])
                 #expect(night.status == 2, "\(night.log)")
                 #expect(night.log.contains("WARNING: a file host failed or lost files"), "\(night.log)")
                 #expect(night.log.contains("WARNING: exported, but not all of it"), "\(night.log)")
@@ -132,7 +132,7 @@ struct BundleHostFailureTests {
             var options = StandInOptions(root: changed)
             options.port = port
             try await withStandInServer(options) { _ in
-                let night = try CronJobTests().nightWithOutput(cli.mirror, publish: hook)
+                let night = try await CronJobTests().nightWithOutput(cli.mirror, publish: hook)
                 #expect(night.status == 0 && night.log.contains("published version 3") && !night.log.contains("WARNING"), "\(night.log)")
             }
         }
@@ -148,11 +148,11 @@ struct BundleHostFailureTests {
             let bundles = cli.mirror.appendingPathComponent("bundles")
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let source = ["--source", server.baseURL.absoluteString, "--sprite-source", server.spriteBaseURL.absoluteString]
-                #expect(try cli.run(["full", "--sprites", "none"] + source).status == 0)
-                let sync = try cli.run(["sync", "--sprites", "default"] + source)
+                #expect(try await cli.run(["full", "--sprites", "none"] + source).status == 0)
+                let sync = try await cli.run(["sync", "--sprites", "default"] + source)
                 #expect(sync.status == 0 && sync.stdout.contains("published version 2"), "\(sync.stdout) \(sync.stderr)")
             }
-            let export = try cli.run(["export", "--sprites", "default"])
+            let export = try await cli.run(["export", "--sprites", "default"])
             #expect(export.status == 2, "\(export.stdout) \(export.stderr)")
             let lines = export.stdout.split(separator: "\n")
             #expect(lines.contains { $0.hasPrefix("wrote ") && $0.contains("pokedex-2.tar.gz") }, "\(export.stdout)")
@@ -163,12 +163,12 @@ struct BundleHostFailureTests {
             #expect(index.latest == 2 && index.deltas.isEmpty)
             // The next export keeps the bundle and tries the delta again: the same gap, a
             // note, exit 0, so the nights until version 1 is pruned are quiet.
-            let again = try cli.run(["export", "--sprites", "default"])
+            let again = try await cli.run(["export", "--sprites", "default"])
             #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
             #expect(again.stdout.split(separator: "\n").last?.hasPrefix("note: no delta from version 1: it cannot be built") == true,
                     "\(again.stdout)")
 
-            let old = try cli.run(["export", "--version", "1", "--sprites", "default"])
+            let old = try await cli.run(["export", "--version", "1", "--sprites", "default"])
             #expect(old.status == 64, "\(old.stdout) \(old.stderr)")
             #expect(old.stderr.contains("version 1 was mirrored with --sprites none, which does not select")
                     && old.stderr.contains(cli.mirror.appendingPathComponent("mirror.json").path), "\(old.stderr)")

@@ -7,19 +7,19 @@ import Testing
 struct CronJobTests {
     static let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
 
-    func night(_ mirror: URL, keepLogs: Int = 30, extra: [String] = []) throws -> (status: Int32, log: String) {
-        let night = try nightWithOutput(mirror, keepLogs: keepLogs, extra: extra)
+    func night(_ mirror: URL, keepLogs: Int = 30, extra: [String] = []) async throws -> (status: Int32, log: String) {
+        let night = try await nightWithOutput(mirror, keepLogs: keepLogs, extra: extra)
         return (night.status, night.log)
     }
 
     /// One night: its exit code, its log, and what it printed (what cron mails).
-    func nightWithOutput(_ mirror: URL, keepLogs: Int = 30, publish: URL? = nil, extra: [String] = []) throws -> (status: Int32, log: String, mail: String) {
+    func nightWithOutput(_ mirror: URL, keepLogs: Int = 30, publish: URL? = nil, extra: [String] = []) async throws -> (status: Int32, log: String, mail: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["POKESYNC"] = PokesyncCLI.binary.path
         environment["POKESYNC_MIRROR"] = mirror.path
         environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
         if let publish { environment["POKESYNC_PUBLISH"] = publish.path }
-        let night = try runProgram("/bin/bash", [Self.script.path] + extra, environment: environment)
+        let night = try await runProgram("/bin/bash", [Self.script.path] + extra, environment: environment)
         let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
         let newest = try #require(try logs.max { a, b in
             try Self.modified(mirror, a) < Self.modified(mirror, b)
@@ -45,8 +45,8 @@ struct CronJobTests {
         try FileManager.default.attributesOfItem(atPath: mirror.appendingPathComponent("logs/\(name)").path)[.modificationDate] as! Date
     }
 
-    @Test func nightsAreLoggedLockedNightsSkipAndLogsRotate() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func nightsAreLoggedLockedNightsSkipAndLogsRotate() async throws {
+        try await withTemporaryDirectory { scratch in
             let mirror = scratch.appendingPathComponent("Mirror")
             try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
             try """
@@ -54,25 +54,25 @@ struct CronJobTests {
              "bundles": {"sprites": "none"}}
             """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
 
-            let first = try night(mirror)
+            let first = try await night(mirror)
             #expect(first.status == 0, "\(first.log)")
             #expect(first.log.contains("published version 1") && first.log.contains("pokesync prune"))
             // The night exports the new version's bundle; the next night keeps it.
             #expect(first.log.contains("pokesync export") && first.log.contains("wrote") && first.log.contains("pokedex-1.tar.gz"))
             #expect(FileManager.default.fileExists(atPath: mirror.appendingPathComponent("bundles/index.json").path))
-            let second = try night(mirror)
+            let second = try await night(mirror)
             #expect(second.status == 0)
             #expect(second.log.contains("no changes since version 1"))
             #expect(second.log.contains("kept") && second.log.contains("pokedex-1.tar.gz"))
 
             // Last night's run still going: this night exits 75 at once and says so.
             let lock = try MirrorLock(layout: MirrorLayout(root: mirror))
-            let locked = try night(mirror)
+            let locked = try await night(mirror)
             withExtendedLifetime(lock) {}
             #expect(locked.status == 75)
             #expect(locked.log.contains("still holds the mirror's lock"))
 
-            _ = try night(mirror, keepLogs: 2)
+            _ = try await night(mirror, keepLogs: 2)
             let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
             #expect(logs.count == 2)
         }
@@ -81,8 +81,8 @@ struct CronJobTests {
     /// Two snapshots of upstream on two nights: the night that publishes puts its diff (the
     /// changed documents by name) in the log and on standard output, for cron to mail; a
     /// night with no changes prints nothing. The publish hook gets the bundles folder.
-    @Test func aNightThatPublishesMailsItsDiffAndAQuietNightSaysNothing() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aNightThatPublishesMailsItsDiffAndAQuietNightSaysNothing() async throws {
+        try await withTemporaryDirectory { scratch in
             let mirror = scratch.appendingPathComponent("Mirror")
             try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
             // One source path whose content changes between nights, as upstream's does.
@@ -94,14 +94,14 @@ struct CronJobTests {
             // The hook records what it was given and whether the index was there.
             let (hook, record) = try CronJobTests.recordingHook(in: scratch)
 
-            let first = try nightWithOutput(mirror, publish: hook)
+            let first = try await nightWithOutput(mirror, publish: hook)
             #expect(first.status == 0 && first.log.contains("published version 1"), "\(first.log)")
             #expect(first.mail.isEmpty, "a first version has no diff to mail: \(first.mail)")
             #expect(try String(contentsOf: record, encoding: .utf8) == "published \(mirror.path)/bundles\n")
 
             try FileManager.default.removeItem(at: upstream)
             try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2026)
-            let second = try nightWithOutput(mirror, publish: hook)
+            let second = try await nightWithOutput(mirror, publish: hook)
             #expect(second.status == 0 && second.log.contains("published version 2"), "\(second.log)")
             let diff = try String(contentsOf: mirror.appendingPathComponent("diffs/1-2.txt"), encoding: .utf8)
             #expect(diff.contains("version 1 → 2") && diff.contains("pokemon "), "\(diff)")
@@ -111,7 +111,7 @@ struct CronJobTests {
             #expect(second.mail.contains("published version 2") && second.mail.contains(String(changedName)), "\(second.mail)")
             #expect(second.mail.contains("changes since version 1"))
 
-            let third = try nightWithOutput(mirror, publish: hook)
+            let third = try await nightWithOutput(mirror, publish: hook)
             #expect(third.status == 0 && third.log.contains("no changes since version 2"), "\(third.log)")
             #expect(third.mail.isEmpty, "a night with no changes is quiet: \(third.mail)")
             #expect(try String(contentsOf: record, encoding: .utf8).split(separator: "\n").count == 3)
@@ -132,7 +132,7 @@ struct CronJobTests {
                 {"source": "\(server.baseURL.absoluteString)", "sprites": "default",
                  "sprite_source": "\(server.spriteBaseURL.absoluteString)", "bundles": {"sprites": "none"}}
                 """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
-                let first = try night(mirror)
+                let first = try await night(mirror)
                 #expect(first.status == 0, "\(first.log)")
                 return server.port
             }
@@ -140,7 +140,7 @@ struct CronJobTests {
             options.port = port
             options.fileHostFault = "500"
             try await withStandInServer(options) { _ in
-                let bad = try night(mirror, extra: ["--timeout", "1"])
+                let bad = try await night(mirror, extra: ["--timeout", "1"])
                 #expect(bad.status == 2, "\(bad.log)")
                 #expect(bad.log.contains("warning: sprites: ") && bad.log.contains("carried from the version before"), "\(bad.log)")
                 #expect(bad.log.contains("WARNING: a file host failed or lost files"), "\(bad.log)")

@@ -14,8 +14,8 @@ struct DeploymentTests {
     static let article = TestPaths.packageRoot.appendingPathComponent("Sources/PokeSyncCore/PokeSyncCore.docc/Deployment.md")
 
     @Test(.enabled(if: analyze != nil, "needs systemd-analyze (apt-get install systemd)"))
-    func theServiceUnitsVerify() throws {
-        try withTemporaryDirectory { scratch in
+    func theServiceUnitsVerify() async throws {
+        try await withTemporaryDirectory { scratch in
             // verify needs each ExecStart program to exist: the units as shipped, with the
             // installed paths pointing at this build's binary and the checkout's script.
             let names = ["pokesync-serve.service", "pokesync-nightly.service", "pokesync-nightly.timer"]
@@ -27,7 +27,7 @@ struct DeploymentTests {
                                           with: Self.cron.appendingPathComponent("pokesync-nightly.sh").path)
                 try local.write(to: scratch.appendingPathComponent(name), atomically: true, encoding: .utf8)
             }
-            let result = try runProgram(Self.analyze!, ["verify"] + names.map { scratch.appendingPathComponent($0).path },
+            let result = try await runProgram(Self.analyze!, ["verify"] + names.map { scratch.appendingPathComponent($0).path },
                                         environment: ProcessInfo.processInfo.environment.merging(["SYSTEMD_LOG_LEVEL": "notice"]) { $1 })
             #expect(result.status == 0, "\(result.stderr)")
             // Unknown keys and other slips are warnings with status 0: none may be left.
@@ -59,19 +59,19 @@ struct DeploymentTests {
     }
 
     @Test(.enabled(if: StaticHostingTests.nginx != nil, "needs nginx (apt-get install nginx-light)"))
-    func nginxServesTheBundlesFolderInPlace() throws {
-        try withTemporaryDirectory { scratch in
+    func nginxServesTheBundlesFolderInPlace() async throws {
+        try await withTemporaryDirectory { scratch in
             chmod(scratch.path, 0o755)  // nginx's workers may run as another user when the tests run as root
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            try #require(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            let export = try cli.run(["export", "--sprites", "none"])
+            try #require(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            let export = try await cli.run(["export", "--sprites", "none"])
             try #require(export.status == 0, "\(export.stderr)")
             let bundles = cli.mirror.appendingPathComponent("bundles")
             let server = try NginxProcess(serverBlock: try Self.recipe(), root: bundles, scratch: scratch)
             defer { server.stop() }
 
             let device = scratch.appendingPathComponent("device")
-            let install = try cli.run(["install", device.path, "--from", "http://127.0.0.1:\(server.port)/index.json"], addMirror: false)
+            let install = try await cli.run(["install", device.path, "--from", "http://127.0.0.1:\(server.port)/index.json"], addMirror: false)
             #expect(install.status == 0 && install.stdout.contains("installed version 1"), "\(install.stdout)\(install.stderr)")
             // The index is revalidated every time, bundles are cached for good, and export's
             // bookkeeping is not served.

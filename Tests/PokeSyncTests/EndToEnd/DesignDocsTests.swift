@@ -12,13 +12,13 @@ import Testing
 struct DesignDocsTests {
     static let checker = SourceChecker("check_doc_links.py", allWell: "every design link resolves")
 
-    @Test func everyDesignLinkInTheRepoResolves() throws {
-        try Self.checker.expectRepositoryKeepsTheRule()
+    @Test func everyDesignLinkInTheRepoResolves() async throws {
+        try await Self.checker.expectRepositoryKeepsTheRule()
     }
 
     /// The checker is not vacuous: in a small tree of its own, each kind of broken pointer
     /// is named, and the run fails.
-    @Test func theCheckerNamesEachBrokenPointer() throws {
+    @Test func theCheckerNamesEachBrokenPointer() async throws {
         let tree: KeyValuePairs<String, String> = [
             "Sources/Thing/Thing.docc/Thing.md": "# ``Thing``\n\n## Topics\n\n- <doc:Guide>\n",
             "Sources/Thing/Thing.docc/Guide.md": "# Guide\n\n## Real section\n\nSee <doc:Missing>.\n",
@@ -33,8 +33,8 @@ struct DesignDocsTests {
                 + "After issues 27 to 31 the server kept up.\n",
         ]
         // The whole check, then the citation check alone, as the lead re-runs it after merging other branches.
-        let (result, citations) = try Self.checker.withTree(tree) { root in
-            (try Self.checker.run(root), try Self.checker.run(root, options: ["--citations"]))
+        let (result, citations) = try await Self.checker.withTree(tree) { root in
+            (try await Self.checker.run(root), try await Self.checker.run(root, options: ["--citations"]))
         }
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
         for expected in ["Code.swift:1: <doc:Guide#No-such-section>",

@@ -17,25 +17,25 @@ struct ExitCodeDocsTests {
         return rows
     }
 
-    @Test func readmeAndHelpNameEveryCodeAndAgreeOnUnparsableDocuments() throws {
+    @Test func readmeAndHelpNameEveryCodeAndAgreeOnUnparsableDocuments() async throws {
         let rows = try Self.readmeRows()
         #expect(Set(rows.keys) == Set(Self.codes))
         // A document that never parses fails like any resource after retries: exit 1.
         #expect(rows[1]?.contains("never parsed") == true)
         #expect(rows[65]?.contains("parse") == false)
-        let help = try PokesyncCLI(mirror: URL(fileURLWithPath: "/nonexistent")).run(["help"], addMirror: false).stdout
+        let help = try await PokesyncCLI(mirror: URL(fileURLWithPath: "/nonexistent")).run(["help"], addMirror: false).stdout
         let section = try #require(help.range(of: "exit codes:").map { help[$0.lowerBound...] })
         for code in Self.codes { #expect(section.contains("\(code) "), "help does not name \(code)") }
         #expect(section.contains("never parsed"))
     }
 
-    @Test func aDocumentThatNeverParsesExits1() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aDocumentThatNeverParsesExits1() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: TestPaths.sample2025, to: source)
             try Data("{\"id\": 1, ".utf8).write(to: TestPaths.document(in: source, kind: "pokedex", id: 17))
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let result = try cli.run(["full", "--source", source.path, "--sprites", "none"])
+            let result = try await cli.run(["full", "--source", source.path, "--sprites", "none"])
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("pokedex/17"))
         }

@@ -42,7 +42,7 @@ struct FileHostFailureTests {
                              _ body: (PokesyncCLI, StandInServer) async throws -> Void) async throws {
         let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
         let port = try await withStandInServer(root: sample) { server -> Int in
-            let full = try cli.run(arguments("full", server, cries: firstCries))
+            let full = try await cli.run(arguments("full", server, cries: firstCries))
             try #require(full.status == 0, "\(full.stderr)")
             return server.port
         }
@@ -66,7 +66,7 @@ struct FileHostFailureTests {
                 let folder = cli.mirror.appendingPathComponent(tree)
                 let held = SpriteMirrorTests.tree(folder)
                 #expect(held.count >= 16)
-                let sync = try cli.run(Self.arguments("sync", server, cries: "latest"))
+                let sync = try await cli.run(Self.arguments("sync", server, cries: "latest"))
                 #expect(sync.status == 2, "\(sync.stdout) \(sync.stderr)")
                 #expect(sync.stdout.contains("no changes since version 1"), "\(sync.stdout)")
                 let host = "127.0.0.1:\(server.port)"
@@ -75,10 +75,10 @@ struct FileHostFailureTests {
                         "\(line)")
                 #expect(line.contains("\(server.origin.absoluteString)/PokeAPI/") && line.contains("HTTP 404 upstream"), "\(line)")
                 #expect(SpriteMirrorTests.tree(folder) == held)
-                #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+                #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
 
                 // The loss accepted on purpose: the version goes without them, and says how many.
-                let accepted = try cli.run(Self.arguments("sync", server, cries: "latest", extra: ["--allow-shrink"]))
+                let accepted = try await cli.run(Self.arguments("sync", server, cries: "latest", extra: ["--allow-shrink"]))
                 #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
                 #expect(accepted.stdout.contains("published version 2"), "\(accepted.stdout)")
                 #expect(accepted.stdout.contains("\(tree): \(held.count) file(s) of version 1 dropped, missing at their host (404/410)"),
@@ -106,7 +106,7 @@ struct FileHostFailureTests {
                 let sprites = Self.count(cli.mirror.appendingPathComponent("sprites"))
                 let cries = Self.count(cli.mirror.appendingPathComponent("cries"))
                 try await server.resetStats()
-                let sync = try cli.run(Self.arguments("sync", server, cries: "all", extra: ["--timeout", "1"]))
+                let sync = try await cli.run(Self.arguments("sync", server, cries: "all", extra: ["--timeout", "1"]))
                 #expect(sync.status == 2, "\(sync.stdout) \(sync.stderr)")
                 #expect(sync.stdout.contains("published version 2"), "\(sync.stdout)")
                 let host = "127.0.0.1:\(server.port)"
@@ -120,10 +120,10 @@ struct FileHostFailureTests {
                 // The trees are as they were, and the version holds them.
                 #expect(Self.count(cli.mirror.appendingPathComponent("sprites")) == sprites)
                 #expect(Self.count(cli.mirror.appendingPathComponent("cries")) == cries)
-                #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+                #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
 
                 // What a delta from version 1 would delete: nothing.
-                let diff = try cli.run(["diff", "--json"])
+                let diff = try await cli.run(["diff", "--json"])
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
                 let summary = try #require(object["summary"] as? [String: [String: Int]])
                 #expect(summary["sprites"] == ["added": 0, "removed": 0, "changed": 0])
@@ -131,11 +131,11 @@ struct FileHostFailureTests {
                 #expect(summary["pokemon"]?["changed"] == 1)
                 let carried = try #require(object["carried"] as? [[String: Any]])
                 #expect(carried.contains { $0["tree"] as? String == "cries" && $0["host"] as? String == host && $0["carried"] as? Int == cries })
-                #expect(try cli.run(["diff"]).stdout.contains("carried          cries: \(cries) carried from the version before"))
+                #expect(try await cli.run(["diff"]).stdout.contains("carried          cries: \(cries) carried from the version before"))
 
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(status.stdout.contains("files    the last run (") && status.stdout.contains("published version 2"), "\(status.stdout)")
-                let json = try cli.run(["status", "--json"])
+                let json = try await cli.run(["status", "--json"])
                 let statusObject = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
                 let last = try #require(statusObject["last_run_carried"] as? [String: Any])
                 let files = try #require(last["files"] as? [[String: Any]])
@@ -152,11 +152,11 @@ struct FileHostFailureTests {
             var options = StandInOptions(root: changed)
             options.port = port
             try await withStandInServer(options) { server in
-                let sync = try cli.run(Self.arguments("sync", server, cries: "all"))
+                let sync = try await cli.run(Self.arguments("sync", server, cries: "all"))
                 #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
                 #expect(sync.stdout.contains("published version 3") && !sync.stdout.contains("warning:"), "\(sync.stdout)")
                 #expect(Self.count(cli.mirror.appendingPathComponent("cries")) == 20)
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(!status.stdout.contains("files    the last run"), "\(status.stdout)")
             }
         }
@@ -167,10 +167,10 @@ struct FileHostFailureTests {
     @Test func anUnchangedNightStillSaysWhatItCarried() async throws {
         try await withTemporaryDirectory { scratch in
             try await Self.withBadNight(scratch, fault: "500") { cli, server in
-                let sync = try cli.run(Self.arguments("sync", server, cries: "latest", extra: ["--timeout", "1"]))
+                let sync = try await cli.run(Self.arguments("sync", server, cries: "latest", extra: ["--timeout", "1"]))
                 #expect(sync.status == 2, "\(sync.stdout) \(sync.stderr)")
                 #expect(sync.stdout.contains("no changes since version 1") && sync.stdout.contains("warning: cries: "), "\(sync.stdout)")
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(status.stdout.contains("no changes since version 1"), "\(status.stdout)")
             }
         }

@@ -35,17 +35,19 @@ struct FileHostLossTests {
 
     /// The `front_default` link `serve --sprite-base` gives each pokemon whose sprite is one
     /// of `paths` (`pokemon/ID.png`), and whether a local one answers 200.
-    static func servedSpriteLinks(_ mirror: URL, _ paths: [String]) throws -> [(link: String, answers: Bool)] {
+    static func servedSpriteLinks(_ mirror: URL, _ paths: [String]) async throws -> [(link: String, answers: Bool)] {
         let lan = ServeLinkedFilesTests.lan
-        let server = try ServeProcess(mirror: mirror, ["--sprite-base", lan])
-        defer { _ = server.stop() }
-        return try paths.map { path in
+        let server = try await ServeProcess(mirror: mirror, ["--sprite-base", lan])
+        // Stopped after the answers (a defer cannot await); if one throws, dropping it kills it.
+        let links = try paths.map { path in
             let id = path.dropFirst("pokemon/".count).dropLast(".png".count)
             let sprites = try server.json("/api/v2/pokemon/\(id)/")["sprites"] as? [String: Any]
             let link = sprites?["front_default"] as? String ?? "none"
             let answers = link.hasPrefix(lan + "/") ? try server.get(String(link.dropFirst(lan.count))).status == 200 : false
             return (link, answers)
         }
+        _ = await server.stop()
+        return links
     }
 
     static func warnings(_ stdout: String) -> [String] {
@@ -68,7 +70,7 @@ struct FileHostLossTests {
             var first = StandInOptions(root: copy)
             first.deployHash = "first"
             let port = try await withStandInServer(first) { server -> Int in
-                let full = try cli.run(FileHostFailureTests.arguments("full", server, cries: "latest"))
+                let full = try await cli.run(FileHostFailureTests.arguments("full", server, cries: "latest"))
                 try #require(full.status == 0, "\(full.stderr)")
                 return server.port
             }
@@ -91,7 +93,7 @@ struct FileHostLossTests {
                 // A new deploy when a document changed, as upstream's (X-PokeAPI-Hash).
                 options.deployHash = deploy
                 options.spriteMissing = (lostSprites.prefix(lost) + lostCries.prefix(lost)).joined(separator: ",")
-                try await withStandInServer(options) { server in try await body(try cli.run(arguments(server, extra)), server) }
+                try await withStandInServer(options) { server in try await body(try await cli.run(arguments(server, extra)), server) }
             }
 
             for lost in 1...4 {
@@ -113,7 +115,7 @@ struct FileHostLossTests {
                 // The trees and the latest version hold every file, byte for byte.
                 #expect(SpriteMirrorTests.tree(spriteFolder) == sprites, "night \(lost)")
                 #expect(SpriteMirrorTests.tree(cryFolder) == cries, "night \(lost)")
-                let status = try Self.json(try cli.run(["status", "--json"]).stdout)
+                let status = try Self.json(try await cli.run(["status", "--json"]).stdout)
                 let latest = try #require(status["latest"] as? [String: Any])
                 #expect(latest["sprites"] as? Int == sprites.count && latest["cries"] as? Int == cries.count, "\(latest)")
                 #expect(latest["sprites_missing"] as? Int == 0, "\(latest)")
@@ -122,22 +124,22 @@ struct FileHostLossTests {
                 #expect(files.count == 2 && files.allSatisfy { $0["missing"] as? Int == lost && $0["carried"] as? Int == lost },
                         "\(files)")
                 if publishes {
-                    let diff = try Self.json(try cli.run(["diff", "--json"]).stdout)
+                    let diff = try Self.json(try await cli.run(["diff", "--json"]).stdout)
                     let summary = try #require(diff["summary"] as? [String: [String: Int]])
                     #expect(summary["sprites"] == ["added": 0, "removed": 0, "changed": 0])
                     #expect(summary["cries"] == ["added": 0, "removed": 0, "changed": 0])
                     let carried = try #require(diff["carried"] as? [[String: Any]])
                     #expect(carried.count == 2 && carried.allSatisfy { $0["missing"] as? Int == lost }, "\(carried)")
-                    #expect(try cli.run(["diff"]).stdout.contains("carried          cries: \(lost) carried from the version before (\(lost) missing"))
+                    #expect(try await cli.run(["diff"]).stdout.contains("carried          cries: \(lost) carried from the version before (\(lost) missing"))
                 }
             }
             // Carried files verify, and survive a prune of the versions that fetched them.
-            #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
-            let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            #expect(try await cli.run(["prune", "--keep", "1"]).status == 0)
+            let verify = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
             // serve links them locally, and the local links answer.
             let lostPaths = Array(lostSprites.prefix(4))
-            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+            for (path, served) in zip(lostPaths, try await Self.servedSpriteLinks(cli.mirror, lostPaths)) {
                 #expect(served.link == "\(ServeLinkedFilesTests.lan)/sprites/\(path)" && served.answers, "\(path): \(served)")
             }
 
@@ -153,10 +155,10 @@ struct FileHostLossTests {
             }
             #expect(Set(SpriteMirrorTests.tree(spriteFolder).keys) == Set(lostSprites.dropFirst(4)))
             #expect(Set(SpriteMirrorTests.tree(cryFolder).keys) == Set(lostCries.dropFirst(4)))
-            let latest = try #require(try Self.json(try cli.run(["status", "--json"]).stdout)["latest"] as? [String: Any])
+            let latest = try #require(try Self.json(try await cli.run(["status", "--json"]).stdout)["latest"] as? [String: Any])
             #expect(latest["sprites_missing"] as? Int == 8, "\(latest)")
             // serve no longer links the dropped ones locally: upstream's links stand.
-            for (path, served) in zip(lostPaths, try Self.servedSpriteLinks(cli.mirror, lostPaths)) {
+            for (path, served) in zip(lostPaths, try await Self.servedSpriteLinks(cli.mirror, lostPaths)) {
                 #expect(served.link == LinkedFilesTests.spritePrefix + path, "\(path): \(served)")
             }
 
@@ -166,7 +168,7 @@ struct FileHostLossTests {
                 #expect(sync.stdout.contains("no changes since version 5") && Self.warnings(sync.stdout).isEmpty, "\(sync.stdout)")
                 #expect(sync.stdout.contains("8 sprite or cry file(s) missing upstream (404), recorded"), "\(sync.stdout)")
             }
-            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
         }
     }
 
@@ -184,7 +186,7 @@ struct FileHostLossTests {
                  "--sprite-source", server.spriteBaseURL.absoluteString, "--cry-source", server.cryBaseURL.absoluteString]
             }
             let port = try await withStandInServer(root: Self.sample) { server -> Int in
-                let full = try cli.run(arguments("full", server))
+                let full = try await cli.run(arguments("full", server))
                 try #require(full.status == 0, "\(full.stderr)")
                 return server.port
             }
@@ -197,11 +199,11 @@ struct FileHostLossTests {
             options.port = port
             options.fileHostFault = "404"
             try await withStandInServer(options) { server in
-                let broken = try cli.run(arguments("sync", server))
+                let broken = try await cli.run(arguments("sync", server))
                 #expect(broken.status == 1, "\(broken.stdout) \(broken.stderr)")
                 try good.write(to: document)
                 try Self.setBaseExperience(source, 296)
-                let resumed = try cli.run(arguments("sync", server))
+                let resumed = try await cli.run(arguments("sync", server))
                 #expect(resumed.status == 2, "\(resumed.stdout) \(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the sync run"), "\(resumed.stderr)")
                 #expect(resumed.stdout.contains("published version 2"), "\(resumed.stdout)")
@@ -212,14 +214,14 @@ struct FileHostLossTests {
                         "\(resumed.stdout)")
 
                 // A `full` asks for every file unconditionally: the same files are carried.
-                let full = try cli.run(arguments("full", server))
+                let full = try await cli.run(arguments("full", server))
                 #expect(full.status == 2 && full.stdout.contains("published version 3"), "\(full.stdout) \(full.stderr)")
                 #expect(Self.warnings(full.stdout).contains { $0.contains("sprites: \(sprites.count) carried from the version before (\(sprites.count) missing") },
                         "\(full.stdout)")
             }
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")) == sprites)
             #expect(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")) == cries)
-            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
         }
     }
 
@@ -232,7 +234,7 @@ struct FileHostLossTests {
             try FileManager.default.copyItem(at: Self.sample, to: copy)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let port = try await withStandInServer(root: copy) { server -> Int in
-                let full = try cli.run(FileHostFailureTests.arguments("full", server, cries: "latest"))
+                let full = try await cli.run(FileHostFailureTests.arguments("full", server, cries: "latest"))
                 try #require(full.status == 0, "\(full.stderr)")
                 return server.port
             }
@@ -244,7 +246,7 @@ struct FileHostLossTests {
             options.fileHostFaultTree = "cries"
             let cries = SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")).count
             try await withStandInServer(options) { server in
-                let sync = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
+                let sync = try await cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
                 #expect(sync.status == 2 && sync.stdout.contains("published version 2"), "\(sync.stdout) \(sync.stderr)")
                 do {
                     let database = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
@@ -253,14 +255,14 @@ struct FileHostLossTests {
                         UPDATE meta SET value = replace(value, '"missing":', '"older":') WHERE key = 'last_run_carried';
                         """)
                 }
-                let diff = try Self.json(try cli.run(["diff", "--json"]).stdout)
+                let diff = try Self.json(try await cli.run(["diff", "--json"]).stdout)
                 let carried = try #require(diff["carried"] as? [[String: Any]])
                 #expect(carried.count == 1 && carried[0]["carried"] as? Int == cries && carried[0]["missing"] as? Int == 0, "\(carried)")
-                let status = try cli.run(["status", "--json"])
+                let status = try await cli.run(["status", "--json"])
                 let last = try #require(try Self.json(status.stdout)["last_run_carried"] as? [String: Any], "\(status.stdout)")
                 #expect((last["files"] as? [[String: Any]])?.first?["missing"] as? Int == 0, "\(last)")
 
-                let again = try cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
+                let again = try await cli.run(FileHostFailureTests.arguments("sync", server, cries: "latest"))
                 #expect(again.status == 2 && again.stdout.contains("no changes since version 2"), "\(again.stdout) \(again.stderr)")
                 #expect(again.stdout.contains("cries: \(cries) carried from the version before (\(cries) missing"), "\(again.stdout)")
                 let database = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
@@ -278,7 +280,7 @@ struct FileHostLossTests {
             let changed = try FileHostFailureTests.changedSample(in: scratch)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let port = try await withStandInServer(root: Self.sample) { server -> Int in
-                let full = try cli.run(Self.everyFile("full", server))
+                let full = try await cli.run(Self.everyFile("full", server))
                 try #require(full.status == 0, "\(full.stderr)")
                 return server.port
             }
@@ -295,7 +297,7 @@ struct FileHostLossTests {
             options.spriteMissing = lost.joined(separator: ",")
             try await withStandInServer(options) { server in
                 // The default --timeout: its silence budget (2 minutes) is far off, the count decides.
-                let sync = try cli.run(Self.everyFile("sync", server) + ["--concurrency", "4"])
+                let sync = try await cli.run(Self.everyFile("sync", server) + ["--concurrency", "4"])
                 #expect(sync.status == 2, "\(sync.stdout) \(sync.stderr)")
                 #expect(sync.stdout.contains("published version 2"), "\(sync.stdout)")
                 #expect(sync.stderr.contains("giving up on 127.0.0.1:\(port) for the rest of this run: it delivered none of its last"),
@@ -323,7 +325,7 @@ struct FileHostLossTests {
             options.spriteMissing = probe.prefix(30).joined(separator: ",")
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(Self.everyFile("full", server) + ["--concurrency", "1"])
+                let full = try await cli.run(Self.everyFile("full", server) + ["--concurrency", "1"])
                 #expect(full.status == 0, "\(full.stdout) \(full.stderr)")
                 #expect(!full.stderr.contains("giving up"), "\(full.stderr)")
                 #expect(full.stdout.contains("30 sprite or cry file(s) missing upstream (404), recorded"), "\(full.stdout)")

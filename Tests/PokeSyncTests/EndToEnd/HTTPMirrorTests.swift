@@ -16,15 +16,15 @@ struct HTTPMirrorTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 #expect(full.status == 0, "\(full.stderr)")
                 let out = scratch.appendingPathComponent("export")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
                 try Samples.expectSameJSON(TestPaths.sample2026, out)
 
                 // Same hashes as from the folder: the serving host and formatting do not count.
                 let folder = PokesyncCLI(mirror: scratch.appendingPathComponent("FromFolder"))
-                #expect(try folder.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+                #expect(try await folder.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
                 let overHTTP = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
                 let fromFolder = try Store(layout: MirrorLayout(root: folder.mirror), create: false, readOnly: true)
                 #expect(try overHTTP.documents(version: 1) == fromFolder.documents(version: 1))
@@ -58,11 +58,11 @@ struct HTTPMirrorTests {
                 #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
 
                 // The same command (a higher --concurrency only makes the rest quicker).
-                let resumed = try cli.run(arguments.dropLast() + ["8"])
+                let resumed = try await cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the full run"))
                 let out = scratch.appendingPathComponent("export")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
                 try Samples.expectSameJSON(TestPaths.sample2026, out)
 
                 // No document fetched twice beyond the one in flight at the kill.
@@ -83,11 +83,11 @@ struct HTTPMirrorTests {
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 try Self.quickRetries(cli.mirror)
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString])
                 #expect(full.status == 0, "\(full.stderr)")
                 #expect(try await server.stats().faults > 0)
                 let out = scratch.appendingPathComponent("export")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
                 try Samples.expectSameJSON(TestPaths.sample2026, out)
             }
         }
@@ -103,11 +103,11 @@ struct HTTPMirrorTests {
                 try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
                 try #"{"retry": {"attempts": 2, "base_delay_ms": 5}}"#
                     .write(to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 // The lists themselves fail: the source is unavailable.
                 #expect(full.status == 69, "\(full.stderr)")
                 #expect(full.stderr.contains("503"))
-                #expect(try cli.run(["versions"]).stdout.contains("no versions yet"))
+                #expect(try await cli.run(["versions"]).stdout.contains("no versions yet"))
             }
         }
     }
@@ -126,7 +126,7 @@ struct HTTPMirrorTests {
                 }
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
-                let status = try cli.run(["status", "--json"])
+                let status = try await cli.run(["status", "--json"])
                 #expect(status.status == 0)
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
                 let run = try #require(object["run"] as? [String: Any])
@@ -134,7 +134,7 @@ struct HTTPMirrorTests {
                 #expect(run["active"] as? Bool == false)
                 let documents = try #require(run["documents"] as? [String: Int])
                 #expect(documents["done"]! > 0 && documents["done"]! < documents["total"]!)
-                #expect(try cli.run(["status"]).stdout.contains("interrupted"))
+                #expect(try await cli.run(["status"]).stdout.contains("interrupted"))
             }
         }
     }
@@ -146,7 +146,7 @@ struct InterruptedSyncTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let port = try await withStandInServer(root: TestPaths.sample2025) { server -> Int in
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 #expect(full.status == 0)
                 return server.port
             }
@@ -167,9 +167,9 @@ struct InterruptedSyncTests {
                 child.process.waitUntilExit()
 
                 // Pruning now must keep what the interrupted run already fetched.
-                #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+                #expect(try await cli.run(["prune", "--keep", "1"]).status == 0)
                 try await server.resetStats()
-                let resumed = try cli.run(arguments.dropLast() + ["8"])
+                let resumed = try await cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the sync run"))
                 #expect(resumed.stdout.contains("published version 2"))
@@ -178,7 +178,7 @@ struct InterruptedSyncTests {
                 #expect(refetched.count < documents, "the resumed sync fetched everything again")
             }
             let out = scratch.appendingPathComponent("export")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
             try Samples.expectSameJSON(TestPaths.sample2026, out)
         }
     }

@@ -82,7 +82,7 @@ struct HostileServerTests {
                 #expect(result.status == 69, "\(result.stderr)")
                 #expect(result.stderr.contains("answered the lists and 9 document(s), then no document for 8 s, "
                                                + "with 1 request (pokemon/1) outstanding"), "\(result.stderr)")
-                let versions = try PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror")).run(["versions"])
+                let versions = try await PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror")).run(["versions"])
                 #expect(versions.stdout.contains("no versions yet"))
             }
         }

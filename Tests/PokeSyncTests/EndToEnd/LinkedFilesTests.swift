@@ -54,7 +54,7 @@ struct LinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: Self.whole) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(Self.arguments("full", server))
+                let full = try await cli.run(Self.arguments("full", server))
                 #expect(full.status == 0, "\(full.stderr)")
                 let expected = try Self.links(Self.whole)
                 #expect(expected.kinds == ["pokemon", "pokemon-form", "item", "type"])
@@ -73,17 +73,17 @@ struct LinkedFilesTests {
                 let files = stats.byPath.filter { $0.key.hasPrefix("/PokeAPI/") }
                 #expect(files.count == expected.sprites.count + expected.cries.count && files.values.allSatisfy { $0 == 1 })
 
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(status.stdout.contains("\(expected.cries.count) cries (all)"), "\(status.stdout)")
-                let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let verify = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(verify.status == 0, "\(verify.stdout)")
                 let tree = scratch.appendingPathComponent("data")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
                 try WholeAPITests.expectSameTree(Self.whole, tree)
 
                 // The no-change sync: the lists and one conditional request per file, no bytes.
                 try await server.resetStats()
-                let sync = try cli.run(Self.arguments("sync", server))
+                let sync = try await cli.run(Self.arguments("sync", server))
                 #expect(sync.status == 0 && sync.stdout.contains("no changes since version 1"), "\(sync.stdout) \(sync.stderr)")
                 let after = try await server.stats()
                 #expect((after.status["304"] ?? 0) >= expected.sprites.count + expected.cries.count, "\(after.status)")
@@ -99,7 +99,7 @@ struct LinkedFilesTests {
             let mirror = scratch.appendingPathComponent("Mirror")
             let cli = PokesyncCLI(mirror: mirror)
             try await withStandInServer(root: Self.whole) { server in
-                let full = try cli.run(Self.arguments("full", server))
+                let full = try await cli.run(Self.arguments("full", server))
                 #expect(full.status == 0, "\(full.stderr)")
             }
             let before = SpriteMirrorTests.tree(mirror.appendingPathComponent("cries"))
@@ -113,18 +113,18 @@ struct LinkedFilesTests {
             try await withStandInServer(options) { server in
                 // A cry its document still links, gone at its host: carried, until the
                 // loss is accepted on purpose.
-                let carried = try cli.run(Self.arguments("sync", server))
+                let carried = try await cli.run(Self.arguments("sync", server))
                 #expect(carried.status == 2, "\(carried.stdout) \(carried.stderr)")
                 #expect(carried.stdout.contains("published version 2") && carried.stdout.contains("cries +0 -0 ~1"), "\(carried.stdout)")
                 #expect(carried.stdout.contains("warning: cries: 1 carried from the version before (1 missing at their host: 404/410)"),
                         "\(carried.stdout)")
-                let sync = try cli.run(Self.arguments("sync", server) + ["--allow-shrink"])
+                let sync = try await cli.run(Self.arguments("sync", server) + ["--allow-shrink"])
                 #expect(sync.status == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("published version 3"), "\(sync.stdout)")
                 #expect(sync.stdout.contains("cries: 1 file(s) of version 2 dropped"), "\(sync.stdout)")
                 #expect(sync.stdout.contains("cries +0 -1 ~0"), "\(sync.stdout)")
             }
-            let diff = try cli.run(["diff", "1", "3", "--json"])
+            let diff = try await cli.run(["diff", "1", "3", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             let files = try #require(object["files"] as? [[String: String]])
             #expect(Set(files) == [["tree": "sprites", "path": "items/master-ball.png", "change": "changed"],
@@ -133,7 +133,7 @@ struct LinkedFilesTests {
             let summary = try #require(object["summary"] as? [String: [String: Int]])
             #expect(summary["cries"] == ["added": 0, "removed": 1, "changed": 1])
             #expect(summary["sprites"] == ["added": 0, "removed": 0, "changed": 1])
-            let text = try cli.run(["diff", "1", "3"])
+            let text = try await cli.run(["diff", "1", "3"])
             #expect(text.stdout.contains("~ sprites/items/master-ball.png") && text.stdout.contains("- cries/pokemon/legacy/1.ogg"),
                     "\(text.stdout)")
 
@@ -142,16 +142,16 @@ struct LinkedFilesTests {
             #expect(after["pokemon/legacy/1.ogg"] == nil)
             #expect(after["pokemon/latest/1.ogg"] != nil && after["pokemon/latest/1.ogg"] != before["pokemon/latest/1.ogg"])
             #expect(SpriteMirrorTests.tree(mirror.appendingPathComponent("sprites"))["items/master-ball.png"] != oldItem)
-            #expect(try cli.run(["verify", mirror.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["verify", mirror.path], addMirror: false).status == 0)
 
             // Prune frees the three objects only versions 1 and 2 named.
             let objects = mirror.appendingPathComponent("objects")
             let count = { (FileManager.default.enumerator(atPath: objects.path)?.allObjects as? [String] ?? []).filter { $0.count > 60 }.count }
             let beforePrune = count()
-            let prune = try cli.run(["prune", "--keep", "1"])
+            let prune = try await cli.run(["prune", "--keep", "1"])
             #expect(prune.status == 0, "\(prune.stderr)")
             #expect(count() == beforePrune - 3, "\(prune.stdout)")
-            #expect(try cli.run(["verify", mirror.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["verify", mirror.path], addMirror: false).status == 0)
         }
     }
 
@@ -163,7 +163,7 @@ struct LinkedFilesTests {
             try await withStandInServer(options) { server in
                 let arguments = Self.arguments("full", server) + ["--concurrency", "4"]
                 let reference = PokesyncCLI(mirror: scratch.appendingPathComponent("Reference"))
-                #expect(try reference.run(arguments).status == 0)
+                #expect(try await reference.run(arguments).status == 0)
                 let requests = try await server.stats().byPath
                 let documents = requests.filter { !$0.key.hasPrefix("/PokeAPI/") }.values.reduce(0, +)
                 let files = requests.filter { $0.key.hasPrefix("/PokeAPI/") }.count
@@ -183,11 +183,11 @@ struct LinkedFilesTests {
                     Thread.sleep(forTimeInterval: killAfter)
                     kill(pid, SIGKILL)
                 }
-                child.process.waitUntilExit()
+                await child.waitUntilExit()
                 #expect(child.process.terminationReason == .uncaughtSignal, "the run ended before it could be killed: nothing was tested")
                 let fetchedBefore = try await server.stats().byPath.filter { $0.key.hasPrefix("/PokeAPI/") }.count
                 #expect(fetchedBefore > 0 && fetchedBefore < files, "killed among the files: \(fetchedBefore) of \(files)")
-                let resumed = try cli.run(arguments)
+                let resumed = try await cli.run(arguments)
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming"), "\(resumed.stderr)")
                 for tree in ["sprites", "cries"] {
@@ -196,7 +196,7 @@ struct LinkedFilesTests {
                 }
                 let again = try await server.stats().byPath.filter { $0.key.hasPrefix("/PokeAPI/") && $0.value > 1 }
                 #expect(again.count <= 4, "fetched again: \(again)")
-                #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+                #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
             }
         }
     }
@@ -209,7 +209,7 @@ struct LinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: Self.whole) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(Self.arguments("full", server, sprites: "default", cries: "none"))
+                let full = try await cli.run(Self.arguments("full", server, sprites: "default", cries: "none"))
                 #expect(full.status == 0, "\(full.stderr)")
                 // As an older build left it: links of pokemon documents only, no cry lists,
                 // no record of the rule, no cry set recorded for the version.
@@ -224,14 +224,14 @@ struct LinkedFilesTests {
                         """)
                 }
                 let expected = try Self.links(Self.whole)
-                let sync = try cli.run(Self.arguments("sync", server))
+                let sync = try await cli.run(Self.arguments("sync", server))
                 #expect(sync.status == 0, "\(sync.stderr)")
                 // Every document came back 304: the links are the migrated ones.
                 #expect(sync.stdout.contains("documents: 0 fetched"), "\(sync.stdout)")
                 #expect(Set(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("sprites")).keys) == expected.sprites)
                 #expect(Set(SpriteMirrorTests.tree(cli.mirror.appendingPathComponent("cries")).keys) == expected.cries)
                 // The nightly sync names no --cries: the latest version's set is kept.
-                let nightly = try cli.run(["sync", "--source", server.baseURL.absoluteString,
+                let nightly = try await cli.run(["sync", "--source", server.baseURL.absoluteString,
                                            "--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", "all",
                                            "--cry-source", server.cryBaseURL.absoluteString])
                 #expect(nightly.status == 0 && nightly.stdout.contains("no changes since version 2"), "\(nightly.stdout)")
@@ -241,22 +241,22 @@ struct LinkedFilesTests {
     }
 
     /// `--cries`, `--cry-source` and mirror.json's `"cries"` are checked as `--sprites` is.
-    @Test func wrongCrySettingsAreUsageErrors() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func wrongCrySettingsAreUsageErrors() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let bogus = try cli.run(["full", "--source", Self.whole.path, "--cries", "loud"])
+            let bogus = try await cli.run(["full", "--source", Self.whole.path, "--cries", "loud"])
             #expect(bogus.status == 64 && bogus.stderr.contains("--cries takes none, latest, legacy or all"), "\(bogus.stderr)")
-            let url = try cli.run(["full", "--source", Self.whole.path, "--cries", "all", "--cry-source", "http://"])
+            let url = try await cli.run(["full", "--source", Self.whole.path, "--cries", "all", "--cry-source", "http://"])
             #expect(url.status == 64 && url.stderr.contains("--cry-source http://"), "\(url.stderr)")
-            let folder = try cli.run(["full", "--source", Self.whole.path, "--cries", "all",
+            let folder = try await cli.run(["full", "--source", Self.whole.path, "--cries", "all",
                                       "--cry-source", scratch.appendingPathComponent("nowhere").path])
             #expect(folder.status != 0 && folder.stderr.contains("--cry-source folder does not exist"), "\(folder.stderr)")
             try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
             try Data(#"{"cries": 5}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
-            let config = try cli.run(["sync", "--source", Self.whole.path])
+            let config = try await cli.run(["sync", "--source", Self.whole.path])
             #expect(config.status == 64 && config.stderr.contains("\"cries\""), "\(config.stderr)")
             try Data(#"{"cries": "every"}"#.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
-            let word = try cli.run(["sync", "--source", Self.whole.path])
+            let word = try await cli.run(["sync", "--source", Self.whole.path])
             #expect(word.status == 64 && word.stderr.contains("a cry set is none, latest, legacy or all"), "\(word.stderr)")
         }
     }
@@ -287,7 +287,7 @@ struct LinkedFilesTests {
                 try Data("<html>not a cry</html>".utf8).write(to: clone.appendingPathComponent("cries/pokemon/latest/2.ogg"))
 
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none",
+                let full = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none",
                                         "--cry-source", clone.path, "--cries", "all"])
                 // The HTML "Ogg" fails (left for the next run, exit 2); the URLs are refused.
                 #expect(full.status == 2, "\(full.stderr)")
@@ -299,7 +299,7 @@ struct LinkedFilesTests {
                 let strays = try FileManager.default.subpathsOfDirectory(atPath: scratch.path).filter { $0.contains("escaped") }
                 #expect(strays.isEmpty, "\(strays)")
                 #expect(!FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("cries/pokemon/latest/2.ogg").path))
-                let status = try cli.run(["status", "--json"])
+                let status = try await cli.run(["status", "--json"])
                 #expect(status.stdout.contains("not an Ogg stream") && status.stdout.contains("last_run_carried"), "\(status.stdout)")
             }
         }

@@ -9,11 +9,11 @@ import Testing
 struct MessageWordingTests {
     /// A `--mirror` given relative to the working directory (as cron's `cd` and a shell's
     /// `./Mirror` give it): the first run's line names mirror.json by its full path.
-    @Test func theFirstRunNamesMirrorJSONByItsFullPath() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func theFirstRunNamesMirrorJSONByItsFullPath() async throws {
+        try await withTemporaryDirectory { scratch in
             var cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             cli.directory = scratch
-            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--mirror", "Mirror"],
+            let full = try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--mirror", "Mirror"],
                                    addMirror: false)
             try #require(full.status == 0, "\(full.stderr)")
             let path = scratch.standardizedFileURL.appendingPathComponent("Mirror/mirror.json").path
@@ -74,7 +74,7 @@ struct LinkedFileEncodingTests {
             options.fileHostFaultTree = "sprites"
             try await withStandInServer(options) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let run = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "default",
+                let run = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "default",
                                        "--sprite-source", server.spriteBaseURL.absoluteString, "--timeout", "5"])
                 #expect(run.status == 2, "\(run.stdout) \(run.stderr)")
                 #expect(run.stderr.contains("not gzip as announced (Content-Encoding: gzip)"), "\(run.stderr)")

@@ -40,13 +40,13 @@ struct MirrorConfigTests {
         (#"{"rate": 1,"#, "not valid JSON"),
     ]
 
-    @Test func badKeysAreUsageErrorsNamingTheKey() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func badKeysAreUsageErrorsNamingTheKey() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try FileManager.default.createDirectory(at: cli.mirror, withIntermediateDirectories: true)
             for (content, named) in Self.badFiles {
                 try Data(content.utf8).write(to: cli.mirror.appendingPathComponent("mirror.json"))
-                let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+                let result = try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
                 #expect(result.status == 64, "\(content): \(result.stderr)")
                 #expect(result.stderr.hasPrefix("pokesync: \(cli.mirror.standardizedFileURL.path)/mirror.json"), "\(content): \(result.stderr)")
                 #expect(result.stderr.contains(named), "\(content): \(result.stderr)")
@@ -57,24 +57,24 @@ struct MirrorConfigTests {
         }
     }
 
-    @Test func aFolderNamedMirrorJSONIsRefused() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aFolderNamedMirrorJSONIsRefused() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try FileManager.default.createDirectory(at: cli.mirror.appendingPathComponent("mirror.json"), withIntermediateDirectories: true)
             for arguments in [["full", "--source", TestPaths.sample2025.path, "--sprites", "none"], ["prune"]] {
-                let result = try cli.run(arguments)
+                let result = try await cli.run(arguments)
                 #expect(result.status == 64, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains("mirror.json is a folder"))
             }
         }
     }
 
-    @Test func theCommandLineHasTheSameLimits() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func theCommandLineHasTheSameLimits() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             for (option, value) in [("--sprites", "defualt"), ("--sprites", "front_defualt"), ("--rate", "0"), ("--rate", "1e-300"), ("--rate", "nan"), ("--concurrency", "0"),
                                     ("--concurrency", "257"), ("--timeout", "0")] {
-                let result = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", option, value])
+                let result = try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", option, value])
                 #expect(result.status == 64, "\(option) \(value): \(result.stderr)")
                 #expect(result.stderr.contains(option) && result.stderr.split(separator: "\n").count == 1)
             }

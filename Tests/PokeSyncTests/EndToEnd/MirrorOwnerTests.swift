@@ -36,13 +36,13 @@ struct MirrorOwnerTests {
     }
 
     @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
-    func rootIsRefusedEveryWriteAndReadsStillWork() throws {
-        try withTemporaryDirectory { scratch in
+    func rootIsRefusedEveryWriteAndReadsStillWork() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            try #require(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            try #require(try cli.run(["sync", "--source", TestPaths.sample2026.path]).status == 0)
-            try #require(try cli.run(["export", "--sprites", "none"]).status == 0)
-            try runProgram("chown", ["-R", "\(Self.nobody):\(Self.nobody)", cli.mirror.path])
+            try #require(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            try #require(try await cli.run(["sync", "--source", TestPaths.sample2026.path]).status == 0)
+            try #require(try await cli.run(["export", "--sprites", "none"]).status == 0)
+            try await runProgram("chown", ["-R", "\(Self.nobody):\(Self.nobody)", cli.mirror.path])
             let before = Self.tree(cli.mirror)
             let backup = scratch.appendingPathComponent("backup")
 
@@ -52,7 +52,7 @@ struct MirrorOwnerTests {
                 ["backup", backup.path],
             ]
             for words in writes {
-                let result = try cli.run(words)
+                let result = try await cli.run(words)
                 #expect(result.status == 77, "\(words): \(result.status) \(result.stderr)")
                 let lines = result.stderr.split(separator: "\n")
                 #expect(lines.count == 1, "\(words): \(result.stderr)")
@@ -66,10 +66,10 @@ struct MirrorOwnerTests {
 
             // Readers work, and whatever SQLite makes for them is the owner's, not root's.
             for words in [["status"], ["versions"], ["diff"], ["show", "pikachu"], ["search", "pika"]] {
-                let result = try cli.run(words)
+                let result = try await cli.run(words)
                 #expect(result.status == 0, "\(words): \(result.stderr)")
             }
-            let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            let verify = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(Self.rootOwned(cli.mirror).isEmpty, "root-owned: \(Self.rootOwned(cli.mirror))")
             #expect(Self.tree(cli.mirror) == before)
@@ -77,13 +77,13 @@ struct MirrorOwnerTests {
     }
 
     @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
-    func rootMayWriteItsOwnMirrorAndANewOne() throws {
-        try withTemporaryDirectory { scratch in
+    func rootMayWriteItsOwnMirrorAndANewOne() async throws {
+        try await withTemporaryDirectory { scratch in
             // A folder that does not exist yet has no owner: root makes it, and owns it.
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
-            let prune = try cli.run(["prune", "--keep", "1"])
+            let prune = try await cli.run(["prune", "--keep", "1"])
             #expect(prune.status == 0, "\(prune.stderr)")
         }
     }
@@ -91,13 +91,13 @@ struct MirrorOwnerTests {
     /// `sudo pokesync full` on a fresh server: the mirror folder does not exist yet, but
     /// the folder it would be made in is the owner's. Refused, and nothing is made.
     @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
-    func rootIsRefusedAMissingMirrorInAnotherUsersFolder() throws {
-        try withTemporaryDirectory { scratch in
+    func rootIsRefusedAMissingMirrorInAnotherUsersFolder() async throws {
+        try await withTemporaryDirectory { scratch in
             let home = scratch.appendingPathComponent("srv-pokesync")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-            try runProgram("chown", ["\(Self.nobody):\(Self.nobody)", home.path])
+            try await runProgram("chown", ["\(Self.nobody):\(Self.nobody)", home.path])
             let cli = PokesyncCLI(mirror: home.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"])
             #expect(full.status == 77, "\(full.stderr)")
             #expect(full.stderr.contains("belongs to nobody") && full.stderr.contains("runuser -u nobody -- "), "\(full.stderr)")
             #expect(!FileManager.default.fileExists(atPath: cli.mirror.path))
@@ -107,15 +107,15 @@ struct MirrorOwnerTests {
     /// The nightly job run once by hand as root on the owner's mirror: it refuses before it
     /// makes its log folder or log, so the owner's next night is not locked out of them.
     @Test(.enabled(if: geteuid() == 0, "needs root (the suite runs as root in CI)"))
-    func theNightlyJobAsRootLeavesNothingOfRoots() throws {
-        try withTemporaryDirectory { scratch in
+    func theNightlyJobAsRootLeavesNothingOfRoots() async throws {
+        try await withTemporaryDirectory { scratch in
             let mirror = scratch.appendingPathComponent("Mirror")
             try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
-            try runProgram("chown", ["\(Self.nobody):\(Self.nobody)", mirror.path])
+            try await runProgram("chown", ["\(Self.nobody):\(Self.nobody)", mirror.path])
             var environment = ProcessInfo.processInfo.environment
             environment["POKESYNC"] = PokesyncCLI.binary.path
             environment["POKESYNC_MIRROR"] = mirror.path
-            let night = try runProgram("/bin/bash", [CronJobTests.script.path], environment: environment)
+            let night = try await runProgram("/bin/bash", [CronJobTests.script.path], environment: environment)
             #expect(night.status == 77, "\(night.stderr)")
             #expect(night.stderr.contains("belongs to nobody") && night.stderr.contains("runuser -u nobody -- "), "\(night.stderr)")
             #expect(Self.rootOwned(mirror).isEmpty, "root-owned: \(Self.rootOwned(mirror))")

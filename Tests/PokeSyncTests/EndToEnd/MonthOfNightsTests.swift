@@ -107,11 +107,11 @@ struct MonthOfNightsTests {
                 }
                 // The published index names the newest version, and the device follows it.
                 #expect(try world.publishedLatest() == latest, "\(night)")
-                let install = try world.updateDevice()
+                let install = try await world.updateDevice()
                 #expect(install.status == 0, "\(night): \(install.stdout) \(install.stderr)")
                 #expect(try world.deviceVersion() == latest, "\(night)")
             }
-            try world.expectDeviceEqualsLastBundle(latest)
+            try await world.expectDeviceEqualsLastBundle(latest)
         }
     }
 
@@ -214,7 +214,7 @@ extension MonthOfNightsTests {
             try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
             try Self.writeConfig(clean, port: port)
             return try await withStandInServer(options(snapshot, fault: nil)) { _ in
-                let full = try PokesyncCLI(mirror: clean).run(["sync"])
+                let full = try await PokesyncCLI(mirror: clean).run(["sync"])
                 try #require(full.status == 0, "\(full.stdout) \(full.stderr)")
                 return Self.linkedFiles(clean)
             }
@@ -247,12 +247,12 @@ extension MonthOfNightsTests {
                 var slow = options(night.snapshot, fault: night.fault, missing: missing)
                 slow.latencyMilliseconds = 30
                 try await withStandInServer(slow) { _ in
-                    let killed = try killedNight()
+                    let killed = try await killedNight()
                     #expect(killed != 0, "\(night): the killed night's exit")
                 }
             }
             return try await withStandInServer(options(night.snapshot, fault: night.fault, missing: missing)) { _ in
-                try nightlyJob()
+                try await nightlyJob()
             }
         }
 
@@ -264,31 +264,32 @@ extension MonthOfNightsTests {
             return environment
         }
 
-        func nightlyJob() throws -> NightResult {
-            let night = try CronJobTests().nightWithOutput(mirror, publish: hook)
+        func nightlyJob() async throws -> NightResult {
+            let night = try await CronJobTests().nightWithOutput(mirror, publish: hook)
             return NightResult(status: night.status, log: night.log, mail: night.mail)
         }
 
         /// Starts the nightly job, waits until its sync holds the mirror's lock and has a run
         /// under way, then kills the sync with SIGKILL; returns the job's exit.
-        func killedNight() throws -> Int32 {
+        func killedNight() async throws -> Int32 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = [CronJobTests.script.path]
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            let exit = ProcessExit(of: process)
             try process.run()
             let deadline = Date().addingTimeInterval(60)
             var victim: pid_t?
             while victim == nil, Date() < deadline, process.isRunning {
                 victim = syncProcess()
-                if victim == nil { usleep(20_000) }
+                if victim == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
             let pid = try #require(victim, "the night's sync never started")
-            usleep(400_000)  // part way into the crawl
+            try await Task.sleep(for: .milliseconds(400))  // part way into the crawl
             kill(pid, SIGKILL)
-            process.waitUntilExit()
+            await exit.wait()
             return process.terminationStatus
         }
 
@@ -311,8 +312,8 @@ extension MonthOfNightsTests {
             return object["latest"] as? Int
         }
 
-        func updateDevice() throws -> PokesyncCLI.Result {
-            try PokesyncCLI(mirror: mirror).run(["install", device.path, "--from", published.path], addMirror: false)
+        func updateDevice() async throws -> PokesyncCLI.Result {
+            try await PokesyncCLI(mirror: mirror).run(["install", device.path, "--from", published.path], addMirror: false)
         }
 
         /// The version `device/current` names (`versions/N` or `versions/N.<hex>`).
@@ -324,21 +325,21 @@ extension MonthOfNightsTests {
 
         /// The device holds what the last full bundle holds: the same sprites, byte for
         /// byte, and a database with the same content digest.
-        func expectDeviceEqualsLastBundle(_ version: Int) throws {
+        func expectDeviceEqualsLastBundle(_ version: Int) async throws {
             let unpacked = scratch.appendingPathComponent("last-bundle")
             try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
             let bundle = published.appendingPathComponent("pokedex-\(version).tar.gz")
-            let tar = try runProgram("tar", ["-xzf", bundle.path, "-C", unpacked.path])
+            let tar = try await runProgram("tar", ["-xzf", bundle.path, "-C", unpacked.path])
             try #require(tar.status == 0, "\(tar.stderr)")
             let current = device.appendingPathComponent("current")
             #expect(SpriteMirrorTests.tree(current.appendingPathComponent("sprites"))
                     == SpriteMirrorTests.tree(unpacked.appendingPathComponent("sprites")), "the device's sprites")
-            #expect(try Self.contentDigest(current.appendingPathComponent("pokedex.sqlite"))
+            #expect(try await Self.contentDigest(current.appendingPathComponent("pokedex.sqlite"))
                     == Self.contentDigest(unpacked.appendingPathComponent("pokedex.sqlite")), "the device's database")
         }
 
-        static func contentDigest(_ database: URL) throws -> String {
-            let result = try runProgram("sqlite3", ["-readonly", database.path, "SELECT value FROM meta WHERE key = 'content_digest'"])
+        static func contentDigest(_ database: URL) async throws -> String {
+            let result = try await runProgram("sqlite3", ["-readonly", database.path, "SELECT value FROM meta WHERE key = 'content_digest'"])
             try #require(result.status == 0, "\(result.stderr)")
             return String(decoding: result.stdout, as: UTF8.self)
         }

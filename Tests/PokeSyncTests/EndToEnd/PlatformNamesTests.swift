@@ -9,14 +9,14 @@ import Testing
 struct PlatformNamesTests {
     static let checker = SourceChecker("check_platform_names.py", allWell: "no platform-only name outside its branch")
 
-    @Test func noPlatformOnlyNameOutsideItsBranch() throws {
-        try Self.checker.expectRepositoryKeepsTheRule()
+    @Test func noPlatformOnlyNameOutsideItsBranch() async throws {
+        try await Self.checker.expectRepositoryKeepsTheRule()
     }
 
     /// The checker is not vacuous: in a tree of its own, an unguarded use of each platform's
     /// names is found, and the same names inside their branches (nested, or in the `#else`
     /// of the other platform's branch) and in comments are not.
-    @Test func theCheckerFindsUnguardedNames() throws {
+    @Test func theCheckerFindsUnguardedNames() async throws {
         let code = """
             // st_mtim in a comment is not code
             let a = info.st_mtim.tv_sec
@@ -38,7 +38,7 @@ struct PlatformNamesTests {
             #endif
             let g = send(s, p, n, Int32(MSG_NOSIGNAL))
             """
-        let result = try Self.checker.withTree(["Sources/Thing/Code.swift": code]) { try Self.checker.run($0) }
+        let result = try await Self.checker.withTree(["Sources/Thing/Code.swift": code]) { try await Self.checker.run($0) }
         #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
         let lines = result.text.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("Sources/Thing/Code.swift:") }

@@ -31,22 +31,31 @@ struct PokesyncCLI {
 
     /// Runs `pokesync ARGS --mirror MIRROR` to the end.
     @discardableResult
-    func run(_ arguments: [String], addMirror: Bool = true) throws -> Result {
-        let process = start(arguments, addMirror: addMirror)
-        try process.process.run()
-        process.process.waitUntilExit()
-        return process.result()
+    func run(_ arguments: [String], addMirror: Bool = true) async throws -> Result {
+        let child = start(arguments, addMirror: addMirror)
+        try child.process.run()
+        await child.waitUntilExit()
+        return child.result()
     }
 
     /// A started child, for tests that kill it part way.
     final class Child {
-        let process = Process()
+        let process: Process
         let stdoutFile: URL
         let stderrFile: URL
+        private let exit: ProcessExit
 
         init(stdoutFile: URL, stderrFile: URL) {
+            process = Process()
+            exit = ProcessExit(of: process)
             self.stdoutFile = stdoutFile
             self.stderrFile = stderrFile
+        }
+
+        /// Returns once the started child has exited, giving the test's thread back meanwhile
+        /// (see ``ProcessExit``).
+        func waitUntilExit() async {
+            await exit.wait()
         }
 
         // The output files live in the shared temporary folder: a suite runs thousands of

@@ -21,19 +21,19 @@ struct ProxyDeployHashTests {
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(Self.proxied(TestPaths.sample2025, hash: "data-2025-12-02")) { server in
                 let source = server.baseURL.absoluteString
-                let full = try cli.run(["full", "--source", source, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", source, "--sprites", "none"])
                 #expect(full.status == 0, "\(full.stderr)")
                 // It has a deploy hash: no "sends no ETag, Last-Modified or deploy hash" notice.
                 #expect(!full.stderr.contains("sends no ETag"), "\(full.stderr)")
                 try await server.resetStats()
-                let sync = try cli.run(["sync", "--source", source, "--sprites", "none"])
+                let sync = try await cli.run(["sync", "--source", source, "--sprites", "none"])
                 #expect(sync.status == 0 && sync.stdout.contains("no changes since version 1"), "\(sync.stdout) \(sync.stderr)")
                 let stats = try await server.stats()
                 #expect(stats.requests == 10 && stats.byPath.keys.allSatisfy { $0.split(separator: "/").count == 3 },
                         "\(stats.byPath)")
             }
             try await withStandInServer(Self.proxied(TestPaths.sample2026, hash: "data-2026-08-08")) { server in
-                let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 #expect(sync.status == 0 && sync.stdout.contains("published version 2"), "\(sync.stdout) \(sync.stderr)")
             }
         }

@@ -13,7 +13,7 @@ struct ProxyTests {
                 try await withProxyStandIn { proxy in
                     var cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                     cli.environment = ["http_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""]
-                    let run = try cli.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "none"])
+                    let run = try await cli.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "none"])
                     #expect(run.status == 0, "\(run.stderr)")
                     let through = try proxy.stats()
                     let served = try await source.stats().requests
@@ -22,7 +22,7 @@ struct ProxyTests {
 
                     var bypass = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror2"))
                     bypass.environment = ["http_proxy": proxy.url, "no_proxy": "127.0.0.1"]
-                    let direct = try bypass.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "none"])
+                    let direct = try await bypass.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "none"])
                     #expect(direct.status == 0, "\(direct.stderr)")
                     #expect(try proxy.stats().gets == through.gets, "no_proxy=127.0.0.1 still went through the proxy")
                 }
@@ -37,7 +37,7 @@ struct ProxyTests {
                 try await withProxyStandIn { proxy in
                     var cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                     cli.environment = ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""]
-                    let run = try cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
+                    let run = try await cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
                     #expect(run.status == 69, "\(run.stderr)")
                     #expect(run.stderr.contains("TLS: the certificate of \(server.hostAndPort) is not trusted"), "\(run.stderr)")
                     #expect(try proxy.stats().targets == ["CONNECT \(server.hostAndPort)"])
@@ -54,7 +54,7 @@ struct ProxyTests {
             try await withStandInServer(root: TestPaths.sample2026) { source in
                 try await withTLSStandIn(backend: source.origin) { server in
                     try await withProxyStandIn { proxy in
-                        let run = try TrustedProcess.run(
+                        let run = try await TrustedProcess.run(
                             ["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none",
                              "--mirror", scratch.appendingPathComponent("Mirror").path],
                             trusting: server.certificate, environment: ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""])

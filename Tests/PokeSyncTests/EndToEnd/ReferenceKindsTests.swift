@@ -11,10 +11,10 @@ struct ReferenceKindsTests {
     /// A mirror whose version 1 holds only the four kinds (as one made before this
     /// release does) gets the reference kinds on its next `sync`, as added documents of
     /// an ordinary version 2, with nothing else changed.
-    @Test func aMirrorMadeBeforeGetsThemOnItsNextSync() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aMirrorMadeBeforeGetsThemOnItsNextSync() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             // Make version 1 what an older pokesync wrote: the four kinds only.
             do {
             let store = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
@@ -24,10 +24,10 @@ struct ReferenceKindsTests {
             try store.execute("UPDATE versions SET documents = (SELECT COUNT(*) FROM version_documents WHERE version = 1)")
             }
 
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect(sync.stdout.contains("published version 2"))
-            let diff = try cli.run(["diff", "--json"])
+            let diff = try await cli.run(["diff", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             let summary = try #require(object["summary"] as? [String: [String: Int]])
             let documents = try Samples.documents(TestPaths.sample2026)
@@ -38,9 +38,9 @@ struct ReferenceKindsTests {
             }
             #expect(Self.referenceKinds.allSatisfy { (summary[$0.apiName]?["added"] ?? 0) > 0 })
             // The new version is whole: verify passes and the api-data export equals the sample.
-            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
             let tree = scratch.appendingPathComponent("tree")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
             try Samples.expectSameJSON(TestPaths.sample2026, tree)
         }
     }

@@ -34,15 +34,15 @@ struct SelfHostedSourceTests {
     }
 
     /// Every exported and bundled byte, and every device-database cell, is checked for the hosts.
-    static func expectNoHost(_ cli: PokesyncCLI, scratch: URL, hosts: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectNoHost(_ cli: PokesyncCLI, scratch: URL, hosts: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let apiData = scratch.appendingPathComponent("export-\(UUID().uuidString)")
         let bundles = scratch.appendingPathComponent("bundles-\(UUID().uuidString)")
-        let exported = try cli.run(["export", "--format", "api-data", "--out", apiData.path])
+        let exported = try await cli.run(["export", "--format", "api-data", "--out", apiData.path])
         #expect(exported.status == 0, "\(exported.stderr)", sourceLocation: sourceLocation)
-        let bundled = try cli.run(["export", "--sprites", "none", "--out", bundles.path])
+        let bundled = try await cli.run(["export", "--sprites", "none", "--out", bundles.path])
         #expect(bundled.status == 0, "\(bundled.stderr)", sourceLocation: sourceLocation)
         let needles = hosts.flatMap { ["--needle", $0] }
-        let report = try runPython("find_hosts.py", needles + [apiData.path, bundles.path], sourceLocation: sourceLocation)
+        let report = try await runPython("find_hosts.py", needles + [apiData.path, bundles.path], sourceLocation: sourceLocation)
         #expect(report.hasPrefix("clean:"), "\(report)", sourceLocation: sourceLocation)
         // The store itself: every document of every version.
         let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
@@ -63,13 +63,13 @@ struct SelfHostedSourceTests {
             try await Self.withCanary { _, hostA in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 try await withStandInServer(Self.selfHosted(hostA)) { server in
-                    let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                    let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                     #expect(full.status == 0, "\(full.stderr)")
                     #expect(full.stderr.contains("sends no ETag, Last-Modified or deploy hash"), "\(full.stderr)")
                     #expect(full.stderr.contains("django.middleware.http.ConditionalGetMiddleware"))
                 }
                 try await withStandInServer(Self.selfHosted(Self.hostB, gzip: false)) { server in
-                    let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                    let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                     #expect(sync.status == 0, "\(sync.stderr)")
                     #expect(sync.stdout.contains("no changes since version 1"), "\(sync.stdout)")
                     // Refetched whole but identical: unchanged, and said once.
@@ -78,11 +78,11 @@ struct SelfHostedSourceTests {
                     #expect(sync.stderr.components(separatedBy: "sends no ETag").count == 2, "\(sync.stderr)")
                     #expect(sync.stdout.contains("MB on the wire)"), "\(sync.stdout)")
                 }
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(status.stdout.contains("source   the source sends no ETag"), "\(status.stdout)")
-                let json = try cli.run(["status", "--json"])
+                let json = try await cli.run(["status", "--json"])
                 #expect(json.stdout.contains("\"source_notice\" : \"the source sends no ETag"), "\(json.stdout)")
-                try Self.expectNoHost(cli, scratch: scratch, hosts: ["127.0.0.2", "internal.invalid"])
+                try await Self.expectNoHost(cli, scratch: scratch, hosts: ["127.0.0.2", "internal.invalid"])
             }
         }
     }
@@ -92,7 +92,7 @@ struct SelfHostedSourceTests {
         try await withTemporaryDirectory { scratch in
             try await Self.withCanary { _, hostA in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+                #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
                 // What a build before the any-origin rule stored from a proxy: bodies naming host A.
                 let storeFile = MirrorLayout(root: cli.mirror).storeFile.path
                 let rewrite = """
@@ -109,13 +109,13 @@ struct SelfHostedSourceTests {
                     print(db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
                     """
                 // Every stored body rewritten (the script prints how many there are).
-                #expect((Int(try runTool("python3", ["-c", rewrite, storeFile, hostA])) ?? 0) > 0)
+                #expect((Int(try await runTool("python3", ["-c", rewrite, storeFile, hostA])) ?? 0) > 0)
                 try await withStandInServer(Self.selfHosted(Self.hostB)) { server in
-                    let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                    let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                     #expect(sync.status == 0, "\(sync.stderr)")
                     #expect(sync.stdout.contains("no changes since version 1"), "\(sync.stdout)")
                 }
-                try Self.expectNoHost(cli, scratch: scratch, hosts: ["127.0.0.2", "internal.invalid"])
+                try await Self.expectNoHost(cli, scratch: scratch, hosts: ["127.0.0.2", "internal.invalid"])
                 let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
                 #expect(try store.versions().count == 1)
             }
@@ -156,7 +156,7 @@ struct SelfHostedSourceTests {
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let v1 = server.baseURL.absoluteString.replacingOccurrences(of: "/api/v2", with: "/api/v1")
-                let run = try cli.run(["full", "--source", v1, "--sprites", "none"])
+                let run = try await cli.run(["full", "--source", v1, "--sprites", "none"])
                 #expect(run.status == 69)
                 #expect(run.stderr.contains("\(v1): no PokeAPI v2 list at \(v1)/"), "\(run.stderr)")
                 #expect(run.stderr.contains("(HTTP 404); --source must be the API base ending in /api/v2"), "\(run.stderr)")

@@ -7,17 +7,17 @@ import Testing
 @Suite("show, search and verify on bundles, end to end")
 struct ShowBundleSafetyTests {
     /// A mirror of the 2025 sample with its bundles exported; returns the bundles folder.
-    static func exported(in scratch: URL, environment: [String: String] = [:]) throws -> (PokesyncCLI, URL) {
+    static func exported(in scratch: URL, environment: [String: String] = [:]) async throws -> (PokesyncCLI, URL) {
         var cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
         cli.environment = environment
-        #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-        #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
+        #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+        #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
         return (cli, cli.mirror.appendingPathComponent("bundles"))
     }
 
-    @Test func anIndexNamingAFileOutsideItsFolderIsRefused() throws {
-        try withTemporaryDirectory { scratch in
-            let (cli, bundles) = try Self.exported(in: scratch)
+    @Test func anIndexNamingAFileOutsideItsFolderIsRefused() async throws {
+        try await withTemporaryDirectory { scratch in
+            let (cli, bundles) = try await Self.exported(in: scratch)
             // A sound bundle elsewhere, and a folder whose index points at it through `..`.
             let other = scratch.appendingPathComponent("other")
             try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
@@ -30,7 +30,7 @@ struct ShowBundleSafetyTests {
                 try Data(index.replacingOccurrences(of: "\"file\" : \"pokedex-1.tar.gz\"", with: "\"file\" : \"\(file)\"").utf8)
                     .write(to: lying.appendingPathComponent("index.json"))
                 for command in [["show", "1"], ["search", "bulba"]] {
-                    let result = try cli.run(command + ["--bundle", lying.path])
+                    let result = try await cli.run(command + ["--bundle", lying.path])
                     #expect(result.status == 65, "\(file) \(command): \(result.stdout) \(result.stderr)")
                     #expect(result.stderr.contains(lying.appendingPathComponent("index.json").path), "\(result.stderr)")
                 }
@@ -38,11 +38,11 @@ struct ShowBundleSafetyTests {
         }
     }
 
-    @Test func killedRunsScratchIsSweptAndOnlyTheDatabaseIsExtracted() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func killedRunsScratchIsSweptAndOnlyTheDatabaseIsExtracted() async throws {
+        try await withTemporaryDirectory { scratch in
             let temporary = scratch.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-            let (cli, bundles) = try Self.exported(in: scratch, environment: ["TMPDIR": temporary.path])
+            let (cli, bundles) = try await Self.exported(in: scratch, environment: ["TMPDIR": temporary.path])
             // A process that has ended: its pid names the folders a killed run left.
             let ended = Process()
             ended.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -57,21 +57,21 @@ struct ShowBundleSafetyTests {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 try Data(count: 1000).write(to: folder.appendingPathComponent("pokedex.sqlite"))
             }
-            let show = try cli.run(["search", "a", "--bundle", bundles.appendingPathComponent("pokedex-1.tar.gz").path])
+            let show = try await cli.run(["search", "a", "--bundle", bundles.appendingPathComponent("pokedex-1.tar.gz").path])
             #expect(show.status == 0, "\(show.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).sorted() == kept.sorted())
         }
     }
 
-    @Test func extractingOnlyTheNamedTopLevelFiles() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func extractingOnlyTheNamedTopLevelFiles() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.createDirectory(at: source.appendingPathComponent("sprites/pokemon"), withIntermediateDirectories: true)
             for name in ["manifest.json", "pokedex.sqlite", "sprites/pokemon/1.png", "other.txt"] {
                 try Data(name.utf8).write(to: source.appendingPathComponent(name))
             }
             let archive = scratch.appendingPathComponent("a.tar.gz")
-            _ = try runTool("/usr/bin/env", ["tar", "czf", archive.path, "-C", source.path, "manifest.json", "pokedex.sqlite", "sprites", "other.txt"])
+            _ = try await runTool("/usr/bin/env", ["tar", "czf", archive.path, "-C", source.path, "manifest.json", "pokedex.sqlite", "sprites", "other.txt"])
             let limits = TarLimits(maxUnpackedBytes: 1 << 20, maxEntryCount: 100, maxCompressedBytes: 1 << 20)
             let out = scratch.appendingPathComponent("out")
             let entries = try SafeExtractor(limits: limits, synchronizes: false)
@@ -82,25 +82,25 @@ struct ShowBundleSafetyTests {
         }
     }
 
-    @Test func errorsNameTheBundleNotAnEntryOrScratchPath() throws {
-        try withTemporaryDirectory { scratch in
-            let (cli, bundles) = try Self.exported(in: scratch)
+    @Test func errorsNameTheBundleNotAnEntryOrScratchPath() async throws {
+        try await withTemporaryDirectory { scratch in
+            let (cli, bundles) = try await Self.exported(in: scratch)
             let sound = try Data(contentsOf: bundles.appendingPathComponent("pokedex-1.tar.gz"))
             // The gzip trailer's CRC-32 flipped: the damage could be anywhere; no entry is named.
             var crc = sound
             crc[crc.count - 6] ^= 0xFF
             let crcFile = scratch.appendingPathComponent("crc.tar.gz")
             try crc.write(to: crcFile)
-            let verify = try cli.run(["verify", crcFile.path], addMirror: false)
+            let verify = try await cli.run(["verify", crcFile.path], addMirror: false)
             #expect(verify.status == 65, "\(verify.stderr)")
             #expect(verify.stderr.contains(crcFile.path) && !verify.stderr.contains("entry"), "\(verify.stderr)")
 
             // A database that is damaged while every hash in the manifest holds.
             let damaged = scratch.appendingPathComponent("damaged.tar.gz")
-            _ = try runTool("/usr/bin/env", ["python3", "-c", Self.damageDatabase,
+            _ = try await runTool("/usr/bin/env", ["python3", "-c", Self.damageDatabase,
                                              bundles.appendingPathComponent("pokedex-1.tar.gz").path, damaged.path])
             for command in [["verify", damaged.path], ["show", "1", "--bundle", damaged.path], ["search", "a", "--bundle", damaged.path]] {
-                let result = try cli.run(command, addMirror: false)
+                let result = try await cli.run(command, addMirror: false)
                 #expect(result.status == 65, "\(command): \(result.stderr)")
                 #expect(result.stderr.contains(damaged.path), "\(command): \(result.stderr)")
                 #expect(!result.stderr.contains("pokesync-verify-") && !result.stderr.contains("pokesync-show-"), "\(result.stderr)")

@@ -53,7 +53,7 @@ struct SilentSourceTests {
             let documents = try Self.sampleDocuments()
             let options = Self.badSource("silent")
             let port = try await withStandInServer(options) { server -> Int in
-                let run = try cli.run(Self.arguments(server, timeout: 1))
+                let run = try await cli.run(Self.arguments(server, timeout: 1))
                 #expect(run.status == 69, "\(run.stdout) \(run.stderr)")
                 let line = try #require(run.stderr.split(separator: "\n").first { $0.contains("the source ") },
                                         "\(run.stderr)")
@@ -67,14 +67,14 @@ struct SilentSourceTests {
                 #expect(asked > 0)
                 #expect(asked <= (20 + 4) * 5, "\(asked) document requests")
                 #expect(asked < documents, "\(asked) document requests for \(documents) documents")
-                let status = try cli.run(["status"])
+                let status = try await cli.run(["status"])
                 #expect(status.stdout.contains("69"), "\(status.stdout)")
                 return server.port
             }
             var good = StandInOptions(root: Self.sample)
             good.port = port
             try await withStandInServer(good) { server in
-                let run = try cli.run(Self.arguments(server, timeout: 1))
+                let run = try await cli.run(Self.arguments(server, timeout: 1))
                 #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
                 #expect((run.stdout + run.stderr).contains("resuming the full run"), "\(run.stdout) \(run.stderr)")
                 #expect(run.stdout.contains("published version 1"), "\(run.stdout)")
@@ -98,7 +98,7 @@ struct SilentSourceTests {
                 environment["POKESYNC"] = PokesyncCLI.binary.path
                 environment["POKESYNC_MIRROR"] = mirror.path
                 let script = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-nightly.sh")
-                let night = try runProgram("/bin/bash", [script.path, "--timeout", "1"], environment: environment)
+                let night = try await runProgram("/bin/bash", [script.path, "--timeout", "1"], environment: environment)
                 #expect(night.status == 69, "\(night.stderr)")
                 let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
                     .filter { $0.hasPrefix("nightly-") }
@@ -122,7 +122,7 @@ struct SilentSourceTests {
             let options = Self.badSource("500")
             try await withStandInServer(options) { server in
                 // A long --timeout: the run of failures stops it, not the clock.
-                let run = try cli.run(Self.arguments(server, timeout: 60))
+                let run = try await cli.run(Self.arguments(server, timeout: 60))
                 #expect(run.status == 69, "\(run.stdout) \(run.stderr)")
                 let line = try #require(run.stderr.split(separator: "\n").first { $0.contains("the source ") }, "\(run.stderr)")
                 #expect(line.contains("answered the lists, then failed 20 documents in a row (the last: "), "\(line)")
@@ -167,7 +167,7 @@ struct SilentSourceTests {
             options.faultRate = 0.2
             options.faults = [.internalServerError, .serviceUnavailable, .reset, .truncate]
             try await withStandInServer(options) { server in
-                let run = try cli.run(Self.arguments(server, timeout: 1))
+                let run = try await cli.run(Self.arguments(server, timeout: 1))
                 #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
                 #expect(run.stdout.contains("published version 1"), "\(run.stdout)")
                 #expect(try await server.stats().faults > 0)
@@ -184,7 +184,7 @@ struct SilentSourceTests {
             let documents = try Self.sampleDocuments()
             let options = Self.badSource("bad-gzip")
             try await withStandInServer(options) { server in
-                let run = try cli.run(Self.arguments(server, timeout: 5))
+                let run = try await cli.run(Self.arguments(server, timeout: 5))
                 #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
                 let url = server.baseURL.absoluteString + "/pokemon/25/"
                 #expect(run.stderr.contains("GET \(url): body not gzip as announced (Content-Encoding: gzip), refused, not retried"),

@@ -42,7 +42,7 @@ struct SpriteMirrorTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString,
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString,
                                         "--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", set])
                 #expect(full.status == 0, "\(full.stderr)")
                 let expected = try Self.expectedSprites(TestPaths.sample2026, try SpriteSet(parsing: set))
@@ -70,11 +70,11 @@ struct SpriteMirrorTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let first = PokesyncCLI(mirror: scratch.appendingPathComponent("First"))
-                #expect(try first.run(["full", "--source", server.baseURL.absoluteString,
+                #expect(try await first.run(["full", "--source", server.baseURL.absoluteString,
                                        "--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", "all"]).status == 0)
                 // A mirror folder has `sprites/` at the upstream paths: it serves as a clone of PokeAPI/sprites.
                 let second = PokesyncCLI(mirror: scratch.appendingPathComponent("Second"))
-                let fromFolder = try second.run(["full", "--source", TestPaths.sample2026.path,
+                let fromFolder = try await second.run(["full", "--source", TestPaths.sample2026.path,
                                                  "--sprite-source", first.mirror.path, "--sprites", "all"])
                 #expect(fromFolder.status == 0, "\(fromFolder.stderr)")
                 let a = Self.tree(first.mirror.appendingPathComponent("sprites"))
@@ -92,7 +92,7 @@ struct SpriteMirrorTests {
                 let arguments = ["full", "--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "all", "--concurrency", "4"]
                 let reference = PokesyncCLI(mirror: scratch.appendingPathComponent("Reference"))
-                #expect(try reference.run(arguments).status == 0)
+                #expect(try await reference.run(arguments).status == 0)
                 try await server.resetStats()
 
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
@@ -110,7 +110,7 @@ struct SpriteMirrorTests {
                 let object = try #require(FileManager.default.enumerator(atPath: objects.path)?
                     .compactMap { $0 as? String }.first { $0.count > 60 })
                 try Data().write(to: objects.appendingPathComponent(object))
-                let resumed = try cli.run(arguments)
+                let resumed = try await cli.run(arguments)
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming"))
                 let expected = Self.tree(reference.mirror.appendingPathComponent("sprites"))
@@ -148,7 +148,7 @@ struct SpriteMirrorTests {
                 try Data("<html>not a png</html>".utf8).write(to: clone.appendingPathComponent("sprites/pokemon/not-an-image.png"))
 
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(["full", "--source", source.path, "--sprite-source", clone.path, "--sprites", "all"])
+                let full = try await cli.run(["full", "--source", source.path, "--sprite-source", clone.path, "--sprites", "all"])
                 // The HTML "PNG" is a failure of its host, not a refusal: left for the next run (exit 2).
                 #expect(full.status == 2, "\(full.stderr)")
                 for fragment in ["escaped.png", "escaped2.png", "127.0.0.2", "not-an-image.png", "/etc/passwd"] {
@@ -162,9 +162,9 @@ struct SpriteMirrorTests {
                 // The refusals are kept with every version that met them, not just the first.
                 for version in 1...2 {
                     if version == 2 {
-                        #expect(try cli.run(["full", "--source", source.path, "--sprite-source", clone.path, "--sprites", "all"]).status == 2)
+                        #expect(try await cli.run(["full", "--source", source.path, "--sprite-source", clone.path, "--sprites", "all"]).status == 2)
                     }
-                    let status = try cli.run(["status", "--json"])
+                    let status = try await cli.run(["status", "--json"])
                     let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
                     let latest = try #require(object["latest"] as? [String: Any])
                     #expect(latest["number"] as? Int == version)
@@ -182,7 +182,7 @@ struct SpriteMirrorTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let port = try await withStandInServer(root: TestPaths.sample2025) { server -> Int in
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprite-source",
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprite-source",
                                         server.spriteBaseURL.absoluteString, "--sprites", "default"])
                 #expect(full.status == 0)
                 return server.port
@@ -193,7 +193,7 @@ struct SpriteMirrorTests {
             options.spriteSalt = "redrawn"
             options.spriteSaltGlob = "*/25.png"
             try await withStandInServer(options) { server in
-                let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprite-source",
+                let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString, "--sprite-source",
                                         server.spriteBaseURL.absoluteString, "--sprites", "default"])
                 #expect(sync.status == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("published version 2"))
@@ -204,7 +204,7 @@ struct SpriteMirrorTests {
             #expect(Set(after.keys) == Set(expected.map { String($0.dropFirst(SpritePolicy.upstreamPrefix.count + 8)) }))
             let removed = Set(before.keys).subtracting(after.keys)
             #expect(!removed.isEmpty, "the crafted removal's sprite should leave the tree")
-            let diff = try cli.run(["diff", "--json"])
+            let diff = try await cli.run(["diff", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             let sprites = try #require((object["summary"] as? [String: Any])?["sprites"] as? [String: Int])
             #expect(sprites["changed"] == 1)
@@ -215,8 +215,8 @@ struct SpriteMirrorTests {
 
 @Suite("Sprite tree repairs, end to end", .serialized)
 struct SpriteTreeRepairTests {
-    @Test func clashingTreePathsAreRefusedNotFatal() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func clashingTreePathsAreRefusedNotFatal() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
             let file = source.appendingPathComponent("api/v2/pokemon/789/index.json")
@@ -234,27 +234,27 @@ struct SpriteTreeRepairTests {
             }
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let arguments = ["--source", source.path, "--sprite-source", scratch.appendingPathComponent("clone").path, "--sprites", "default"]
-            let full = try cli.run(["full"] + arguments)
+            let full = try await cli.run(["full"] + arguments)
             #expect(full.status == 0, "\(full.stderr)")
             #expect(full.stdout.contains("clashes with"))
             var isFolder: ObjCBool = true
             #expect(FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("sprites/pokemon/25.png").path, isDirectory: &isFolder))
             #expect(!isFolder.boolValue)
-            #expect(try cli.run(["sync"] + arguments).status == 0)
+            #expect(try await cli.run(["sync"] + arguments).status == 0)
         }
     }
 
-    @Test func aCrashAfterPublishingIsFinishedByTheNextRun() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aCrashAfterPublishingIsFinishedByTheNextRun() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             let diffFile = cli.mirror.appendingPathComponent("diffs/1-2.json")
             let written = try Data(contentsOf: diffFile)
             // As if killed between the publish commit and writing its diff (the .txt,
             // written last, is what says the diff is whole).
             try FileManager.default.removeItem(at: cli.mirror.appendingPathComponent("diffs/1-2.txt"))
-            let next = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let next = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(next.status == 0)
             #expect(next.stderr.contains("wrote the diff of versions 1 and 2") || next.stdout.contains("wrote the diff of versions 1 and 2"))
             #expect(try Data(contentsOf: diffFile) == written)
@@ -266,7 +266,7 @@ struct SpriteTreeRepairTests {
                 try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 946_684_800)],
                                                       ofItemAtPath: cli.mirror.appendingPathComponent("diffs/1-2.\(ext)").path)
             }
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             #expect(try Data(contentsOf: diffFile) == written)
         }
     }

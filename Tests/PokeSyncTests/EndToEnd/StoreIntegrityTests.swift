@@ -6,8 +6,8 @@ import Testing
 @Suite("Store integrity, end to end", .serialized)
 struct StoreIntegrityTests {
     /// Flips a byte in the middle of pokemon/25's stored (compressed) body, as a bad disk would.
-    static func damageStoredBody(_ mirror: URL) throws {
-        try python("""
+    static func damageStoredBody(_ mirror: URL) async throws {
+        try await python("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             h, b = db.execute("SELECT d.hash, d.body FROM documents d JOIN version_documents v ON v.hash = d.hash "
@@ -26,8 +26,8 @@ struct StoreIntegrityTests {
         try handle.close()
     }
 
-    static func python(_ script: String, _ arguments: String...) throws {
-        try runTool("python3", ["-c", script] + arguments)
+    static func python(_ script: String, _ arguments: String...) async throws {
+        try await runTool("python3", ["-c", script] + arguments)
     }
 
     @Test func damagedBodiesAndSpriteObjectsAreHealedByTheNextRun() async throws {
@@ -36,44 +36,44 @@ struct StoreIntegrityTests {
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let arguments = ["--source", server.baseURL.absoluteString, "--sprite-source",
                                  server.spriteBaseURL.absoluteString, "--sprites", "default"]
-                #expect(try cli.run(["full"] + arguments).status == 0)
+                #expect(try await cli.run(["full"] + arguments).status == 0)
                 let sprite = cli.mirror.appendingPathComponent("sprites/pokemon/25.png")
                 let good = try Data(contentsOf: sprite)
 
-                try Self.damageStoredBody(cli.mirror)
+                try await Self.damageStoredBody(cli.mirror)
                 try Self.damageSprite(sprite)
-                let damaged = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let damaged = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(damaged.status == 65)
                 #expect(damaged.stdout.contains("pokemon/25 of version 1") && damaged.stdout.contains("sprite pokemon/25.png"))
 
                 // `full` fetches everything again: what it fetches replaces the damaged copies.
-                let full = try cli.run(["full"] + arguments)
+                let full = try await cli.run(["full"] + arguments)
                 #expect(full.status == 0, "\(full.stderr)")
-                let healed = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let healed = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(healed.status == 0, "\(healed.stdout)")
                 #expect(try Data(contentsOf: sprite) == good)
                 let out = scratch.appendingPathComponent("export")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", out.path]).status == 0)
                 try Samples.expectSameJSON(TestPaths.sample2026, out)
 
                 // `sync` does not let a conditional request (304) stand for a damaged copy.
-                try Self.damageStoredBody(cli.mirror)
+                try await Self.damageStoredBody(cli.mirror)
                 try Self.damageSprite(sprite)
-                let sync = try cli.run(["sync", "--revalidate"] + arguments)
+                let sync = try await cli.run(["sync", "--revalidate"] + arguments)
                 #expect(sync.status == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("no changes since version 2"))
-                let afterSync = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let afterSync = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(afterSync.status == 0, "\(afterSync.stdout)")
                 #expect(try Data(contentsOf: sprite) == good)
             }
         }
     }
 
-    @Test func anEmptyStoreIsCorruptNotAFreshStart() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func anEmptyStoreIsCorruptNotAFreshStart() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             let diffs = cli.mirror.appendingPathComponent("diffs")
             let before = try FileManager.default.contentsOfDirectory(atPath: diffs.path).sorted()
             let diff = try Data(contentsOf: diffs.appendingPathComponent("1-2.json"))
@@ -83,7 +83,7 @@ struct StoreIntegrityTests {
 
             for command in [["full", "--source", TestPaths.sample2025.path, "--sprites", "none"],
                             ["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"], ["status"]] {
-                let result = try cli.run(command)
+                let result = try await cli.run(command)
                 #expect(result.status == 65, "\(command): \(result.stdout)\(result.stderr)")
                 #expect(result.stderr.contains("store.sqlite") && result.stderr.contains("empty"))
                 #expect(result.stderr.split(separator: "\n").count == 1)
@@ -108,16 +108,16 @@ struct StoreIntegrityTests {
         return source
     }
 
-    @Test func shrunkenListsAreRefusedUnlessAllowed() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func shrunkenListsAreRefusedUnlessAllowed() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             let pokemon = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
                 .documentCounts(version: 1)[.pokemon] ?? 0
             #expect(pokemon > 3)
             let shrunk = try Self.shrunkenSource(scratch, kind: "pokemon", keep: 2)
 
-            let refused = try cli.run(["sync", "--source", shrunk.path, "--sprites", "none"])
+            let refused = try await cli.run(["sync", "--source", shrunk.path, "--sprites", "none"])
             #expect(refused.status == 65)
             let message = refused.stderr.split(separator: "\n").last.map(String.init) ?? ""
             #expect(message.contains("pokemon: 2 listed, \(pokemon) in version 1"), "\(refused.stderr)")
@@ -125,26 +125,26 @@ struct StoreIntegrityTests {
             #expect(!refused.stdout.contains("published"))
             #expect(try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true).versions().count == 1)
 
-            #expect(try cli.run(["sync", "--source", shrunk.path, "--sprites", "none"]).status == 65, "still shrunk: still refused")
+            #expect(try await cli.run(["sync", "--source", shrunk.path, "--sprites", "none"]).status == 65, "still shrunk: still refused")
             // Upstream recovers at the same address: the resumed run lists pokemon again
             // (not the shrunken list it kept) and publishes nothing new.
             try FileManager.default.removeItem(at: shrunk)
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: shrunk)
-            let again = try cli.run(["sync", "--source", shrunk.path, "--sprites", "none"])
+            let again = try await cli.run(["sync", "--source", shrunk.path, "--sprites", "none"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout.contains("no changes since version 1"))
 
             // A real loss, accepted with the flag (full takes it too).
             let small = try Self.shrunkenSource(scratch, kind: "pokemon", keep: 2)
-            #expect(try cli.run(["full", "--source", small.path, "--sprites", "none"]).status == 65)
-            let accepted = try cli.run(["full", "--source", small.path, "--sprites", "none", "--allow-shrink"])
+            #expect(try await cli.run(["full", "--source", small.path, "--sprites", "none"]).status == 65)
+            let accepted = try await cli.run(["full", "--source", small.path, "--sprites", "none", "--allow-shrink"])
             #expect(accepted.status == 0, "\(accepted.stderr)")
             #expect(accepted.stdout.contains("published version 2"))
             let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
             #expect(try store.documentCounts(version: 2)[.pokemon] == 2)
 
             for command in ["full", "sync"] {
-                #expect(try cli.run(["help", command], addMirror: false).stdout.contains("--allow-shrink"))
+                #expect(try await cli.run(["help", command], addMirror: false).stdout.contains("--allow-shrink"))
             }
         }
     }
@@ -170,8 +170,8 @@ struct StoreIntegrityTests {
                 }
                 try await Task.sleep(for: .milliseconds(600))
                 try FileManager.default.removeItem(at: lockFile)
-                let second = try cli.run(arguments)
-                first.process.waitUntilExit()
+                let second = try await cli.run(arguments)
+                await first.waitUntilExit()
                 #expect(second.status == 75, "\(second.stderr)")
                 #expect(first.result().status == 0, "\(first.result().stderr)")
                 let versions = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true).versions()

@@ -15,15 +15,15 @@ struct SyncDiffPruneTests {
         return truth
     }
 
-    @Test func syncPublishesExactlyTheUpstreamChanges() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func syncPublishesExactlyTheUpstreamChanges() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect(sync.stdout.contains("published version 2"))
 
-            let diff = try cli.run(["diff", "--json"])
+            let diff = try await cli.run(["diff", "--json"])
             #expect(diff.status == 0)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             #expect(object["from"] as? Int == 1 && object["to"] as? Int == 2)
@@ -61,51 +61,51 @@ struct SyncDiffPruneTests {
             let written = cli.mirror.appendingPathComponent("diffs/1-2.json")
             #expect(FileManager.default.fileExists(atPath: written.path))
 
-            let text = try cli.run(["diff"])
+            let text = try await cli.run(["diff"])
             #expect(text.stdout.contains("version 1 → 2"))
             #expect(text.stdout.contains("pokemon "))
         }
     }
 
-    @Test func noChangeSyncPublishesNothing() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func noChangeSyncPublishesNothing() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0)
             #expect(sync.stdout.contains("no changes since version 1"))
-            let versions = try cli.run(["versions", "--json"])
+            let versions = try await cli.run(["versions", "--json"])
             let list = try #require(try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]])
             #expect(list.count == 1)
         }
     }
 
-    @Test func fullAgainPublishesTheNextVersionStoringNothingTwice() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func fullAgainPublishesTheNextVersionStoringNothingTwice() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
             let stored = try store.read { try $0.integer("SELECT COUNT(*) FROM documents") }
-            let again = try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let again = try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(again.stdout.contains("published version 2"))
             #expect(try store.read { try $0.integer("SELECT COUNT(*) FROM documents") } == stored)
             #expect(try store.documents(version: 1) == store.documents(version: 2))
         }
     }
 
-    @Test func pruneKeepsWhatRetainedVersionsNeed() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func pruneKeepsWhatRetainedVersionsNeed() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             // Going back to the older sample loses a pokedex of three (and more): a shrink to accept.
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--allow-shrink"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none", "--allow-shrink"]).status == 0)
             // Exports of the versions that will be kept, before the prune.
             for version in [2, 3] {
                 let out = scratch.appendingPathComponent("before-\(version)")
-                #expect(try cli.run(["export", "--format", "api-data", "--version", "\(version)", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--version", "\(version)", "--out", out.path]).status == 0)
             }
-            let prune = try cli.run(["prune", "--keep", "2"])
+            let prune = try await cli.run(["prune", "--keep", "2"])
             #expect(prune.status == 0, "\(prune.stderr)")
             #expect(prune.stdout.contains("pruned versions 1"))
             let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
@@ -117,14 +117,14 @@ struct SyncDiffPruneTests {
             #expect(orphans == 0)
             for version in [2, 3] {
                 let out = scratch.appendingPathComponent("after-\(version)")
-                #expect(try cli.run(["export", "--format", "api-data", "--version", "\(version)", "--out", out.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--version", "\(version)", "--out", out.path]).status == 0)
                 try expectIdenticalTrees(scratch.appendingPathComponent("before-\(version)"), out)
             }
             try Samples.expectSameJSON(TestPaths.sample2026, scratch.appendingPathComponent("after-2"))
             try Samples.expectSameJSON(TestPaths.sample2025, scratch.appendingPathComponent("after-3"))
-            #expect(try cli.run(["export", "--format", "api-data", "--version", "1", "--out", scratch.path + "/x"]).status == 64)
+            #expect(try await cli.run(["export", "--format", "api-data", "--version", "1", "--out", scratch.path + "/x"]).status == 64)
             // The store file is still a sound SQLite database.
-            #expect(try runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path, "PRAGMA integrity_check;"]) == "ok")
+            #expect(try await runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path, "PRAGMA integrity_check;"]) == "ok")
         }
     }
 }

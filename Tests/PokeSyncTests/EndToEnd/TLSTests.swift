@@ -68,7 +68,7 @@ struct TLSTests {
         try await withTemporaryDirectory { scratch in
             try await withTLSStandIn { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let run = try cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
+                let run = try await cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
                 #expect(run.status == 69, "\(run.stderr)")
                 let tlsLines = Self.lines(run.stderr).filter { $0.contains("TLS") }
                 #expect(tlsLines.count == 1, "\(run.stderr)")
@@ -86,7 +86,7 @@ struct TLSTests {
             try await withStandInServer(root: TestPaths.sample2026) { source in
                 try await withTLSStandIn { sprites in
                     let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                    let run = try cli.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "default",
+                    let run = try await cli.run(["full", "--source", source.baseURL.absoluteString, "--sprites", "default",
                                            "--sprite-source", sprites.origin.absoluteString + "/PokeAPI/sprites/master/"])
                     // A file host's certificate fails its files, not the run: they wait for the next run.
                     #expect(run.status == 2, "\(run.stderr)")
@@ -97,7 +97,7 @@ struct TLSTests {
                     #expect(Self.lines(run.stderr).filter { $0.contains("TLS") }.count == 1, "\(run.stderr)")
                     #expect(try sprites.stats().connections == 1)
                     // The documents are in; the run resumes once the host is trusted.
-                    let status = try cli.run(["status"])
+                    let status = try await cli.run(["status"])
                     #expect(status.status == 0)
                 }
             }
@@ -110,7 +110,7 @@ struct TLSTests {
             try await withTLSStandIn(root: scratch) { server in
                 let device = scratch.appendingPathComponent("device")
                 let index = server.origin.absoluteString + "/index.json"
-                let run = try PokesyncCLI(mirror: scratch).run(["install", device.path, "--from", index], addMirror: false)
+                let run = try await PokesyncCLI(mirror: scratch).run(["install", device.path, "--from", index], addMirror: false)
                 #expect(run.status == 69, "\(run.stderr)")
                 #expect(Self.lines(run.stderr) == Self.lines(run.stderr).filter { $0.hasPrefix("pokesync: cannot read \(index): ") })
                 #expect(Self.lines(run.stderr).count == 1 && run.stderr.contains(Self.untrusted(server)), "\(run.stderr)")
@@ -125,7 +125,7 @@ struct TLSTests {
             try await withStandInServer(root: TestPaths.sample2026) { source in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                 let https = "https://127.0.0.1:\(source.port)/api/v2"
-                let run = try cli.run(["full", "--source", https, "--sprites", "none"])
+                let run = try await cli.run(["full", "--source", https, "--sprites", "none"])
                 #expect(run.status == 69, "\(run.stderr)")
                 #expect(run.stderr.contains("TLS: 127.0.0.1:\(source.port) does not answer in TLS (plain HTTP on that port?)"),
                         "\(run.stderr)")
@@ -141,7 +141,7 @@ struct TLSTests {
     func nameMismatch() async throws {
         try await withTemporaryDirectory { scratch in
             try await withTLSStandIn(root: scratch, names: "DNS:other.example") { server in
-                let run = try TrustedProcess.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none",
+                let run = try await TrustedProcess.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none",
                                                   "--mirror", scratch.appendingPathComponent("Mirror").path],
                                                  trusting: server.certificate)
                 #expect(run.status == 69, "\(run.stderr)")
@@ -156,12 +156,12 @@ struct TLSTests {
         try await withTemporaryDirectory { scratch in
             let bundles = scratch.appendingPathComponent("bundles")
             try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
-            let version = try UpdateFixtures.makeVersion(1, from: TestPaths.sample2026, in: scratch.appendingPathComponent("build"))
-            let full = try UpdateFixtures.writeFullBundle(version, into: bundles)
+            let version = try await UpdateFixtures.makeVersion(1, from: TestPaths.sample2026, in: scratch.appendingPathComponent("build"))
+            let full = try await UpdateFixtures.writeFullBundle(version, into: bundles)
             try UpdateFixtures.writeIndex(bundles, full: full, deltas: [])
             try await withTLSStandIn(root: bundles) { server in
                 let device = scratch.appendingPathComponent("device")
-                let install = try TrustedProcess.run(["install", device.path, "--from", server.origin.absoluteString + "/index.json"],
+                let install = try await TrustedProcess.run(["install", device.path, "--from", server.origin.absoluteString + "/index.json"],
                                                      trusting: server.certificate)
                 #expect(install.status == 0, "\(install.stderr)")
                 #expect(install.stdout.hasPrefix("installed version 1 (full bundle"), "\(install.stdout)")
@@ -169,7 +169,7 @@ struct TLSTests {
             try await withStandInServer(root: TestPaths.sample2026) { source in
                 try await withTLSStandIn(backend: source.origin) { server in
                     let mirror = scratch.appendingPathComponent("Mirror")
-                    let run = try TrustedProcess.run(["full", "--source", server.origin.absoluteString + "/api/v2",
+                    let run = try await TrustedProcess.run(["full", "--source", server.origin.absoluteString + "/api/v2",
                                                       "--sprites", "none", "--mirror", mirror.path], trusting: server.certificate)
                     #expect(run.status == 0, "\(run.stderr)")
                     let stats = try server.stats()

@@ -49,7 +49,7 @@ struct TransportEndToEndTests {
         try await withTemporaryDirectory { scratch in
             try await withHostileServer(.endless) { server in
                 let cli = PokesyncCLI(mirror: scratch)
-                let result = try cli.run(["install", scratch.appendingPathComponent("device").path,
+                let result = try await cli.run(["install", scratch.appendingPathComponent("device").path,
                                           "--from", server.indexURL.absoluteString], addMirror: false)
                 #expect(result.status == 65, "\(result.stderr)")
                 #expect(result.stderr.contains("larger than the index's"), "\(result.stderr)")
@@ -61,20 +61,20 @@ struct TransportEndToEndTests {
     }
 
     @Test("install says pokesync's name and version on every request, and names a refused redirect")
-    func installUserAgentAndRedirect() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func installUserAgentAndRedirect() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let server = try BundleServer.start(serving: world.bundles(2))
             defer { server.stop() }
             let cli = PokesyncCLI(mirror: root)
-            let result = try cli.run(["install", world.device.path, "--from", server.indexURL.absoluteString], addMirror: false)
+            let result = try await cli.run(["install", world.device.path, "--from", server.indexURL.absoluteString], addMirror: false)
             #expect(result.status == 0, "\(result.stderr)")
             let agents = server.userAgents()
             #expect(agents.count >= 2 && agents.allSatisfy { $0 == PokeSync.userAgent(contact: nil) }, "\(agents)")
             #expect(PokeSync.userAgent(contact: nil).hasPrefix("pokesync/\(PokeSync.version) "))
 
             try server.setRules(["/index.json": ["redirect": "file:///etc/passwd"]])
-            let file = try cli.run(["install", world.device.path, "--from", server.indexURL.absoluteString], addMirror: false)
+            let file = try await cli.run(["install", world.device.path, "--from", server.indexURL.absoluteString], addMirror: false)
             #expect(file.status == 69)
             #expect(file.stderr.contains("redirects to file:///etc/passwd: another scheme (file), not followed"), "\(file.stderr)")
         }
@@ -87,7 +87,7 @@ struct TransportEndToEndTests {
                 try await withProxyStandIn(refusing: status) { proxy in
                     var cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
                     cli.environment = ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""]
-                    let run = try cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
+                    let run = try await cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
                     #expect(run.status == 69, "\(run.stderr)")
                     let proxyName = "\(proxy.url.dropFirst("http://".count)) (https_proxy)"
                     #expect(run.stderr.contains("the proxy \(proxyName) refused the request: HTTP \(status)"), "\(run.stderr)")
@@ -110,7 +110,7 @@ struct TransportEndToEndTests {
                 try #"{"retry": {"attempts": 2, "base_delay_ms": 10}}"#.write(
                     to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
                 cli.environment = ["https_proxy": "http://127.0.0.1:\(closed)", "no_proxy": "", "NO_PROXY": ""]
-                let run = try cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
+                let run = try await cli.run(["full", "--source", server.origin.absoluteString + "/api/v2", "--sprites", "none"])
                 #expect(run.status == 1 || run.status == 69, "\(run.stderr)")
                 #expect(run.stderr.contains("cannot connect to the proxy 127.0.0.1:\(closed) (https_proxy)"), "\(run.stderr)")
                 #expect(!run.stderr.contains("cannot connect to host"), "\(run.stderr)")

@@ -18,19 +18,19 @@ struct TreeVerifyTests {
         }
     }
 
-    @Test func theTreeIsCheckedAgainstTheVersionItHolds() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func theTreeIsCheckedAgainstTheVersionItHolds() async throws {
+        try await withTemporaryDirectory { scratch in
             let clone = scratch.appendingPathComponent("clone")
             try Self.makeClone(clone)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let sprites = ["--sprite-source", clone.path, "--sprites", "default"]
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path] + sprites).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path] + sprites).status == 0)
             let tree = cli.mirror.appendingPathComponent("sprites")
             let treeOfVersion1 = scratch.appendingPathComponent("tree-1")
             try FileManager.default.copyItem(at: tree, to: treeOfVersion1)
             // Upstream redraws pikachu; the sync publishes version 2 with other sprites.
             try Data("redrawn".utf8).append(to: clone.appendingPathComponent("sprites/pokemon/25.png"))
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path] + sprites)
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path] + sprites)
             #expect(sync.stdout.contains("published version 2"), "\(sync.stderr)")
 
             // The moment between the publish commit and the tree being brought to it (or
@@ -39,35 +39,35 @@ struct TreeVerifyTests {
             try FileManager.default.copyItem(at: treeOfVersion1, to: tree)
             let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false)
             try store.setMeta("sprite_tree_version", "1")
-            let lagging = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            let lagging = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(lagging.status == 0, "\(lagging.stdout)")
             #expect(lagging.stdout.contains("note: the sprite tree holds version 1"))
 
             // Part way: a file of either version is right, and real damage is still found.
             try store.setMeta("sprite_tree_target", "2")
-            let partWay = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            let partWay = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(partWay.status == 0, "\(partWay.stdout)")
             #expect(partWay.stdout.contains("part way from version 1 to 2"))
             try Data("scribbled".utf8).write(to: tree.appendingPathComponent("pokemon/25.png"))
-            let damaged = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            let damaged = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(damaged.status == 65)
             #expect(damaged.stdout.contains("sprites/pokemon/25.png: differs from version 1 or 2's sprite"))
 
             // The next run finishes the tree.
-            #expect(try cli.run(["sync", "--source", TestPaths.sample2026.path] + sprites).status == 0)
-            let finished = try cli.run(["verify", cli.mirror.path], addMirror: false)
+            #expect(try await cli.run(["sync", "--source", TestPaths.sample2026.path] + sprites).status == 0)
+            let finished = try await cli.run(["verify", cli.mirror.path], addMirror: false)
             #expect(finished.status == 0, "\(finished.stdout)")
             #expect(!finished.stdout.contains("note:"))
         }
     }
 
-    @Test func verifyBesideSpriteChangingSyncsFindsNoDamage() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func verifyBesideSpriteChangingSyncsFindsNoDamage() async throws {
+        try await withTemporaryDirectory { scratch in
             let clone = scratch.appendingPathComponent("clone")
             try Self.makeClone(clone)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let sprites = ["--sprite-source", clone.path, "--sprites", "default"]
-            #expect(try cli.run(["full", "--source", TestPaths.sample2025.path] + sprites).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2025.path] + sprites).status == 0)
             var reports: [String] = []
             var verified = 0
             for round in 0..<4 {
@@ -76,12 +76,12 @@ struct TreeVerifyTests {
                 let sync = cli.start(["sync", "--source", sample.path, "--allow-shrink"] + sprites)
                 try sync.process.run()
                 while sync.process.isRunning {
-                    let verify = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                    let verify = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                     verified += 1
                     if verify.status != 0 { reports.append(verify.stdout + verify.stderr) }
-                    usleep(50_000)  // leave the two cores to the tests running beside this one
+                    try await Task.sleep(for: .milliseconds(50))  // leave the two cores to the tests running beside this one
                 }
-                sync.process.waitUntilExit()
+                await sync.waitUntilExit()
                 #expect(sync.result().status == 0, "\(sync.result().stderr)")
             }
             #expect(verified > 0)

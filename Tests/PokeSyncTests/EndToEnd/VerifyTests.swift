@@ -8,9 +8,9 @@ struct VerifyTests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: TestPaths.sample2026) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                #expect(try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprite-source",
+                #expect(try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprite-source",
                                      server.spriteBaseURL.absoluteString, "--sprites", "default"]).status == 0)
-                let sound = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let sound = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(sound.status == 0, "\(sound.stdout)\(sound.stderr)")
                 #expect(sound.stdout.contains("all sound"))
 
@@ -23,10 +23,10 @@ struct VerifyTests {
                 try handle.write(contentsOf: bytes)
                 try handle.close()
                 try Data("stray".utf8).write(to: cli.mirror.appendingPathComponent("sprites/pokemon/stray.png"))
-                try runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path,
+                try await runTool("sqlite3", [cli.mirror.appendingPathComponent("store.sqlite").path,
                                         "UPDATE documents SET body = zeroblob(length(body)) WHERE rowid = (SELECT MIN(rowid) FROM documents);"])
 
-                let damaged = try cli.run(["verify", cli.mirror.path], addMirror: false)
+                let damaged = try await cli.run(["verify", cli.mirror.path], addMirror: false)
                 #expect(damaged.status == 65)
                 #expect(damaged.stdout.contains("sprite pokemon/25.png") && damaged.stdout.contains("does not match its SHA-256"))
                 #expect(damaged.stdout.contains("sprites/pokemon/stray.png: not a sprite of version 1"))

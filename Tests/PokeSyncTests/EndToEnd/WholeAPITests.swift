@@ -14,13 +14,13 @@ struct WholeAPITests {
     /// `full --kinds all` from a folder, then `export --format api-data`: the tree is the
     /// sample's, byte for byte (documents, lists in the source's order, encounters, meta,
     /// the root, the schemas), and nothing else.
-    @Test func exportOfAWholeMirrorIsUpstreamsBytes() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func exportOfAWholeMirrorIsUpstreamsBytes() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             let tree = scratch.appendingPathComponent("data")
-            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path])
+            let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path])
             #expect(export.status == 0, "\(export.stderr)")
             try Self.expectSameTree(Self.whole2026, tree)
         }
@@ -29,20 +29,20 @@ struct WholeAPITests {
     /// A sync from the older sample to the newer: the kind upstream added (`currency`)
     /// and `meta` come without any change of options, the diff names them, and the
     /// export equals the newer sample byte for byte.
-    @Test func aNewEndpointIsMirroredOnTheNextSync() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aNewEndpointIsMirroredOnTheNextSync() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", Self.whole2025.path, "--kinds", "all", "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", Self.whole2025.path, "--kinds", "all", "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             let old = scratch.appendingPathComponent("old")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", old.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", old.path]).status == 0)
             try Self.expectSameTree(Self.whole2025, old)
 
-            let sync = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect(sync.stdout.contains("published version 2"), "\(sync.stdout)")
             #expect(sync.stderr.contains("added currency"), "\(sync.stderr)")
-            let diff = try cli.run(["diff", "--json"])
+            let diff = try await cli.run(["diff", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             let summary = try #require(object["summary"] as? [String: [String: Int]])
             #expect(summary["currency"]?["added"] == 2)
@@ -50,30 +50,30 @@ struct WholeAPITests {
             #expect(summary["pokemon"]?["added"] == 1)
             #expect(summary["pokemon-encounters"]?["added"] == 1)
             #expect(summary["machine"] != nil)
-            let text = try cli.run(["diff"])
+            let text = try await cli.run(["diff"])
             #expect(text.stdout.contains("currency"), "\(text.stdout)")
 
             let new = scratch.appendingPathComponent("new")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", new.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", new.path]).status == 0)
             try Self.expectSameTree(Self.whole2026, new)
 
             // A sync that names no kinds keeps the set the latest version was made with: the
             // nightly job never narrows a whole mirror by omission.
-            let plain = try cli.run(["sync", "--source", Self.whole2026.path, "--sprites", "none"])
+            let plain = try await cli.run(["sync", "--source", Self.whole2026.path, "--sprites", "none"])
             #expect(plain.status == 0, "\(plain.stderr)")
             #expect(plain.stdout.contains("no changes since version 2"), "\(plain.stdout)")
             #expect(!plain.stderr.contains("no longer mirrored"), "\(plain.stderr)")
 
             // Nothing changed since: no version, and every stage still agrees.
-            let again = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            let again = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout.contains("no changes since version 2"), "\(again.stdout)")
-            #expect(try cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
-            let status = try cli.run(["status"])
+            #expect(try await cli.run(["verify", cli.mirror.path], addMirror: false).status == 0)
+            let status = try await cli.run(["status"])
             #expect(status.stdout.contains("2 currency"), "\(status.stdout)")
-            #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+            #expect(try await cli.run(["prune", "--keep", "1"]).status == 0)
             let pruned = scratch.appendingPathComponent("pruned")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", pruned.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", pruned.path]).status == 0)
             try Self.expectSameTree(Self.whole2026, pruned)
         }
     }
@@ -84,15 +84,15 @@ struct WholeAPITests {
         try await withTemporaryDirectory { scratch in
             try await withStandInServer(root: Self.whole2026) { server in
                 let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--kinds", "all",
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--kinds", "all",
                                         "--sprites", "none"])
                 #expect(full.status == 0, "\(full.stderr)")
                 let tree = scratch.appendingPathComponent("data")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
                 try Self.expectSameTree(Self.whole2026, tree)
                 // The no-change sync: the root and the lists, nothing else.
                 try await server.resetStats()
-                let sync = try cli.run(["sync", "--source", server.baseURL.absoluteString, "--kinds", "all",
+                let sync = try await cli.run(["sync", "--source", server.baseURL.absoluteString, "--kinds", "all",
                                         "--sprites", "none"])
                 #expect(sync.status == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("no changes since version 1"), "\(sync.stdout)")
@@ -122,14 +122,14 @@ struct WholeAPITests {
                     Thread.sleep(forTimeInterval: 12)
                     kill(pid, SIGKILL)
                 }
-                child.process.waitUntilExit()
+                await child.waitUntilExit()
                 #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
                 // The same command (a higher --concurrency only makes the rest quicker).
-                let resumed = try cli.run(arguments.dropLast() + ["8"])
+                let resumed = try await cli.run(arguments.dropLast() + ["8"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the full run"), "\(resumed.stderr)")
                 let tree = scratch.appendingPathComponent("data")
-                #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+                #expect(try await cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
                 try Self.expectSameTree(Self.whole2026, tree)
                 // No document fetched twice beyond those in flight at the kill.
                 let stats = try await server.stats()
@@ -142,14 +142,14 @@ struct WholeAPITests {
     /// `--base-url` writes every `/api/v2/` (and schema `$ref`) URL on that base, as
     /// ditto's transform does, and with `--no-names` (no name aliases, ApiDataAliasTests)
     /// nothing else changes; again, the export replaces its own.
-    @Test func baseURLWritesAbsoluteURLs() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func baseURLWritesAbsoluteURLs() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", Self.whole2026.path, "--kinds", "all", "--sprites", "none"]).status == 0)
             let tree = scratch.appendingPathComponent("data")
             let base = "https://mirror.example/poke"
             for _ in 0..<2 {
-                let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", base + "/",
+                let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", base + "/",
                                           "--no-names"])
                 #expect(export.status == 0, "\(export.stderr)")
             }
@@ -166,9 +166,9 @@ struct WholeAPITests {
                 let count = differing.count
                 #expect(count == 0, "\(part): e.g. \(differing.prefix(3))")
             }
-            let bad = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", "ftp://x"])
+            let bad = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", "ftp://x"])
             #expect(bad.status == 64, "\(bad.stderr)")
-            let bundle = try cli.run(["export", "--base-url", base])
+            let bundle = try await cli.run(["export", "--base-url", base])
             #expect(bundle.status == 64, "\(bundle.stderr)")
         }
     }
@@ -181,31 +181,31 @@ struct WholeAPITests {
     /// A comma list mirrors those kinds only; narrowing the set on an existing mirror is
     /// deliberate (--allow-shrink, else exit 64), and then a version that removes the
     /// others' documents (listed by the diff), not a shrink.
-    @Test func changingTheSetIsADiffedChange() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func changingTheSetIsADiffedChange() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", Self.whole2026.path, "--kinds", "item,machine,meta",
+            let full = try await cli.run(["full", "--source", Self.whole2026.path, "--kinds", "item,machine,meta",
                                     "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             #expect(full.stdout.contains("published version 1: 7 documents"), "\(full.stdout)")
-            let refused = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none"])
+            let refused = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none"])
             #expect(refused.status == 64 && refused.stderr.contains("kinds item,machine,meta -> machine"), "\(refused.stderr)")
-            let narrow = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none",
+            let narrow = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine", "--sprites", "none",
                                       "--allow-shrink"])
             #expect(narrow.status == 0, "\(narrow.stderr)")
             #expect(narrow.stderr.contains("no longer mirrored item, meta"), "\(narrow.stderr)")
-            let diff = try cli.run(["diff", "--json"])
+            let diff = try await cli.run(["diff", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(diff.stdout.utf8)) as? [String: Any])
             let summary = try #require(object["summary"] as? [String: [String: Int]])
             #expect(summary["item"]?["removed"] == 4)
             #expect(summary["meta"]?["removed"] == 1)
             #expect(summary["machine"] == ["added": 0, "removed": 0, "changed": 0])
 
-            let bad = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "Machine"])
+            let bad = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "Machine"])
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("--kinds takes default, all, or a comma list"), "\(bad.stderr)")
             // A name the source's root does not list is a usage error naming it, not a failed list.
-            let typo = try cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine,pokemn"])
+            let typo = try await cli.run(["sync", "--source", Self.whole2026.path, "--kinds", "machine,pokemn"])
             #expect(typo.status == 64, "\(typo.stderr)")
             #expect(typo.stderr.contains("--kinds: the source lists no pokemn"), "\(typo.stderr)")
         }
@@ -213,8 +213,8 @@ struct WholeAPITests {
 
     /// A root that names something other than an endpoint (a path, an upper-case name) is
     /// refused before anything is listed or written; a source with no root cannot do `all`.
-    @Test func aHostileOrMissingRootIsRefused() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aHostileOrMissingRootIsRefused() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("api-data")
             try FileManager.default.copyItem(at: Self.whole2026, to: source)
             let root = source.appendingPathComponent("api/v2/index.json")
@@ -222,34 +222,34 @@ struct WholeAPITests {
             for hostile in [#"{"../../etc": "/api/v2/x/"}"#, #"{"Pokemon": "/api/v2/Pokemon/"}"#, #"["pokemon"]"#,
                             #"{"pokemon": 5}"#, "{}"] {
                 try Data(hostile.utf8).write(to: root)
-                let result = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+                let result = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
                 #expect(result.status == 65, "\(hostile): \(result.stderr)")
                 #expect(result.stderr.contains(root.path), "\(hostile): \(result.stderr)")
             }
             try FileManager.default.removeItem(at: root)
-            let missing = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            let missing = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
             #expect(missing.status == 69, "\(missing.stderr)")
             #expect(missing.stderr.contains("cannot read the root index"), "\(missing.stderr)")
             // The default kinds need no root.
-            let ten = try cli.run(["full", "--source", source.path, "--sprites", "none"])
+            let ten = try await cli.run(["full", "--source", source.path, "--sprites", "none"])
             #expect(ten.status == 0, "\(ten.stderr)")
             // A document of the wrong shape (encounters that are not an array) is refused,
             // named, and nothing is published.
             try FileManager.default.copyItem(at: Self.whole2026.appendingPathComponent("api/v2/index.json"), to: root)
             let encounters = source.appendingPathComponent("api/v2/pokemon/10196/encounters/index.json")
             try Data(#"{"not": "an array"}"#.utf8).write(to: encounters)
-            let shape = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            let shape = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
             #expect(shape.status == 1, "\(shape.stderr)")
             #expect(shape.stderr.contains("pokemon-encounters/10196") && shape.stderr.contains("not a JSON array"), "\(shape.stderr)")
-            let mixed = try cli.run(["full", "--source", source.path, "--kinds", "all,pokemon"])
+            let mixed = try await cli.run(["full", "--source", source.path, "--kinds", "all,pokemon"])
             #expect(mixed.status == 64, "\(mixed.stderr)")
         }
     }
 
     /// An endpoint whose list is empty (one upstream has just added) is mirrored as such:
     /// the export's root names it and its list says `count` 0, as upstream's would.
-    @Test func anEmptyEndpointIsKept() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func anEmptyEndpointIsKept() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("api-data")
             try FileManager.default.copyItem(at: Self.whole2026.appendingPathComponent("api"),
                                              to: source.appendingPathComponent("api"))
@@ -261,12 +261,12 @@ struct WholeAPITests {
             try Self.pythonDump(["count": 0, "next": NSNull(), "previous": NSNull(), "results": [Any]()],
                                 to: api.appendingPathComponent("brand-new/index.json"))
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             let tree = scratch.appendingPathComponent("data")
-            #expect(try cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
+            #expect(try await cli.run(["export", "--format", "api-data", "--out", tree.path]).status == 0)
             try Self.expectSameTree(source, tree)
-            let again = try cli.run(["sync", "--source", source.path, "--sprites", "none"])
+            let again = try await cli.run(["sync", "--source", source.path, "--sprites", "none"])
             #expect(again.stdout.contains("no changes since version 1"), "\(again.stdout)")
             #expect(!again.stderr.contains("kinds since"), "\(again.stderr)")
         }
@@ -274,10 +274,10 @@ struct WholeAPITests {
 
     /// A store made before kinds were data (no positions, no recorded kinds), read by
     /// commands that open it read-only and never migrate it: status, versions, export.
-    @Test func aStoreFromBeforeKindsIsReadAsItIs() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aStoreFromBeforeKindsIsReadAsItIs() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
             let old = try Database(path: cli.mirror.appendingPathComponent("store.sqlite").path)
             for statement in ["ALTER TABLE runs DROP COLUMN kinds", "ALTER TABLE runs DROP COLUMN resolved_kinds",
                               "ALTER TABLE frontier DROP COLUMN position", "ALTER TABLE version_documents DROP COLUMN position",
@@ -285,15 +285,15 @@ struct WholeAPITests {
                 try old.execute(statement)
             }
             for arguments in [["status"], ["versions"]] {
-                let result = try cli.run(arguments)
+                let result = try await cli.run(arguments)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
             }
             let tree = scratch.appendingPathComponent("data")
-            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path])
+            let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path])
             #expect(export.status == 0, "\(export.stderr)")
             try Samples.expectSameJSON(TestPaths.sample2026, tree)
             // The next run migrates it and goes on with the default kinds.
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
         }
     }

@@ -21,7 +21,7 @@ struct WireBytesTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: TestPaths.sample2026) { server in
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 #expect(full.status == 0, "\(full.stderr)")
                 let sent = try await server.stats().bodyBytes
                 let wire = String(format: "%.1f MB on the wire)", Double(sent) / 1_000_000)
@@ -38,7 +38,7 @@ struct WireBytesTests {
             var options = StandInOptions(root: TestPaths.sample2026)
             options.chunkedGzip = true
             try await withStandInServer(options) { server in
-                let full = try cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
+                let full = try await cli.run(["full", "--source", server.baseURL.absoluteString, "--sprites", "none"])
                 #expect(full.status == 0, "\(full.stderr)")
                 #expect(full.stdout.contains(
                     "(on the wire: not known, \(Self.requests) compressed response(s) came without Content-Length)"),
@@ -49,14 +49,14 @@ struct WireBytesTests {
     }
 
     @Test("a folder source: bytes read from the folder, no wire")
-    func folderSource() throws {
-        try withTemporaryDirectory { scratch in
+    func folderSource() async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            let full = try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let full = try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(full.status == 0, "\(full.stderr)")
             #expect(full.stdout.contains("; 0 requests, ") && full.stdout.contains(" MB read from local folders in "), "\(full.stdout)")
             #expect(!full.stdout.contains("wire"), "\(full.stdout)")
-            let status = try cli.run(["status"])
+            let status = try await cli.run(["status"])
             #expect(!status.stdout.contains("wire"), "\(status.stdout)")
         }
     }

@@ -14,9 +14,9 @@ struct ApiDataAliasTests {
     static let sharedAlias = "api/v2/item/roseli-berry/index.json"
 
     /// A `--kinds all` mirror of `source`.
-    static func mirror(_ scratch: URL, from source: URL = whole2026) throws -> PokesyncCLI {
+    static func mirror(_ scratch: URL, from source: URL = whole2026) async throws -> PokesyncCLI {
         let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-        let full = try cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
+        let full = try await cli.run(["full", "--source", source.path, "--kinds", "all", "--sprites", "none"])
         try #require(full.status == 0, "\(full.stderr)")
         return cli
     }
@@ -24,16 +24,16 @@ struct ApiDataAliasTests {
     /// `--base-url` writes what ditto's `transform --base-url` writes from the sample: the
     /// same files, each of ours upstream's form of ditto's value; the one shared name aside.
     @Test(.enabled(if: DittoOracle.ditto != nil, DittoOracle.skipMessage))
-    func aDeployIsDittosTransform() throws {
-        try withTemporaryDirectory { scratch in
-            let cli = try Self.mirror(scratch)
+    func aDeployIsDittosTransform() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = try await Self.mirror(scratch)
             let ours = scratch.appendingPathComponent("ours"), theirs = scratch.appendingPathComponent("theirs")
-            let export = try cli.run(["export", "--format", "api-data", "--out", ours.path, "--base-url", Self.base])
+            let export = try await cli.run(["export", "--format", "api-data", "--out", ours.path, "--base-url", Self.base])
             #expect(export.status == 0, "\(export.stderr)")
-            let transform = try runProgram(DittoOracle.ditto!, ["transform", "--src-dir", Self.whole2026.path,
+            let transform = try await runProgram(DittoOracle.ditto!, ["transform", "--src-dir", Self.whole2026.path,
                                                                 "--dest-dir", theirs.path, "--base-url", Self.base])
             try #require(transform.status == 0, "ditto transform: \(transform.stderr)")
-            let compare = try runProgram(DittoOracle.python!, [TestPaths.support.appendingPathComponent("compare_transform.py").path,
+            let compare = try await runProgram(DittoOracle.python!, [TestPaths.support.appendingPathComponent("compare_transform.py").path,
                                                               ours.path, theirs.path, "--except", Self.sharedAlias])
             #expect(compare.status == 0, "\(compare.text) \(compare.stderr)")
             // Every document with a name, and the encounters of every pokemon that has them.
@@ -49,12 +49,12 @@ struct ApiDataAliasTests {
     /// A name two documents share gets the document serve answers for it, the same every
     /// time, said in one line; each pokemon's encounters by name; `--names` without a base
     /// URL keeps URLs relative.
-    @Test func aSharedNameIsServesDocument() throws {
-        try withTemporaryDirectory { scratch in
-            let cli = try Self.mirror(scratch)
+    @Test func aSharedNameIsServesDocument() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = try await Self.mirror(scratch)
             let tree = scratch.appendingPathComponent("data")
             for _ in 0..<2 {
-                let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--names"])
+                let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--names"])
                 #expect(export.status == 0, "\(export.stderr)")
                 let lines = export.stderr.split(separator: "\n").filter { $0.contains("roseli-berry") }
                 #expect(lines == [#"pokesync: item "roseli-berry" is the name of 723 and 2279: its alias is 2279, the document serve answers for it"#],
@@ -77,25 +77,25 @@ struct ApiDataAliasTests {
                 #expect(try Data(contentsOf: byName) == Data(contentsOf: byID), "\(name)")
             }
             // serve answers the same document for the name.
-            let server = try ServeProcess(mirror: cli.mirror)
-            defer { server.stop() }
+            let server = try await ServeProcess(mirror: cli.mirror)
             #expect(try server.json("/api/v2/item/roseli-berry/")["id"] as? Int == 2279)
+            await server.stop()  // after the answer (a defer cannot await); a throw drops and kills it
         }
     }
 
     /// A name that is not a plain path segment gets no alias, is reported, and nothing is
     /// written outside the tree; the other aliases are written.
-    @Test func hostileNamesAreLeftOut() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func hostileNamesAreLeftOut() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: Self.whole2026, to: source)
             let hostile: [(kind: String, id: Int, name: String)] = [("berry", 1, ".."), ("berry", 2, "a/b"), ("ability", 1, "7"),
                                                                    ("ability", 2, "../../../escaped"), ("stat", 1, ""),
                                                                    ("stat", 2, "index.json")]
             for entry in hostile { try Self.rename(entry.kind, entry.id, to: entry.name, in: source) }
-            let cli = try Self.mirror(scratch, from: source)
+            let cli = try await Self.mirror(scratch, from: source)
             let tree = scratch.appendingPathComponent("out/data")
-            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base])
+            let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base])
             #expect(export.status == 0, "\(export.stderr)")
             for entry in hostile {
                 #expect(export.stderr.contains("pokesync: \(entry.kind)/\(entry.id): no name alias for "), "\(entry): \(export.stderr)")
@@ -149,13 +149,13 @@ struct ApiDataAliasTests {
 
     /// `--gzip`: each file's `.gz` beside it, its content the file's, with no name or time in
     /// the header, the same bytes on every export; which options go together.
-    @Test func gzipIsDeterministicAndOptionsAreChecked() throws {
-        try withTemporaryDirectory { scratch in
-            let cli = try Self.mirror(scratch)
+    @Test func gzipIsDeterministicAndOptionsAreChecked() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = try await Self.mirror(scratch)
             var trees: [[String: Data]] = []
             for name in ["one", "two"] {
                 let tree = scratch.appendingPathComponent(name)
-                let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base, "--gzip"])
+                let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base, "--gzip"])
                 #expect(export.status == 0, "\(export.stderr)")
                 trees.append(try WholeAPITests.files(tree))
             }
@@ -171,12 +171,12 @@ struct ApiDataAliasTests {
 
             let tree = scratch.appendingPathComponent("options")
             for (arguments, status) in [(["--names", "--no-names"], Int32(64)), (["--base-url", Self.base, "--no-names"], 0)] {
-                let result = try cli.run(["export", "--format", "api-data", "--out", tree.path] + arguments)
+                let result = try await cli.run(["export", "--format", "api-data", "--out", tree.path] + arguments)
                 #expect(result.status == status, "\(arguments): \(result.stderr)")
             }
             #expect(!FileManager.default.fileExists(atPath: tree.appendingPathComponent("api/v2/pokemon/bulbasaur").path))
             for flag in ["--names", "--no-names", "--gzip"] {
-                let bundle = try cli.run(["export", flag])
+                let bundle = try await cli.run(["export", flag])
                 #expect(bundle.status == 64 && bundle.stderr.contains("\(flag) goes with --format api-data"), "\(bundle.stderr)")
             }
         }

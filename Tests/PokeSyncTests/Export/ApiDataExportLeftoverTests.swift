@@ -9,11 +9,11 @@ import Testing
 struct ApiDataExportLeftoverTests {
     /// A partial folder and a set-aside earlier export, as `kill -9` leaves them, go; a
     /// partial folder another export holds (its lock) stays.
-    @Test func theNextExportRemovesWhatAKilledOneLeft() throws {
-        try withTemporaryDirectory { scratch in
-            let cli = try ApiDataAliasTests.mirror(scratch)
+    @Test func theNextExportRemovesWhatAKilledOneLeft() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = try await ApiDataAliasTests.mirror(scratch)
             let out = scratch.appendingPathComponent("gz1")
-            let first = try cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
+            let first = try await cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
             #expect(first.status == 0, "\(first.stderr)")
             #expect(!first.stdout.contains("removed"), "\(first.stdout)")
 
@@ -32,7 +32,7 @@ struct ApiDataExportLeftoverTests {
             let someoneElses = scratch.appendingPathComponent(".gz1.partial-notours")
             try FileManager.default.createDirectory(at: someoneElses, withIntermediateDirectories: true)
 
-            let second = try cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
+            let second = try await cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
             #expect(second.status == 0, "\(second.stderr)")
             let removed = second.stdout.split(separator: "\n").filter { $0.hasPrefix("removed ") }
             #expect(removed.count == 2, "\(second.stdout)")
@@ -42,22 +42,22 @@ struct ApiDataExportLeftoverTests {
             #expect(!left.contains(partial.lastPathComponent) && !left.contains(previous.lastPathComponent), "\(left)")
             #expect(left.contains(live.lastPathComponent) && left.contains(someoneElses.lastPathComponent), "\(left)")
 
-            let third = try cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
+            let third = try await cli.run(["export", "--format", "api-data", "--out", out.path, "--gzip"])
             #expect(third.status == 0 && !third.stdout.contains("removed "), "\(third.stdout)")
         }
     }
 
     /// Items named `index.json.gz` (any case) and a name whose alias folder would be a
     /// `.gz` the export writes: left out, reported, the export whole and successful.
-    @Test func namesThatWouldCollideAreLeftOut() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func namesThatWouldCollideAreLeftOut() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("source")
             try FileManager.default.copyItem(at: ApiDataAliasTests.whole2026, to: source)
             try ApiDataAliasTests.rename("item", 1, to: "index.json.gz", in: source)
             try ApiDataAliasTests.rename("berry", 1, to: "INDEX.JSON.GZ", in: source)
-            let cli = try ApiDataAliasTests.mirror(scratch, from: source)
+            let cli = try await ApiDataAliasTests.mirror(scratch, from: source)
             let tree = scratch.appendingPathComponent("data")
-            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url",
+            let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url",
                                       ApiDataAliasTests.base, "--gzip"])
             #expect(export.status == 0, "\(export.stderr)")
             #expect(export.stderr.contains("pokesync: item/1: no name alias for \"index.json.gz\""), "\(export.stderr)")

@@ -9,8 +9,8 @@ struct ApiDataJSONPythonTests {
     /// Runs Python once over `documents` and returns its rendering of each.
     /// - Parameter baseURL: when set, the text first goes through ditto's own
     ///   `apply_base_url` (the Python of `DittoOracle`), as `ditto transform` does.
-    static func python(_ documents: [[UInt8]], baseURL: String? = nil) throws -> [[UInt8]] {
-        try withTemporaryDirectory { folder in
+    static func python(_ documents: [[UInt8]], baseURL: String? = nil) async throws -> [[UInt8]] {
+        try await withTemporaryDirectory { folder in
             for (index, document) in documents.enumerated() {
                 try Data(document).write(to: folder.appendingPathComponent("\(index).json"))
             }
@@ -27,7 +27,7 @@ struct ApiDataJSONPythonTests {
                     with open(os.path.join(folder, "%d.out" % index), "wb") as f: f.write(text.encode("ascii"))
                 """
             let python = baseURL == nil ? "python3" : dittoPython
-            let result = try runProgram(python, ["-c", script, folder.path, String(documents.count)] + (baseURL.map { [$0] } ?? []))
+            let result = try await runProgram(python, ["-c", script, folder.path, String(documents.count)] + (baseURL.map { [$0] } ?? []))
             try #require(result.status == 0, "\(result.stderr)")
             return try documents.indices.map { Array(try Data(contentsOf: folder.appendingPathComponent("\($0).out"))) }
         }
@@ -38,10 +38,10 @@ struct ApiDataJSONPythonTests {
     static let hasDitto = DittoOracle.python != nil
 
     @Test("random documents: the same bytes as Python, from the raw text and from the canonical form")
-    func randomDocuments() throws {
+    func randomDocuments() async throws {
         var generator = RandomJSON(seed: 0x5EED_A11D)
         let documents = (0 ..< 400).map { _ in generator.document() }
-        let expected = try Self.python(documents)
+        let expected = try await Self.python(documents)
         let writer = ApiDataJSONWriter()
         var checked = 0
         for (document, python) in zip(documents, expected) {
@@ -58,10 +58,10 @@ struct ApiDataJSONPythonTests {
 
     @Test("the fixture files with a base URL: what ditto's apply_base_url then json.dumps gives",
           .enabled(if: hasDitto, DittoOracle.skipMessage))
-    func baseURLAsDitto() throws {
+    func baseURLAsDitto() async throws {
         let files = try ApiDataJSONTests.fixtureFiles().map(\.bytes)
         for baseURL in ["https://mirror.example", "http://127.0.0.1:8080/pokeapi/"] {
-            let expected = try Self.python(files, baseURL: baseURL)
+            let expected = try await Self.python(files, baseURL: baseURL)
             let writer = ApiDataJSONWriter(baseURL: baseURL)
             for (file, python) in zip(files, expected) {
                 let canonical = try CanonicalJSON.canonicalize(file, collectUnder: nil).bytes

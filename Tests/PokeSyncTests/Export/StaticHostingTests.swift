@@ -14,13 +14,13 @@ struct StaticHostingTests {
     static let base = "https://pokeapi.example.org"
 
     @Test(.enabled(if: nginx != nil, "needs nginx (apt-get install nginx-light)"))
-    func nginxServesTheExport() throws {
-        try withTemporaryDirectory { scratch in
+    func nginxServesTheExport() async throws {
+        try await withTemporaryDirectory { scratch in
             // nginx's workers may run as another user when the tests run as root.
             chmod(scratch.path, 0o755)
-            let cli = try ApiDataAliasTests.mirror(scratch)
+            let cli = try await ApiDataAliasTests.mirror(scratch)
             let tree = scratch.appendingPathComponent("data")
-            let export = try cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base, "--gzip"])
+            let export = try await cli.run(["export", "--format", "api-data", "--out", tree.path, "--base-url", Self.base, "--gzip"])
             try #require(export.status == 0, "\(export.stderr)")
             let server = try NginxProcess(serverBlock: try Self.recipe(), root: tree, scratch: scratch)
             defer { server.stop() }

@@ -8,12 +8,12 @@ import Testing
 @Suite("PokedexReader: the full 2026-08-08 snapshot", .enabled(if: FullSnapshot.tarball != nil))
 struct FullSnapshotReaderTests {
     @Test("The search article's examples, the species-name lookup, the oracle, and timings on the full data")
-    func fullSnapshot() throws {
+    func fullSnapshot() async throws {
         let tarball = try #require(FullSnapshot.tarball)
-        try FullSnapshot.withScratchFolder { folder in
-            try runTool("tar", ["xzf", tarball.path, "-C", folder.path])
+        try await FullSnapshot.withScratchFolder { folder in
+            try await runTool("tar", ["xzf", tarball.path, "-C", folder.path])
             let apiData = folder.appendingPathComponent("api-data")
-            try ReaderDatabases.makeDeviceFolder(folder.appendingPathComponent("device"), source: apiData)
+            try await ReaderDatabases.makeDeviceFolder(folder.appendingPathComponent("device"), source: apiData)
 
             let clock = ContinuousClock()
             let openStart = clock.now
@@ -57,7 +57,7 @@ struct FullSnapshotReaderTests {
             #expect(eevee.children.allSatisfy { $0.defaultPokemonID == $0.speciesID })
 
             // The independent oracle, on every 40th generated query plus the article's examples.
-            let answers = try ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d",
+            let answers = try await ReaderDatabases.oracle(sources: [apiData], queries: ["fire dragon", "flabébé", "farfetch’d",
                                                                                    "eau", "électrique", "물", "전기", "ほのお", "Wasser"],
                                                      generate: true, every: 40)
             #expect(answers.count > 900)
@@ -93,13 +93,13 @@ enum FullSnapshot {
     }()
 
     /// A temporary folder in memory (`/dev/shm`) when there is one: 377 MB of JSON unpack there.
-    static func withScratchFolder(_ body: (URL) throws -> Void) throws {
+    static func withScratchFolder(_ body: (URL) async throws -> Void) async throws {
         let base = FileManager.default.fileExists(atPath: "/dev/shm")
             ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         let folder = base.appendingPathComponent("pokesync-reader-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try body(folder)
+        try await body(folder)
     }
 
     /// This process's resident set size, from /proc (Linux); 0 elsewhere.

@@ -14,8 +14,8 @@ struct LocalizedAppTests {
     ]
 
     @Test("PokedexUI: the grid sorted by type with localized names and thumbnails; search by type name in each language")
-    func pokedexUI() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func pokedexUI() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let page = try pokedex.list(offset: 0, limit: 50, sortedBy: .type)
             #expect(page.count == 17)
             for language in Self.languages {
@@ -43,8 +43,8 @@ struct LocalizedAppTests {
     }
 
     @Test("pokemon-guider: the detail's flavor text and game in each language; the matchup of two types")
-    func pokemonGuider() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func pokemonGuider() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             // English has a newer game's entry (legends-arceus) than the others (shield).
             let games = ["en": "Legends: Arceus", "fr": "Bouclier", "ko": "실드", "ja": "シールド"]
             for language in Self.languages {
@@ -72,8 +72,8 @@ struct LocalizedAppTests {
     }
 
     @Test("PokeExplorer: abilities (short effect, flavor text) and moves (type, class, power, accuracy, pp) in each language")
-    func pokeExplorer() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func pokeExplorer() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let abilities = ["en": "Static", "fr": "Statik", "ko": "정전기", "ja": "せいでんき"]
             let thunderbolt = ["en": "Thunderbolt", "fr": "Tonnerre", "ko": "10만볼트", "ja": "１０まんボルト"]
             let speed = ["en": "Speed", "fr": "Vitesse", "ko": "스피드", "ja": "すばやさ"]
@@ -101,8 +101,8 @@ struct LocalizedAppTests {
 @Suite("PokedexReader: typed evolution conditions")
 struct EvolutionConditionTests {
     @Test("every field of evolution_details as a typed value: Espeon's friendship by day, Jolteon's stone")
-    func eeveelutions() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func eeveelutions() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let chain = try #require(try pokedex.pokemon(id: 133, languages: ["en"])?.species?.evolutionChain)
             let espeon = try #require(chain.node(speciesID: 196)?.conditions.first)
             #expect(espeon.trigger == "level-up" && espeon.minHappiness == 160 && espeon.timeOfDay == "day")

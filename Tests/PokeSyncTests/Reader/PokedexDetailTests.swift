@@ -5,8 +5,8 @@ import Testing
 @Suite("PokedexReader: the detail page")
 struct PokedexDetailTests {
     @Test("pikachu: types, stats, abilities with the hidden one, moves, size, sprites with female variants")
-    func pikachu() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func pikachu() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let detail = try #require(try pokedex.pokemon(id: 25, languages: ["en"]))
             #expect(detail.name == "pikachu")
             #expect(detail.types == ["electric"])
@@ -48,8 +48,8 @@ struct PokedexDetailTests {
     }
 
     @Test("pokemon-guider on the bundle exported with --sprites all: male and female images are files on the device")
-    func maleAndFemaleImagesFromTheAllSpritesBundle() throws {
-        try ReaderDatabases.withSamplePokedex(sprites: "all") { (pokedex: Pokedex) throws in
+    func maleAndFemaleImagesFromTheAllSpritesBundle() async throws {
+        try await ReaderDatabases.withSamplePokedex(sprites: "all") { (pokedex: Pokedex) throws in
             let pikachu = try #require(try pokedex.pokemon(id: 25, languages: ["en"]))
             let front = try #require(pikachu.front)
             let male = try #require(front.default.path), female = try #require(front.female?.path)
@@ -67,8 +67,8 @@ struct PokedexDetailTests {
     }
 
     @Test("by name: a pokemon's name, then a species' name giving its default pokemon; ids as text")
-    func byName() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func byName() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             #expect(try pokedex.pokemon(named: "pikachu-gmax")?.id == 10199)
             #expect(try pokedex.pokemon(named: "  PIKACHU ")?.id == 25)
             #expect(try pokedex.pokemon(nameOrID: "10312")?.name == "darkrai-mega")
@@ -84,8 +84,8 @@ struct PokedexDetailTests {
     }
 
     @Test("genus and flavor text in the preferred language, newest game first, English as the fallback")
-    func languages() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func languages() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let chinese = try #require(try pokedex.pokemon(id: 25, languages: ["zh-hant"])?.species)
             #expect(chinese.localizedName == LocalizedText(text: "皮卡丘", language: "zh-hant"))
             #expect(chinese.genus == LocalizedText(text: "鼠寶可夢", language: "zh-hant"))
@@ -123,8 +123,8 @@ struct PokedexDetailTests {
     }
 
     @Test("the evolution chain as a tree of species with triggers; nodes link to default pokemon")
-    func evolutionChain() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func evolutionChain() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let cosmog = try #require(try pokedex.pokemon(id: 789, languages: ["ja"])?.species?.evolutionChain)
             #expect(cosmog.speciesID == 789)
             #expect(cosmog.trigger == nil && cosmog.detailsJSON == nil)
@@ -172,8 +172,8 @@ struct PokedexDetailTests {
     }
 
     @Test("eevee's eight evolutions: triggers and items from the first of their evolution_details")
-    func eeveeChain() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func eeveeChain() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let eevee = try #require(try pokedex.pokemon(named: "eevee", languages: ["de"])?.species?.evolutionChain)
             #expect(eevee.speciesID == 133)
             #expect(eevee.defaultPokemonID == 133)

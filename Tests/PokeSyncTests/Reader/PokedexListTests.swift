@@ -5,8 +5,8 @@ import Testing
 @Suite("PokedexReader: the list and the pokedexes")
 struct PokedexListTests {
     @Test("a page of 20 by id: names, types in slot order, thumbnails of bundled sprites")
-    func firstPageByID() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func firstPageByID() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             #expect(try pokedex.pokemonCount() == 17)
             let page = try pokedex.list(offset: 0, limit: 20)
             #expect(page.map(\.id) == [25, 133, 643, 669, 776, 789, 790, 808, 824, 840, 999, 1020, 10034,
@@ -26,8 +26,8 @@ struct PokedexListTests {
     }
 
     @Test("paging: offset and limit cut the same order")
-    func paging() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func paging() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let all = try pokedex.list(offset: 0, limit: 100)
             #expect(try pokedex.list(offset: 2, limit: 4) == Array(all[2..<6]))
             #expect(try pokedex.list(offset: 16, limit: 20).map(\.id) == [10312])
@@ -36,26 +36,26 @@ struct PokedexListTests {
     }
 
     @Test("the thumbnail falls back to official artwork, then home, when front_default is not bundled")
-    func thumbnailFallback() throws {
-        try ReaderDatabases.withSamplePokedex(sprites: "other/official-artwork/front_default,other/home/front_default") {
+    func thumbnailFallback() async throws {
+        try await ReaderDatabases.withSamplePokedex(sprites: "other/official-artwork/front_default,other/home/front_default") {
             (pokedex: Pokedex) throws in
             let page = try pokedex.list(limit: 20)
             #expect(page.first { $0.id == 25 }?.thumbnail == "sprites/pokemon/other/official-artwork/25.png")
             #expect(page.first { $0.id == 10158 }?.thumbnail == "sprites/pokemon/other/official-artwork/10158.png")
         }
-        try ReaderDatabases.withSamplePokedex(sprites: "other/home/front_default") { (pokedex: Pokedex) throws in
+        try await ReaderDatabases.withSamplePokedex(sprites: "other/home/front_default") { (pokedex: Pokedex) throws in
             #expect(try pokedex.summary(id: 25)?.thumbnail == "sprites/pokemon/other/home/25.png")
             // pikachu-starter has no home sprite either.
             #expect(try pokedex.summary(id: 10158)?.thumbnail == nil)
         }
-        try ReaderDatabases.withSamplePokedex(sprites: "none") { (pokedex: Pokedex) throws in
+        try await ReaderDatabases.withSamplePokedex(sprites: "none") { (pokedex: Pokedex) throws in
             #expect(try pokedex.list(limit: 20).allSatisfy { $0.thumbnail == nil })
         }
     }
 
     @Test("sort by type: by first type, then id; sort by name")
-    func sortByTypeAndName() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func sortByTypeAndName() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let byType = try pokedex.list(limit: 20, sortedBy: .type)
             #expect(byType.map(\.id) == [824, 10213, 10312, 643, 25, 10158, 10199, 669, 776, 1020, 10034, 999, 840,
                                          133, 789, 790, 808])
@@ -70,8 +70,8 @@ struct PokedexListTests {
     }
 
     @Test("pokedexes with descriptions in the preferred language, else English; entries in entry order")
-    func pokedexes() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func pokedexes() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let french = try pokedex.pokedexes(languages: ["fr"])
             #expect(french.map(\.id) == [17, 20, 35])
             // The sample's pokedexes keep only the entries of its species (Tests/Fixtures/README.md).

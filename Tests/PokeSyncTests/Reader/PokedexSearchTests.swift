@@ -7,12 +7,12 @@ struct PokedexSearchTests {
     private func ids(_ hits: [SearchHit]) -> [Int] { hits.map(\.pokemon.id) }
 
     @Test("types' names in every language of the bundle are search strings, exactly as the oracle says")
-    func typeNamesInEveryLanguage() throws {
+    func typeNamesInEveryLanguage() async throws {
         // "électrique" is how a French speaker would type it, but the API's French name of the type is "Électrik":
         // by the rule of <doc:PokedexReader/Reader#Search> it finds nothing, and the oracle agrees.
         let queries = ["eau", "électrique", "électrik", "물", "전기", "ほのお", "Wasser", "feu", "drache", "ドラゴン", "fée"]
-        let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], queries: queries)
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+        let answers = try await ReaderDatabases.oracle(sources: [TestPaths.sample2026], queries: queries)
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             for answer in answers {
                 let hits = try pokedex.search(answer.query)
                 #expect(hits.map { [$0.pokemon.id, $0.rank.rawValue] } == answer.hits, "\(answer.query)")
@@ -27,8 +27,8 @@ struct PokedexSearchTests {
     }
 
     @Test("terms over names in every language and types; ranked exact, prefix, substring, then by id")
-    func namesTypesAndRanks() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func namesTypesAndRanks() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             // The examples of <doc:PokedexReader/Reader#Search>: both types exact for all four (reshiram is dragon and fire),
             // so by id; applin is the sample's one grass and dragon.
             let fireDragon = try pokedex.search("fire dragon")
@@ -79,8 +79,8 @@ struct PokedexSearchTests {
     }
 
     @Test("one letter answers, ordered by rank then id; blank and unmatched queries give nothing")
-    func oneLetterAndEmpty() throws {
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+    func oneLetterAndEmpty() async throws {
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             let hits = try pokedex.search("e")
             // Applin is a prefix: its type grass is "Erba" in Italian, and types' names in
             // every language count (<doc:PokedexReader/Reader#Search>; the oracle agrees, see typeNamesInEveryLanguage).
@@ -101,11 +101,11 @@ struct PokedexSearchTests {
     }
 
     @Test("the same results and order as a brute-force oracle over the sample's JSON, for 500+ queries")
-    func agreesWithOracle() throws {
-        let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
+    func agreesWithOracle() async throws {
+        let answers = try await ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
         #expect(answers.count > 400)
         #expect(answers.filter { !$0.hits.isEmpty }.count > 300)
-        try ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
+        try await ReaderDatabases.withSamplePokedex { (pokedex: Pokedex) throws in
             for answer in answers {
                 let hits = try pokedex.search(answer.query).map { [$0.pokemon.id, $0.rank.rawValue] }
                 #expect(hits == answer.hits, "query \"\(answer.query)\"")
@@ -116,7 +116,7 @@ struct PokedexSearchTests {
     @Test("searching from many threads at once gives the same answers")
     func concurrentSearches() async throws {
         try await withTemporaryDirectory { folder in
-            try ReaderDatabases.makeDeviceFolder(folder)
+            try await ReaderDatabases.makeDeviceFolder(folder)
             let pokedex = try Pokedex(folder: folder)
             let expected = try pokedex.search("e").map(\.pokemon.id)
             let results = try await withThrowingTaskGroup(of: [Int].self) { group in
@@ -134,9 +134,9 @@ struct PokedexSearchTests {
     }
 
     @Test("without the builder's plain pokemon_search table the reader folds the logical tables itself")
-    func foldsWhenSearchTableDiffers() throws {
-        try withTemporaryDirectory { folder in
-            let database = try ReaderDatabases.makeDeviceFolder(folder)
+    func foldsWhenSearchTableDiffers() async throws {
+        try await withTemporaryDirectory { folder in
+            let database = try await ReaderDatabases.makeDeviceFolder(folder)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["sqlite3", database.path,
@@ -145,7 +145,7 @@ struct PokedexSearchTests {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
             let pokedex = try Pokedex(folder: folder)
-            let answers = try ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
+            let answers = try await ReaderDatabases.oracle(sources: [TestPaths.sample2026], generate: true)
             for answer in answers {
                 let hits = try pokedex.search(answer.query).map { [$0.pokemon.id, $0.rank.rawValue] }
                 #expect(hits == answer.hits, "query \"\(answer.query)\"")

@@ -12,8 +12,8 @@ enum ReaderDatabases {
 
     /// Runs a Python tool of `Tests/Support` and returns its standard output.
     /// - Throws: ``ToolFailure`` naming the tool and its standard error when it exits non-zero.
-    static func runPython(_ tool: String, _ arguments: [String]) throws -> Data {
-        let result = try runProgram("python3", [TestPaths.support.appendingPathComponent(tool).path] + arguments)
+    static func runPython(_ tool: String, _ arguments: [String]) async throws -> Data {
+        let result = try await runProgram("python3", [TestPaths.support.appendingPathComponent(tool).path] + arguments)
         guard result.status == 0 else {
             throw ToolFailure(description: "\(tool) exited \(result.status): " + result.stderr)
         }
@@ -23,19 +23,19 @@ enum ReaderDatabases {
     /// Builds `folder/current/pokedex.sqlite` (a device folder's layout) from `source`.
     @discardableResult
     static func makeDeviceFolder(_ folder: URL, source: URL = TestPaths.sample2026, sprites: String = "default",
-                                 schemaVersion: String = "2") throws -> URL {
+                                 schemaVersion: String = "2") async throws -> URL {
         let current = folder.appendingPathComponent("current", isDirectory: true)
         try FileManager.default.createDirectory(at: current, withIntermediateDirectories: true)
         let database = current.appendingPathComponent("pokedex.sqlite")
-        _ = try runPython("make_device_db.py", ["--source", source.path, "--out", database.path, "--sprites", sprites,
+        _ = try await runPython("make_device_db.py", ["--source", source.path, "--out", database.path, "--sprites", sprites,
                                                "--schema-version", schemaVersion])
         return database
     }
 
     /// Runs `body` with a Pokedex opened on a device folder installed from a real bundle of
     /// the 2026 sample, exported with `--sprites sprites` (``SampleBundles``).
-    static func withSamplePokedex(sprites: String = "default", _ body: (Pokedex) throws -> Void) throws {
-        try body(try Pokedex(folder: try SampleBundles.device(sprites: sprites)))
+    static func withSamplePokedex(sprites: String = "default", _ body: (Pokedex) throws -> Void) async throws {
+        try body(try Pokedex(folder: try await SampleBundles.device(sprites: sprites)))
     }
 
     /// One answer of `search_oracle.py`.
@@ -47,10 +47,10 @@ enum ReaderDatabases {
 
     /// The oracle's answers for `queries` (and its generated queries when `generate`).
     static func oracle(sources: [URL], queries: [String] = [], generate: Bool = false,
-                       every: Int = 1) throws -> [OracleAnswer] {
+                       every: Int = 1) async throws -> [OracleAnswer] {
         var arguments = sources.flatMap { ["--source", $0.path] } + queries.flatMap { ["--query", $0] }
         if generate { arguments += ["--generate", "--every", String(every)] }
-        let data = try runPython("search_oracle.py", arguments)
+        let data = try await runPython("search_oracle.py", arguments)
         return try JSONDecoder().decode([OracleAnswer].self, from: data)
     }
 }

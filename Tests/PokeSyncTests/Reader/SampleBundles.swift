@@ -9,30 +9,51 @@ import Testing
 enum SampleBundles {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
+    // Each build is a task awaited by all who ask for it, so no lock is held across a build:
+    // a thread blocked on one would be one of the test pool's two.
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var mirror: URL?
-    nonisolated(unsafe) private static var devices: [String: URL] = [:]
+    nonisolated(unsafe) private static var mirror: Task<URL, any Error>?
+    nonisolated(unsafe) private static var devices: [String: Task<URL, any Error>] = [:]
+    /// The device build asked for last: the next waits for it, because each export takes
+    /// the mirror's lock and a second one at the same time is refused (exit 75).
+    nonisolated(unsafe) private static var lastBuild: Task<URL, any Error>?
     private static let root = FileManager.default.temporaryDirectory
         .appendingPathComponent("pokesync-sample-bundles-\(getpid())", isDirectory: true)
 
     /// The installed device folder of the sample exported with `--sprites sprites`.
     /// - Throws: ``Failure`` naming the step (mirror, export, install) that failed.
-    static func device(sprites: String = "all") throws -> URL {
-        lock.lock()
-        defer { lock.unlock() }
-        if let device = devices[sprites] { return device }
-        let mirror = try self.mirror ?? makeMirror()
-        self.mirror = mirror
-        let name = String(devices.count)
+    static func device(sprites: String = "all") async throws -> URL {
+        let build = lock.withLock {
+            if let build = devices[sprites] { return build }
+            let name = String(devices.count)
+            let previous = lastBuild
+            let build = Task {
+                _ = await previous?.result
+                return try await makeDevice(sprites: sprites, name: name)
+            }
+            devices[sprites] = build
+            lastBuild = build
+            return build
+        }
+        return try await build.value
+    }
+
+    private static func makeDevice(sprites: String, name: String) async throws -> URL {
+        let mirrored = lock.withLock {
+            if let mirrored = mirror { return mirrored }
+            let mirrored = Task { try await makeMirror() }
+            mirror = mirrored
+            return mirrored
+        }
+        let mirrorFolder = try await mirrored.value
         let bundles = root.appendingPathComponent("bundles-\(name)"), device = root.appendingPathComponent("device-\(name)")
-        try run(["export", "--mirror", mirror.path, "--sprites", sprites, "--out", bundles.path], step: "export --sprites \(sprites)")
-        try run(["install", device.path, "--from", bundles.path], step: "install")
-        devices[sprites] = device
+        try await run(["export", "--mirror", mirrorFolder.path, "--sprites", sprites, "--out", bundles.path], step: "export --sprites \(sprites)")
+        try await run(["install", device.path, "--from", bundles.path], step: "install")
         return device
     }
 
     /// Mirrors the 2026 sample with every sprite, from a stand-in started for the purpose.
-    private static func makeMirror() throws -> URL {
+    private static func makeMirror() async throws -> URL {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let portFile = root.appendingPathComponent("port"), pidFile = root.appendingPathComponent("pid")
         let server = Process()
@@ -45,18 +66,18 @@ enum SampleBundles {
         var port: String?
         while port == nil && Date() < deadline {
             port = (try? String(contentsOf: portFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-            if port?.isEmpty ?? true { port = nil; Thread.sleep(forTimeInterval: 0.05) }
+            if port?.isEmpty ?? true { port = nil; try await Task.sleep(for: .milliseconds(50)) }
         }
         guard let port else { throw Failure(description: "the stand-in did not start") }
         let mirror = root.appendingPathComponent("Mirror")
         let base = "http://127.0.0.1:\(port)"
-        try run(["full", "--mirror", mirror.path, "--source", base + "/api/v2", "--sprite-source",
+        try await run(["full", "--mirror", mirror.path, "--source", base + "/api/v2", "--sprite-source",
                  base + "/PokeAPI/sprites/master/", "--sprites", "all"], step: "full --sprites all")
         return mirror
     }
 
-    private static func run(_ arguments: [String], step: String) throws {
-        let result = try runProgram(PokesyncCLI.binary.path, arguments)
+    private static func run(_ arguments: [String], step: String) async throws {
+        let result = try await runProgram(PokesyncCLI.binary.path, arguments)
         guard result.status == 0 else { throw Failure(description: "pokesync \(step) exited \(result.status): \(result.stderr)") }
     }
 }

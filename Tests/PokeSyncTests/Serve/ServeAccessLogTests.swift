@@ -9,10 +9,10 @@ struct ServeAccessLogTests {
     typealias Operations = ServeOperationsTests
 
     /// The 503 an address past its share gets at accept has its line, as any answer.
-    @Test func aRefusalOfTheAddressShareIsLogged() throws {
-        try withTemporaryDirectory { folder in
+    @Test func aRefusalOfTheAddressShareIsLogged() async throws {
+        try await withTemporaryDirectory { folder in
             let log = folder.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", log.path, "--max-connections-per-address", "2"])
             let held = [try RawConnection(port: server.port), try RawConnection(port: server.port)]
             for _ in 0 ..< 3 {
@@ -26,34 +26,34 @@ struct ServeAccessLogTests {
                 #expect(line.range(of: Operations.combined, options: .regularExpression) != nil, "\(line)")
             }
             withExtendedLifetime(held) {}
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// User-Agent and Referer bytes that are not UTF-8, or not ASCII, are logged as sent,
     /// each byte `\xHH` (nginx's escaping), never as a replacement character.
-    @Test func headerBytesAreLoggedAsSent() throws {
-        try withTemporaryDirectory { folder in
+    @Test func headerBytesAreLoggedAsSent() async throws {
+        try await withTemporaryDirectory { folder in
             let log = folder.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--access-log", log.path])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", log.path])
             let connection = try RawConnection(port: server.port)
             try connection.send(Array("GET /api/v2/stat/1/ HTTP/1.1\r\nHost: x\r\nUser-Agent: app\tx".utf8) + [0xFF, 0xC3, 0xA9]
                                 + Array("\r\nReferer: http://a/".utf8) + [0xFE] + Array("\r\n\r\n".utf8))
             #expect(try connection.readResponse()?.status == 200)
             let lines = Operations.lines(log, atLeast: 1)
             #expect(lines.count == 1 && lines[0].contains(#""http://a/\xFE" "app\x09x\xFF\xC3\xA9" "#), "\(lines)")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// The log's folder gone at a SIGHUP: the old file gets no more lines, lines are dropped
     /// and counted (the metric and stderr agree); another kind of failure is said too; the
     /// next reopen that succeeds resumes, and says how many were dropped.
-    @Test func aReopenThatFailsDropsAndCountsUntilOneSucceeds() throws {
-        try withTemporaryDirectory { folder in
+    @Test func aReopenThatFailsDropsAndCountsUntilOneSucceeds() async throws {
+        try await withTemporaryDirectory { folder in
             let logs = folder.appendingPathComponent("logs"), log = logs.appendingPathComponent("access.log")
             try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             let pid = server.child.process.processIdentifier
@@ -101,24 +101,24 @@ struct ServeAccessLogTests {
             let fresh = Operations.lines(log, atLeast: 2)
             #expect(fresh.count == 2 && fresh.allSatisfy { $0.contains("\"GET /api/v2/stat/4/ HTTP/1.1\" 200 ") }, "\(fresh)")
             #expect(try dropped(9) == 9)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// A file that takes only part of a line (its size limit reached: a full disk's EFBIG):
     /// lines in the file whole are never counted as dropped, the others are, and after a
     /// rotation the new file starts with whole lines.
-    @Test func aFileFullCutsNoLineIntoTheNextAndCountsOnlyWhatIsLost() throws {
-        try withTemporaryDirectory { folder in
+    @Test func aFileFullCutsNoLineIntoTheNextAndCountsOnlyWhatIsLost() async throws {
+        try await withTemporaryDirectory { folder in
             let log = folder.appendingPathComponent("access.log")
-            let mirror = try ServeMirror.make(folder)
+            let mirror = try await ServeMirror.make(folder)
             // 96 kB at most a file (ulimit counts 1024-byte blocks in bash); the store's
             // -shm (32 kB) fits.
             let child = PokesyncCLI(mirror: mirror).start([])
             child.process.executableURL = URL(fileURLWithPath: "/bin/bash")
             child.process.arguments = ["-c", "ulimit -f 96 && exec \"$0\" serve --mirror \"$1\" --listen 127.0.0.1:0 --access-log \"$2\" --metrics-listen 127.0.0.1:0",
                                        PokesyncCLI.binary.path, mirror.path, log.path]
-            let server = try ServeProcess(child: child)
+            let server = try await ServeProcess(child: child)
             let metricsPort = try #require(server.metricsPort)
             // Lines of about 2 kB: the 96 kB file is full after some 48 of them.
             let path = "/api/v2/nope/" + String(repeating: "a", count: 2000) + "/"
@@ -155,7 +155,7 @@ struct ServeAccessLogTests {
                 Operations.value($0, "pokesync_serve_access_log_dropped_lines_total") == dropped + 1
             }
             #expect(Operations.value(after, "pokesync_serve_access_log_dropped_lines_total") == dropped + 1)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -163,20 +163,21 @@ struct ServeAccessLogTests {
     /// in between are dropped and counted, the file takes lines again by itself, serve says
     /// so with the count, and nothing written is counted.
     @Test(.enabled(if: geteuid() == 0, "mounts a small tmpfs (the suite runs as root in CI)"))
-    func aDiskWithRoomAgainIsWrittenAgainAndSaysSo() throws {
-        try withTemporaryDirectory { folder in
+    func aDiskWithRoomAgainIsWrittenAgainAndSaysSo() async throws {
+        try await withTemporaryDirectory { folder in
             let disk = folder.appendingPathComponent("disk")
             try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
-            guard try runProgram("mount", ["-t", "tmpfs", "-o", "size=128k", "tmpfs", disk.path]).status == 0 else {
+            guard try await runProgram("mount", ["-t", "tmpfs", "-o", "size=128k", "tmpfs", disk.path]).status == 0 else {
                 print("skipped: cannot mount a tmpfs here")
                 return
             }
-            defer { _ = try? runProgram("umount", ["-l", disk.path]) }
+            // A defer cannot await: a lazy unmount returns at once.
+            defer { try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", disk.path]).waitUntilExit() }
             let filler = disk.appendingPathComponent("filler")
-            _ = try runProgram("dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096", "count=24"])
+            _ = try await runProgram("dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096", "count=24"])
             let log = disk.appendingPathComponent("access.log")
-            let mirror = try ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror, ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
+            let mirror = try await ServeMirror.make(folder)
+            let server = try await ServeProcess(mirror: mirror, ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             // Lines of about 2 kB: the 32 kB left are full after some 16 of them.
             let path = "/api/v2/nope/" + String(repeating: "a", count: 2000) + "/"
@@ -208,7 +209,7 @@ struct ServeAccessLogTests {
             #expect(whole + Int(droppedWhileFull) == 63, "\(whole) whole, \(droppedWhileFull) dropped")
             #expect(Operations.value(try Operations.scrape(port: metricsPort), "pokesync_serve_access_log_dropped_lines_total")
                     == droppedWhileFull)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

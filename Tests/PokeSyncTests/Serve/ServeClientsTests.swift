@@ -20,38 +20,38 @@ struct ServeClientsTests {
 
     /// The ten default kinds, and the whole API (every endpoint, meta, encounters).
     @Test(arguments: ["default", "all"])
-    func pokesyncMirrorsFromServeAndItsSecondSyncTakesTheNoChangeShortcut(kinds: String) throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: kinds == "all" ? ServeMirror.whole2026 : TestPaths.sample2026, kinds: kinds)
-            let server = try ServeProcess(mirror: mirror)
+    func pokesyncMirrorsFromServeAndItsSecondSyncTakesTheNoChangeShortcut(kinds: String) async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: kinds == "all" ? ServeMirror.whole2026 : TestPaths.sample2026, kinds: kinds)
+            let server = try await ServeProcess(mirror: mirror)
             let copy = PokesyncCLI(mirror: folder.appendingPathComponent("Copy"))
-            let full = try copy.run(["full", "--source", "\(server.base)/api/v2", "--sprites", "none", "--kinds", kinds])
+            let full = try await copy.run(["full", "--source", "\(server.base)/api/v2", "--sprites", "none", "--kinds", kinds])
             #expect(full.status == 0, "\(full.stderr)")
             // Both exports are the same bytes.
             let served = folder.appendingPathComponent("served"), copied = folder.appendingPathComponent("copied")
-            #expect(try PokesyncCLI(mirror: mirror).run(["export", "--format", "api-data", "--out", served.path]).status == 0)
-            #expect(try copy.run(["export", "--format", "api-data", "--out", copied.path]).status == 0)
-            let difference = try runProgram("diff", ["-r", "-x", ".pokesync-export", served.path, copied.path])
+            #expect(try await PokesyncCLI(mirror: mirror).run(["export", "--format", "api-data", "--out", served.path]).status == 0)
+            #expect(try await copy.run(["export", "--format", "api-data", "--out", copied.path]).status == 0)
+            let difference = try await runProgram("diff", ["-r", "-x", ".pokesync-export", served.path, copied.path])
             #expect(difference.status == 0, "\(difference.text.prefix(500))")
             // Nothing changed: the deploy hash (X-PokeAPI-Hash) is the same, no version is published.
-            let sync = try copy.run(["sync", "--source", "\(server.base)/api/v2", "--sprites", "none", "--kinds", kinds])
+            let sync = try await copy.run(["sync", "--source", "\(server.base)/api/v2", "--sprites", "none", "--kinds", kinds])
             #expect(sync.status == 0, "\(sync.stderr)")
             #expect((sync.stdout + sync.stderr).contains("is the same as at version 1"), "\(sync.stdout) \(sync.stderr)")
             #expect(sync.stdout.contains("no changes since version 1"))
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func curlFollowsNextToTheEnd() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func curlFollowsNextToTheEnd() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             var next: String? = "\(server.base)/api/v2/move/?limit=7"
             var names: [String] = []
             var count: Int?
             var pages = 0
             while let url = next, pages < 100 {
                 pages += 1
-                let output = try runProgram("curl", ["-sS", "--fail", "-H", "Accept-Encoding: gzip", "--compressed", url])
+                let output = try await runProgram("curl", ["-sS", "--fail", "-H", "Accept-Encoding: gzip", "--compressed", url])
                 #expect(output.status == 0, "\(url): \(output.stderr)")
                 let page = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
                 count = page["count"] as? Int
@@ -60,23 +60,23 @@ struct ServeClientsTests {
             }
             #expect(pages == 10)
             #expect(count == 68 && names.count == 68 && Set(names).count == 68)
-            server.stop()
+            await server.stop()
         }
     }
 
     static let ditto = DittoOracle.ditto
 
     @Test(.enabled(if: ditto != nil, DittoOracle.skipMessage))
-    func dittoCloneOfTheWholeAPIWritesTheExportedTree() throws {
-        try withTemporaryDirectory { folder in
+    func dittoCloneOfTheWholeAPIWritesTheExportedTree() async throws {
+        try await withTemporaryDirectory { folder in
             // Every endpoint, meta, and each pokemon's encounters, which ditto clones with it.
-            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror)
+            let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+            let server = try await ServeProcess(mirror: mirror)
             let cloned = folder.appendingPathComponent("cloned")
-            let clone = try runProgram(try #require(Self.ditto), ["clone", "--src-url", server.base, "--dest-dir", cloned.path])
+            let clone = try await runProgram(try #require(Self.ditto), ["clone", "--src-url", server.base, "--dest-dir", cloned.path])
             #expect(clone.status == 0, "\(clone.stderr.suffix(1000))")
             let exported = folder.appendingPathComponent("exported")
-            let export = try PokesyncCLI(mirror: mirror).run(["export", "--format", "api-data", "--out", exported.path])
+            let export = try await PokesyncCLI(mirror: mirror).run(["export", "--format", "api-data", "--out", exported.path])
             #expect(export.status == 0, "\(export.stderr)")
             let kinds = Set(try FileManager.default.contentsOfDirectory(atPath: exported.appendingPathComponent("api/v2").path))
             let want = try Self.tree(exported, kinds: kinds.union(["index.json"])), got = try Self.tree(cloned, kinds: kinds.union(["index.json"]))
@@ -87,7 +87,7 @@ struct ServeClientsTests {
             // ditto writes two-space JSON.
             let sample = try String(contentsOf: cloned.appendingPathComponent("api/v2/type/1/index.json"), encoding: .utf8)
             #expect(sample.hasPrefix("{\n  \""))
-            server.stop()
+            await server.stop()
         }
     }
 }

@@ -5,9 +5,9 @@ import Testing
 /// so each carries the same default and framing headers (<doc:PokeServe/Serving>, Headers).
 @Suite("serve: the headers of every kind of answer", .serialized)
 struct ServeHeadersTests {
-    @Test func everyAnswerCarriesTheSameDefaultHeaders() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--max-connections-per-address", "2"])
+    @Test func everyAnswerCarriesTheSameDefaultHeaders() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--max-connections-per-address", "2"])
             // Each answer on a connection of its own, from an address of its own (one the
             // server has just closed may still count against its address's share of 2).
             var source = 10
@@ -69,7 +69,7 @@ struct ServeHeadersTests {
                 #expect(answers.first { $0.0 == name }?.1.headers["connection"] == "close", "\(name)")
             }
             _ = held
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

@@ -19,13 +19,13 @@ struct ServeHealthTests {
         }
     }
 
-    @Test func aVersionPublishedIsNamedWithoutAPublicRequest() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: TestPaths.sample2025)
-            let server = try ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
+    @Test func aVersionPublishedIsNamedWithoutAPublicRequest() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: TestPaths.sample2025)
+            let server = try await ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").text == #"{"status":"ok","version":1}"#)
-            let sync = try PokesyncCLI(mirror: mirror).run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let sync = try await PokesyncCLI(mirror: mirror).run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             // Only the metrics address is asked: no public request loads the version.
             let healthy = try Self.health(port: metricsPort) { $0.text.contains("\"version\":2") }
@@ -37,7 +37,7 @@ struct ServeHealthTests {
             // A restore: another file renamed into place, the same version in it. The first
             // reopen is counted.
             let store = mirror.appendingPathComponent("store.sqlite"), copy = folder.appendingPathComponent("copy.sqlite")
-            let backup = try runProgram("/usr/bin/sqlite3", [store.path, ".backup '\(copy.path)'"])
+            let backup = try await runProgram("/usr/bin/sqlite3", [store.path, ".backup '\(copy.path)'"])
             #expect(backup.status == 0, "\(backup.stderr)")
             try? FileManager.default.removeItem(at: mirror.appendingPathComponent("store.sqlite-wal"))
             try? FileManager.default.removeItem(at: mirror.appendingPathComponent("store.sqlite-shm"))
@@ -45,7 +45,7 @@ struct ServeHealthTests {
             let reopened = try Operations.scrape(port: metricsPort) { Operations.value($0, "pokesync_serve_store_reopens_total") == 1 }
             #expect(Operations.value(reopened, "pokesync_serve_store_reopens_total") == 1, "\(reopened)")
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").text == #"{"status":"ok","version":2}"#)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -54,14 +54,14 @@ struct ServeHealthTests {
     /// capabilities that pass over file permissions, as an ordinary user would.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "needs root and setpriv (util-linux) to run serve without CAP_DAC_OVERRIDE"))
-    func anUnreadableStoreIsNotHealthyAndNotMissing() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    func anUnreadableStoreIsNotHealthyAndNotMissing() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
             child.process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             child.process.arguments = ["--bounding-set=-dac_override,-dac_read_search", PokesyncCLI.binary.path]
                 + child.process.arguments!
-            let server = try ServeProcess(child: child)
+            let server = try await ServeProcess(child: child)
             let metricsPort = try #require(server.metricsPort)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").status == 200)
             let store = mirror.appendingPathComponent("store.sqlite")
@@ -78,7 +78,7 @@ struct ServeHealthTests {
             let missing = try ServeProcess.get(port: metricsPort, "/healthz")
             #expect(missing.status == 503 && missing.text.contains("is missing"), "\(missing.text)")
             try FileManager.default.moveItem(at: aside, to: store)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

@@ -71,10 +71,10 @@ struct ServeHostileClientsTests {
     /// 300 connections pipeline 16 large documents each and read nothing: others are still
     /// answered, cached bodies and small new documents alike, never a 503.
     @Test(.enabled(if: ServeLimitsTests.raiseDescriptorLimit(to: 4096), "the hard limit on open files is below 4096"))
-    func manyConnectionsThatNeverReadLockNoOneOut() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror, ["--max-connections-per-address", "1000"])
+    func manyConnectionsThatNeverReadLockNoOneOut() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+            let server = try await ServeProcess(mirror: mirror, ["--max-connections-per-address", "1000"])
             // Fetched twice before: cached, and asked for more often than the attack's bodies.
             for _ in 0 ..< 2 { for path in ["/api/v2/", "/api/v2/type/1/"] { #expect(try server.get(path).status == 200) } }
             var attackers = try Self.nonReaders(port: server.port, count: 300, requests: 16, paths: try Self.largestDocuments(40))
@@ -84,21 +84,21 @@ struct ServeHostileClientsTests {
             #expect(server.child.process.isRunning)
             attackers.removeAll()
             #expect(try server.get("/api/v2/pokemon/1/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// 100 connections pipeline 40 requests each for pages that cost a render every time
     /// (distinct queries) and read nothing: a new client is not starved.
-    @Test func pipelinedWorkIsSharedNewClientsAreNotStarved() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror)
+    @Test func pipelinedWorkIsSharedNewClientsAreNotStarved() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+            let server = try await ServeProcess(mirror: mirror)
             let pages = (0 ..< 400).map { "/api/v2/move/?limit=100000&n=\($0)" } + (try Self.largestDocuments(20))
             var attackers = try Self.nonReaders(port: server.port, count: 100, requests: 40, paths: pages)
             Self.probe(port: server.port, paths: ["/api/v2/", "/api/v2/type/1/", "/api/v2/ability/1/"], seconds: 3)
             attackers.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -107,13 +107,13 @@ struct ServeHostileClientsTests {
     /// the documents it asked for (the kernel would grow the buffer to 4 MB).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ss") || FileManager.default.isExecutableFile(atPath: "/bin/ss"),
                    "ss (iproute2) is not installed"))
-    func theKernelHoldsABoundedPartOfUnreadReplies() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all"))
+    func theKernelHoldsABoundedPartOfUnreadReplies() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all"))
             let large = try Self.largestDocuments(4)
             var attackers = try Self.nonReaders(port: server.port, count: 20, requests: 8, paths: large)
             usleep(1_000_000)
-            let listing = try runProgram("ss", ["-tnH", "state", "established", "( sport = :\(server.port) )"])
+            let listing = try await runProgram("ss", ["-tnH", "state", "established", "( sport = :\(server.port) )"])
             let queues = listing.text.split(separator: "\n").compactMap { line in
                 line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
             }
@@ -121,15 +121,15 @@ struct ServeHostileClientsTests {
             #expect(queues.allSatisfy { $0 > 0 && $0 <= 200_000 }, "\(queues)")
             attackers.removeAll()
             #expect(try server.get("/api/v2/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// One address holds at most its share (here lowered by flag); at the connection cap
     /// a long-idle connection makes room for a new client.
-    @Test func oneAddressHoldsItsShareAndIdleConnectionsMakeRoom() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+    @Test func oneAddressHoldsItsShareAndIdleConnectionsMakeRoom() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--max-connections", "40", "--max-connections-per-address", "20"])
             func keepAlive(from source: String) throws -> RawConnection {
                 let connection = try RawConnection(port: server.port, from: source)
@@ -157,19 +157,19 @@ struct ServeHostileClientsTests {
             // forever: between requests it is idle, and the oldest idle ones go first.
             first.removeAll()
             second.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// The store's `-wal` and `-shm` removed under load, then a sync, a prune, and the file
     /// replaced by a backup: each noticed within a second, no 500 meanwhile.
-    @Test func aStoreReplacedUnderItIsReopened() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: TestPaths.sample2025)
+    @Test func aStoreReplacedUnderItIsReopened() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: TestPaths.sample2025)
             let store = mirror.appendingPathComponent("store.sqlite")
             let backup = folder.appendingPathComponent("backup.sqlite")
             try FileManager.default.copyItem(at: store, to: backup)
-            let server = try ServeProcess(mirror: mirror)
+            let server = try await ServeProcess(mirror: mirror)
             let firstTag = try #require(try server.get("/api/v2/pokemon/25/").headers["x-pokeapi-hash"])
             let stop = Locked(false), failures = Locked([String]())
             let port = server.port
@@ -198,7 +198,7 @@ struct ServeHostileClientsTests {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
             usleep(300_000)
             let cli = PokesyncCLI(mirror: mirror)
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             // The new version within a second.
             func servesNewVersion() throws -> Bool { try server.get("/api/v2/pokemon/10312/").status == 200 }
@@ -207,7 +207,7 @@ struct ServeHostileClientsTests {
             #expect(Date().timeIntervalSince(published) < 1.5, "the new version after \(Date().timeIntervalSince(published)) s")
             let secondTag = try #require(try server.get("/api/v2/pokemon/25/").headers["x-pokeapi-hash"])
             #expect(secondTag != firstTag)
-            #expect(try cli.run(["prune", "--keep", "1"]).status == 0)
+            #expect(try await cli.run(["prune", "--keep", "1"]).status == 0)
             #expect(try server.get("/api/v2/pokemon/133/").status == 200)
             #expect(try server.get("/api/v2/pokemon/10263/").status == 404)
             // A restore from a backup: another file at the path (renamed into place).
@@ -234,21 +234,22 @@ struct ServeHostileClientsTests {
             stop.withLock { $0 = true }
             while !hammer.isFinished { usleep(10_000) }
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.count) failures: \(failures.withLock { $0 }.prefix(5))")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// A mirror folder nobody may write to, without `-wal` or `-shm`: served, not exit 74.
     @Test(.enabled(if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "root needs setpriv to be another user"))
-    func aReadOnlyMirrorIsServed() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    func aReadOnlyMirrorIsServed() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             for suffix in ["-wal", "-shm"] { #expect(!FileManager.default.fileExists(atPath: mirror.path + "/store.sqlite" + suffix)) }
             // Readable by all, writable by none (root is made another user below: root writes anyway).
-            _ = try runProgram("chmod", ["-R", "a+rX,a-w", mirror.path])
-            _ = try runProgram("chmod", ["a+rx", folder.path])
-            defer { _ = try? runProgram("chmod", ["-R", "u+w", mirror.path]) }
+            _ = try await runProgram("chmod", ["-R", "a+rX,a-w", mirror.path])
+            _ = try await runProgram("chmod", ["a+rx", folder.path])
+            // A defer cannot await: chmod of a small folder blocks only briefly.
+            defer { try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+w", mirror.path]).waitUntilExit() }
             var cli = PokesyncCLI(mirror: mirror)
             cli.environment["TMPDIR"] = "/tmp"
             let child = cli.start(["serve", "--listen", "127.0.0.1:0"])

@@ -5,9 +5,9 @@ import Testing
 /// a head deadline, a connection cap, pipelining in order, odd and hostile requests.
 @Suite("serve: limits and hostile clients", .serialized)
 struct ServeLimitsTests {
-    @Test func oversizedAndMalformedHeadsAreRefused() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func oversizedAndMalformedHeadsAreRefused() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let cases: [(String, [UInt8], Int)] = [
                 ("70 kB header", Array("GET /api/v2/ HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n".utf8), 431),
                 ("70 kB request line", Array("GET /api/v2/?\(String(repeating: "a", count: 70_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8), 414),
@@ -38,13 +38,13 @@ struct ServeLimitsTests {
             #expect(try server.get(exact + "a").status == 414)
             // Still serving.
             #expect(try server.get("/api/v2/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func pipelinedRequestsSplitAtEveryByteAreAnsweredInOrder() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func pipelinedRequestsSplitAtEveryByteAreAnsweredInOrder() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let paths = ["/api/v2/pokemon/25/", "/api/v2/", "/api/v2/nope/", "/api/v2/type/10/", "/api/v2/move/?limit=3", "/api/v2/stat"]
             let requests = paths.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined()
             // All at once, then one byte at a time.
@@ -81,15 +81,15 @@ struct ServeLimitsTests {
             try half.send("GET /api/v2/ HTTP/1.1\r\nHost: x\r\n\r\n")
             shutdown(half.descriptor, Int32(SHUT_WR))
             #expect(try half.readResponse()?.status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// More pipelined requests than the 16 a connection queues, in one write: the rest wait
     /// in the buffer and are answered once the first 16 are written, without another read.
-    @Test func moreThanSixteenPipelinedRequestsAreAllAnswered() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func moreThanSixteenPipelinedRequestsAreAllAnswered() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let connection = try RawConnection(port: server.port)
             connection.setTimeout(5)
             try connection.send(String(repeating: "GET /api/v2/stat/1/ HTTP/1.1\r\nHost: x\r\n\r\n", count: 40))
@@ -98,15 +98,15 @@ struct ServeLimitsTests {
             while answered < 40, let response = try connection.readResponse(), response.status == 200 { answered += 1 }
             #expect(answered == 40)
             #expect(Date().timeIntervalSince(started) < 3, "took \(Date().timeIntervalSince(started)) s")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// A head that fills the buffer and ends in a CR can never complete: it is refused at
     /// once (431), not left to spin the worker until the head deadline.
-    @Test func aFullHeadEndingInACRIsRefusedAtOnce() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func aFullHeadEndingInACRIsRefusedAtOnce() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             var head = Array("GET /api/v2/ HTTP/1.1\r\nX: ".utf8)
             head += [UInt8](repeating: UInt8(ascii: "a"), count: 16 * 1024 - head.count - 1) + [13]
             let connection = try RawConnection(port: server.port)
@@ -116,13 +116,13 @@ struct ServeLimitsTests {
             #expect(try connection.readResponse()?.status == 431)
             #expect(Date().timeIntervalSince(started) < 3)
             #expect(try server.get("/api/v2/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func aSlowHeadIsDroppedAndOthersAreServedMeanwhile() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func aSlowHeadIsDroppedAndOthersAreServedMeanwhile() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let started = Date()
             let slow = try RawConnection(port: server.port)
             let silent = try RawConnection(port: server.port)
@@ -137,7 +137,7 @@ struct ServeLimitsTests {
             #expect(elapsed >= 9 && elapsed < 13, "dropped after \(elapsed) s")
             // A connection that never sends anything is dropped by the same deadline.
             #expect(silent.closes(within: 3))
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
@@ -160,9 +160,9 @@ struct ServeLimitsTests {
     /// connection is closed, or when none is idle the one trickling its head longest; when
     /// every connection has replies being written (clients that do not read), it waits in
     /// the backlog until one closes.
-    @Test func atTheConnectionCapIdleAndSlowConnectionsMakeRoomAndWritingOnesMakeNewClientsWait() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--max-connections", "32"])
+    @Test func atTheConnectionCapIdleAndSlowConnectionsMakeRoomAndWritingOnesMakeNewClientsWait() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--max-connections", "32"])
             var idle: [RawConnection] = []
             for _ in 0 ..< 32 {
                 let connection = try RawConnection(port: server.port)
@@ -202,16 +202,16 @@ struct ServeLimitsTests {
             waiting.setTimeout(5)
             #expect(try waiting.readResponse()?.status == 200)
             writing.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }
 
 @Suite("serve: more hostile clients", .serialized)
 struct ServeMoreLimitsTests {
-    @Test func aClientThatNeverReadsDoesNotStopOthers() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func aClientThatNeverReadsDoesNotStopOthers() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             var stuck: [RawConnection] = []
             for _ in 0 ..< 20 {
                 let connection = try RawConnection(port: server.port)
@@ -225,13 +225,13 @@ struct ServeMoreLimitsTests {
             }
             stuck.removeAll()
             #expect(try server.get("/api/v2/").status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func fewDescriptorsMakeClientsWaitNotACrash() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func fewDescriptorsMakeClientsWaitNotACrash() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let script = "ulimit -n 64 && exec \(PokesyncCLI.binary.path) serve --listen 127.0.0.1:0 --mirror \(mirror.path)"
             let output = folder.appendingPathComponent("serve.out")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -268,10 +268,10 @@ struct ServeMoreLimitsTests {
         }
     }
 
-    @Test func anUnreadableStoreIsA500AndTheServerStaysUp() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror)
+    @Test func anUnreadableStoreIsA500AndTheServerStaysUp() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let server = try await ServeProcess(mirror: mirror)
             #expect(try server.get("/api/v2/pokemon/25/").status == 200)
             // The store replaced by garbage under the server (a disk fault, a careless copy).
             let store = mirror.appendingPathComponent("store.sqlite")
@@ -282,7 +282,7 @@ struct ServeMoreLimitsTests {
             // What was cached is still served; the process is still up.
             #expect(try server.get("/api/v2/pokemon/25/").status != 0)
             #expect(server.child.process.isRunning)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

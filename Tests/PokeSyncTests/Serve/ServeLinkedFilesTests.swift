@@ -44,10 +44,10 @@ struct ServeLinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: LinkedFilesTests.whole) { standIn in
-                let full = try cli.run(LinkedFilesTests.arguments("full", standIn))
+                let full = try await cli.run(LinkedFilesTests.arguments("full", standIn))
                 #expect(full.status == 0, "\(full.stderr)")
             }
-            let server = try ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])
+            let server = try await ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])
             let links = try Self.servedLinks(server)
             // Everything is held: no link leaves the LAN.
             #expect(links.allSatisfy { $0.hasPrefix(Self.lan + "/") }, "\(links.filter { !$0.hasPrefix(Self.lan) }.prefix(5))")
@@ -56,12 +56,12 @@ struct ServeLinkedFilesTests {
             #expect(links.contains("\(Self.lan)/cries/pokemon/latest/1.ogg"))
             try Self.expectLocalLinksAnswer(links, server)
             // Without --sprite-base, documents keep upstream's links.
-            server.stop()
-            let plain = try ServeProcess(mirror: cli.mirror)
+            await server.stop()
+            let plain = try await ServeProcess(mirror: cli.mirror)
             let item = try plain.json("/api/v2/item/1/")
             #expect((item["sprites"] as? [String: Any])?["default"] as? String
                     == "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/items/master-ball.png")
-            plain.stop()
+            await plain.stop()
         }
     }
 
@@ -69,10 +69,10 @@ struct ServeLinkedFilesTests {
         try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(root: LinkedFilesTests.whole) { standIn in
-                let full = try cli.run(LinkedFilesTests.arguments("full", standIn, sprites: "default", cries: "none"))
+                let full = try await cli.run(LinkedFilesTests.arguments("full", standIn, sprites: "default", cries: "none"))
                 #expect(full.status == 0, "\(full.stderr)")
             }
-            let server = try ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])
+            let server = try await ServeProcess(mirror: cli.mirror, ["--sprite-base", Self.lan])
             let pokemon = try server.json("/api/v2/pokemon/1/")
             let sprites = try #require(pokemon["sprites"] as? [String: Any])
             #expect(sprites["front_default"] as? String == "\(Self.lan)/sprites/pokemon/1.png")
@@ -92,7 +92,7 @@ struct ServeLinkedFilesTests {
             try Self.expectLocalLinksAnswer(links, server)
             // A cry asked for by path is not there: the server holds none.
             #expect(try server.get("/cries/pokemon/latest/1.ogg").status == 404)
-            server.stop()
+            await server.stop()
         }
     }
 }

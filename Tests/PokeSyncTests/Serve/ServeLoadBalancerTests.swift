@@ -11,13 +11,13 @@ import Testing
 @Suite("serve: replicas behind nginx", .serialized)
 struct ServeLoadBalancerTests {
     @Test(.enabled(if: StaticHostingTests.nginx != nil, "needs nginx (apt-get install nginx-light)"))
-    func oneReplicaKilledUnderLoadFailsNoRequest() throws {
-        try withTemporaryDirectory { folder in
+    func oneReplicaKilledUnderLoadFailsNoRequest() async throws {
+        try await withTemporaryDirectory { folder in
             chmod(folder.path, 0o755)  // nginx's workers may run as another user when the tests run as root
             // Replicas would each hold their own mirror; one folder serves the same content here.
-            let mirror = try ServeMirror.make(folder)
+            let mirror = try await ServeMirror.make(folder)
             let flags = ["--max-connections-per-address", "1024"]
-            let doomed = try ServeProcess(mirror: mirror, flags), survivor = try ServeProcess(mirror: mirror, flags)
+            let doomed = try await ServeProcess(mirror: mirror, flags), survivor = try await ServeProcess(mirror: mirror, flags)
             let recipe = try Self.recipe()
                 .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(doomed.port)")
                 .replacingOccurrences(of: "127.0.0.1:8082", with: "127.0.0.1:\(survivor.port)")
@@ -70,7 +70,7 @@ struct ServeLoadBalancerTests {
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
             #expect(before > 0 && total > before, "answered \(before) before the kill, \(total) in all")
             doomed.child.process.waitUntilExit()
-            #expect(survivor.stop().status == 0)
+            #expect(await survivor.stop().status == 0)
         }
     }
 

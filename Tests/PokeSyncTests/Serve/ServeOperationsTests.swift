@@ -24,10 +24,10 @@ struct ServeOperationsTests {
         }
     }
 
-    @Test func theAccessLogHasALinePerAnswerInNginxCombinedFormat() throws {
-        try withTemporaryDirectory { folder in
+    @Test func theAccessLogHasALinePerAnswerInNginxCombinedFormat() async throws {
+        try await withTemporaryDirectory { folder in
             let log = folder.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--access-log", log.path])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", log.path])
             let document = try server.get("/api/v2/pokemon/25/", headers: ["User-Agent: pokedex-test/1.0", "Referer: http://app.example/"])
             #expect(document.status == 200)
             #expect(try server.get("/api/v2/nope/?q=\"x\"").status == 404)
@@ -58,15 +58,15 @@ struct ServeOperationsTests {
             let fresh = Self.lines(log, atLeast: 1)
             #expect(fresh.count == 1 && fresh[0].contains("\"GET /api/v2/type/10/ HTTP/1.1\" 200 "), "\(fresh)")
             #expect(Self.lines(rotated, atLeast: 4).count == 4)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func theAccessLogGoesToStandardOutputWithADash() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--access-log", "-"])
+    @Test func theAccessLogGoesToStandardOutputWithADash() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", "-"])
             #expect(try server.get("/api/v2/stat/1/").status == 200)
-            let result = server.stop()
+            let result = await server.stop()
             #expect(result.status == 0)
             let logged = result.stdout.split(separator: "\n").filter { $0.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 ") }
             #expect(logged.count == 1, "\(result.stdout)")
@@ -75,9 +75,9 @@ struct ServeOperationsTests {
 
     /// On a dual-stack socket an IPv4 client arrives as `::ffff:127.0.0.1` and is logged as
     /// `127.0.0.1`; an IPv6 client keeps its own form (`::1`, never `0.0.0.1`).
-    @Test func theAccessLogWritesEachClientAddressInItsOwnFamily() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func theAccessLogWritesEachClientAddressInItsOwnFamily() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "[::]:0", "--base-url", "http://localhost",
                                                           "--access-log", "-"])
             try child.process.run()
@@ -112,10 +112,10 @@ struct ServeOperationsTests {
         }
     }
 
-    @Test func anAccessLogThatCannotBeOpenedIsAnIOError() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
-            let result = try PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:0", "--access-log",
+    @Test func anAccessLogThatCannotBeOpenedIsAnIOError() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let result = try await PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:0", "--access-log",
                                                              folder.appendingPathComponent("missing/access.log").path])
             #expect(result.status == 74)
             #expect(result.stderr.contains("cannot open the access log") && result.stderr.contains("missing/access.log"), "\(result.stderr)")
@@ -124,14 +124,14 @@ struct ServeOperationsTests {
 
     /// A log nobody reads (a FIFO whose reader reads nothing: a disk that cannot keep up):
     /// every request is still answered, the lines past the queue are dropped and counted.
-    @Test func whenTheLogCannotKeepUpLinesAreDroppedAndCountedNotAnswers() throws {
-        try withTemporaryDirectory { folder in
+    @Test func whenTheLogCannotKeepUpLinesAreDroppedAndCountedNotAnswers() async throws {
+        try await withTemporaryDirectory { folder in
             let fifo = folder.appendingPathComponent("access.fifo")
             try #require(mkfifo(fifo.path, 0o600) == 0)
             // A reader that never reads, so the writer blocks once the pipe is full.
             let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
             try #require(reader >= 0)
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", fifo.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             // Lines of about 2 kB (long 404 paths): the pipe and the 1 MB queue hold ~550.
@@ -152,13 +152,13 @@ struct ServeOperationsTests {
             // `/api/v2/nope/{name}/` has a document's shape (no such kind: 404).
             #expect(Self.value(metrics, #"pokesync_serve_requests_total{route="document",status="404"}"#) == 1500)
             close(reader)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func theMetricsCountWhatClientsDidInPrometheusFormat() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+    @Test func theMetricsCountWhatClientsDidInPrometheusFormat() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--metrics-listen", "127.0.0.1:0", "--max-connections-per-address", "2"])
             let metricsPort = try #require(server.metricsPort)
             // One keep-alive connection from 127.0.0.1 (a closed one may still count against
@@ -206,20 +206,20 @@ struct ServeOperationsTests {
             if let promtool = Self.promtool {
                 let file = folder.appendingPathComponent("metrics.txt")
                 try text.write(to: file, atomically: true, encoding: .utf8)
-                let check = try runProgram("/bin/sh", ["-c", "\"$0\" check metrics < \"$1\"", promtool, file.path])
+                let check = try await runProgram("/bin/sh", ["-c", "\"$0\" check metrics < \"$1\"", promtool, file.path])
                 #expect(check.status == 0, "promtool: \(check.text) \(check.stderr)")
             } else {
                 print("skipped: promtool check metrics (promtool missing: apt-get install prometheus)")
             }
             _ = (held, client)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func healthzSaysWhetherTheStoreCanBeReadAndWhichVersionIsServed() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
+    @Test func healthzSaysWhetherTheStoreCanBeReadAndWhichVersionIsServed() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let server = try await ServeProcess(mirror: mirror, ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             let healthy = try ServeProcess.get(port: metricsPort, "/healthz")
             #expect(healthy.status == 200 && healthy.text == #"{"status":"ok","version":1}"#, "\(healthy.text)")
@@ -236,16 +236,16 @@ struct ServeOperationsTests {
             try FileManager.default.moveItem(at: aside, to: store)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz").status == 200)
             #expect(try ServeProcess.get(port: metricsPort, "/nope").status == 404)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
     /// One address holds at most 16 of the metrics address's 64 connections: the next is
     /// answered 503 at once, so clients that connect and send nothing from one address
     /// leave room for a health check from another.
-    @Test func oneAddressCannotHoldTheMetricsAddressAgainstAHealthCheck() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--metrics-listen", "127.0.0.1:0"])
+    @Test func oneAddressCannotHoldTheMetricsAddressAgainstAHealthCheck() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             var silent: [RawConnection] = []
             for _ in 0 ..< 16 { silent.append(try RawConnection(port: metricsPort)) }
@@ -253,14 +253,14 @@ struct ServeOperationsTests {
             #expect(try refused.readResponse()?.status == 503)
             #expect(try ServeProcess.get(port: metricsPort, "/healthz", from: "127.0.0.2").status == 200)
             withExtendedLifetime(silent) {}
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func theMetricsAddressMustNotBeThePublicOne() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
-            let result = try PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:18080", "--metrics-listen", "127.0.0.1:18080"])
+    @Test func theMetricsAddressMustNotBeThePublicOne() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let result = try await PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:18080", "--metrics-listen", "127.0.0.1:18080"])
             #expect(result.status == 64)
             #expect(result.stderr.contains("--metrics-listen"), "\(result.stderr)")
         }
@@ -269,9 +269,9 @@ struct ServeOperationsTests {
     /// At the cap, a client just accepted whose request has not been read yet (here: not
     /// sent yet, as on a slow network) is never the connection closed to make room: the
     /// slowest head is.
-    @Test func atTheCapAClientWhoseFirstRequestIsUnreadIsNeverClosedToMakeRoom() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+    @Test func atTheCapAClientWhoseFirstRequestIsUnreadIsNeverClosedToMakeRoom() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--max-connections", "4", "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             var slow: [RawConnection] = []
@@ -296,7 +296,7 @@ struct ServeOperationsTests {
             #expect(Self.value(text, #"pokesync_serve_connections_closed_total{reason="cap_slow_head"}"#) == 1, "\(text)")
             #expect(Self.value(text, #"pokesync_serve_connections_closed_total{reason="cap_idle"}"#) == 0)
             slow.removeAll()
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 

@@ -18,9 +18,9 @@ struct ServeOutputsTests {
 
     /// A serve (not run yet) of a new mirror in `folder`, on a free port, its access log and
     /// lines on standard output into a pipe.
-    static func servePiped(_ folder: URL) throws -> (PokesyncCLI.Child, Int, Pipe) {
+    static func servePiped(_ folder: URL) async throws -> (PokesyncCLI.Child, Int, Pipe) {
         let port = try NginxProcess.freePort()
-        let child = PokesyncCLI(mirror: try ServeMirror.make(folder)).start(["serve", "--listen", "127.0.0.1:\(port)", "--access-log", "-"])
+        let child = PokesyncCLI(mirror: try await ServeMirror.make(folder)).start(["serve", "--listen", "127.0.0.1:\(port)", "--access-log", "-"])
         let pipe = Pipe()
         child.process.standardOutput = pipe
         return (child, port, pipe)
@@ -33,9 +33,9 @@ struct ServeOutputsTests {
     }
 
     /// `serve ... >&-`: standard output closed before the start.
-    @Test func aClosedStandardOutputNeverStopsServe() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func aClosedStandardOutputNeverStopsServe() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let port = try NginxProcess.freePort()
             let child = PokesyncCLI(mirror: mirror).start([])
             child.process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -50,9 +50,9 @@ struct ServeOutputsTests {
     }
 
     /// `serve ... | true`: the pipe's reader gone before the first line is written.
-    @Test func aPipeClosedAtStartNeverStopsServe() throws {
-        try withTemporaryDirectory { folder in
-            let (child, port, pipe) = try Self.servePiped(folder)
+    @Test func aPipeClosedAtStartNeverStopsServe() async throws {
+        try await withTemporaryDirectory { folder in
+            let (child, port, pipe) = try await Self.servePiped(folder)
             try pipe.fileHandleForReading.close()
             try child.process.run()
             #expect(try Self.getOnceListening(port: port, while: child.process) == 200, "\((try? String(contentsOf: child.stderrFile, encoding: .utf8)) ?? "")")
@@ -61,9 +61,9 @@ struct ServeOutputsTests {
     }
 
     /// `serve ... | head -1`: a script that waits for the start line, then leaves.
-    @Test func aReaderThatLeavesNeverStopsServe() throws {
-        try withTemporaryDirectory { folder in
-            let (child, port, pipe) = try Self.servePiped(folder)
+    @Test func aReaderThatLeavesNeverStopsServe() async throws {
+        try await withTemporaryDirectory { folder in
+            let (child, port, pipe) = try await Self.servePiped(folder)
             try child.process.run()
             var first: [UInt8] = []
             while !first.contains(0x0A), let chunk = try pipe.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty {
@@ -79,9 +79,9 @@ struct ServeOutputsTests {
 
     /// SIGHUPs from the moment serve ignores them (its first instructions) through its start
     /// and after: each reopens the access log, none stops it.
-    @Test func sighupsFromTheStartNeverStopServe() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func sighupsFromTheStartNeverStopServe() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let log = folder.appendingPathComponent("access.log")
             let child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0", "--access-log", log.path])
             try child.process.run()
@@ -118,11 +118,11 @@ struct ServeOutputsTests {
 
     /// `--access-log` a FIFO no one has opened: serve starts and answers; the lines reach
     /// the reader once there is one.
-    @Test func aFIFOWithoutAReaderNeverBlocksTheStart() throws {
-        try withTemporaryDirectory { folder in
+    @Test func aFIFOWithoutAReaderNeverBlocksTheStart() async throws {
+        try await withTemporaryDirectory { folder in
             let fifo = folder.appendingPathComponent("access.fifo")
             try #require(mkfifo(fifo.path, 0o600) == 0)
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder), ["--access-log", fifo.path])
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder), ["--access-log", fifo.path])
             #expect(try server.get("/api/v2/stat/1/").status == 200)
             let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
             try #require(reader >= 0)
@@ -135,7 +135,7 @@ struct ServeOutputsTests {
                 if count > 0 { text += String(decoding: chunk[0 ..< count], as: UTF8.self) } else { usleep(20_000) }
             }
             #expect(text.contains("\"GET /api/v2/stat/1/ HTTP/1.1\" 200 "), "\(text)")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

@@ -13,12 +13,12 @@ struct ServeRotationTests {
     static let snippet = TestPaths.packageRoot.appendingPathComponent("cron/pokesync-serve.logrotate")
 
     @Test(.enabled(if: logrotate != nil, "needs logrotate (apt-get install logrotate)"))
-    func theShippedSnippetRotatesUnderLoadAndLosesNoLine() throws {
-        try withTemporaryDirectory { folder in
+    func theShippedSnippetRotatesUnderLoadAndLosesNoLine() async throws {
+        try await withTemporaryDirectory { folder in
             let logs = folder.appendingPathComponent("logs")
             try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
             let log = logs.appendingPathComponent("access.log")
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder),
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder),
                                           ["--access-log", log.path, "--metrics-listen", "127.0.0.1:0"])
             let metricsPort = try #require(server.metricsPort)
             // The snippet as shipped, its paths in this folder: the log, the user that owns
@@ -61,7 +61,7 @@ struct ServeRotationTests {
             clients.forEach { $0.start() }
             for _ in 0 ..< 3 {
                 usleep(400_000)
-                let rotated = try runProgram(Self.logrotate!, ["-f", "-s", state.path, configFile.path])
+                let rotated = try await runProgram(Self.logrotate!, ["-f", "-s", state.path, configFile.path])
                 #expect(rotated.status == 0, "\(rotated.text) \(rotated.stderr)")
             }
             usleep(400_000)
@@ -74,13 +74,13 @@ struct ServeRotationTests {
                 ServeOperationsTests.value($0, #"pokesync_serve_requests_total{route="document",status="200"}"#) == Double(answered)
             }
             #expect(ServeOperationsTests.value(metrics, "pokesync_serve_access_log_dropped_lines_total") == 0)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
 
             // access.log, access.log.1 (delaycompress) and the older ones gzip'd.
             var lines: [Substring] = []
             for file in try FileManager.default.contentsOfDirectory(atPath: logs.path).sorted() {
                 let path = logs.appendingPathComponent(file).path
-                let text = file.hasSuffix(".gz") ? String(decoding: try runProgram("/bin/gzip", ["-dc", path]).stdout, as: UTF8.self)
+                let text = file.hasSuffix(".gz") ? String(decoding: try await runProgram("/bin/gzip", ["-dc", path]).stdout, as: UTF8.self)
                     : try String(contentsOfFile: path, encoding: .utf8)
                 #expect(text.isEmpty || text.hasSuffix("\n"), "\(file) ends in the middle of a line")
                 lines += text.split(separator: "\n")

@@ -102,8 +102,8 @@ struct ServeRouteTests {
 struct ServeRouteAnswerTests {
     static let base = "http://127.0.0.1:1"
 
-    static func responder(_ folder: URL) throws -> APIResponder {
-        let layout = MirrorLayout(root: try ServeMirror.make(folder))
+    static func responder(_ folder: URL) async throws -> APIResponder {
+        let layout = MirrorLayout(root: try await ServeMirror.make(folder))
         let site = Site(form: ServedForm(base: base, spriteBase: nil), cache: BodyCache(capacity: 8 << 20), board: VersionBoard(),
                         sprites: nil, cries: nil, layout: layout, keeper: try StoreKeeper(layout: layout), bodyBytesLimit: .max,
                         memory: MemoryBudget())
@@ -114,9 +114,9 @@ struct ServeRouteAnswerTests {
         reply.headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    @Test func redirectsNotFoundAndMethods() throws {
-        try withTemporaryDirectory { folder in
-            let responder = try Self.responder(folder)
+    @Test func redirectsNotFoundAndMethods() async throws {
+        try await withTemporaryDirectory { folder in
+            let responder = try await Self.responder(folder)
             for (path, location) in [("/api/v2", "/api/v2/"), ("/api/v2/pokemon", "/api/v2/pokemon/"),
                                      ("/api/v2/pokemon?limit=5&offset=2", "/api/v2/pokemon/?limit=5&offset=2"),
                                      ("/api/v2/pokemon/25", "/api/v2/pokemon/25/"), ("/api/v2/pokemon/99999", "/api/v2/pokemon/99999/"),
@@ -151,9 +151,9 @@ struct ServeRouteAnswerTests {
         }
     }
 
-    @Test func documentsByIdOrNameAndPreflights() throws {
-        try withTemporaryDirectory { folder in
-            let responder = try Self.responder(folder)
+    @Test func documentsByIdOrNameAndPreflights() async throws {
+        try await withTemporaryDirectory { folder in
+            let responder = try await Self.responder(folder)
             let byID = responder.respond(to: requestHead("/api/v2/pokemon/25/"))
             #expect(byID.status == .ok)
             for path in ["/api/v2/pokemon/025/", "/api/v2/pokemon/pikachu/", "/api/v2/pokemon/PiKaChU/", "/api/v2/pokemon/%50IKACHU/"] {

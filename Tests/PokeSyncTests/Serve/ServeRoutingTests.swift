@@ -7,19 +7,19 @@ import Testing
 /// ids and names, and preflights are tested in process (`ServeRouteTests`).
 @Suite("serve: routes, pages and headers", .serialized)
 struct ServeRoutingTests {
-    @Test func rootListsEveryEndpointAsAbsoluteURLs() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func rootListsEveryEndpointAsAbsoluteURLs() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let root = try server.json("/api/v2/")
             #expect(Set(root.keys) == Set(Samples.kinds))
             #expect(root["pokemon"] as? String == "\(server.base)/api/v2/pokemon/")
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func listsPageAsDjangoRestFrameworkDoes() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func listsPageAsDjangoRestFrameworkDoes() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let list = "\(server.base)/api/v2/move/"
             let first = try server.json("/api/v2/move/")
             #expect(first["count"] as? Int == 68)
@@ -55,13 +55,13 @@ struct ServeRoutingTests {
             // Evolution chains have no name in their list.
             let chains = try server.json("/api/v2/evolution-chain/")
             #expect((chains["results"] as? [[String: Any]])?.allSatisfy { $0["name"] == nil && $0["url"] != nil } == true)
-            server.stop()
+            await server.stop()
         }
     }
 
-    @Test func documentsByIdOrNameCaseInsensitively() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func documentsByIdOrNameCaseInsensitively() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let byID = try server.get("/api/v2/pokemon/25/")
             let byName = try server.get("/api/v2/pokemon/Pikachu/")
             let escaped = try server.get("/api/v2/pokemon/%50IKACHU/")
@@ -77,14 +77,14 @@ struct ServeRoutingTests {
             let sample = try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.document(in: TestPaths.sample2026, kind: "pokemon", id: 25)))
             let relative = String(decoding: byID.body, as: UTF8.self).replacingOccurrences(of: server.base, with: "")
             #expect(try JSONSerialization.jsonObject(with: Data(relative.utf8)) as? NSObject == sample as? NSObject)
-            server.stop()
+            await server.stop()
         }
     }
 
-    @Test func headersEtagGzipHeadAndHost() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror, ["--base-url", "https://pokeapi.example.org/mirror/"])
+    @Test func headersEtagGzipHeadAndHost() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let server = try await ServeProcess(mirror: mirror, ["--base-url", "https://pokeapi.example.org/mirror/"])
             let plain = try server.get("/api/v2/pokemon/25/", headers: ["Host: evil.example"])
             #expect(plain.headers["access-control-allow-origin"] == "*")
             #expect(plain.headers["cache-control"]?.contains("max-age") == true)
@@ -113,16 +113,16 @@ struct ServeRoutingTests {
             #expect(list["next"] as? String == "https://pokeapi.example.org/mirror/api/v2/pokemon/?limit=5&offset=5")
             let redirect = try server.get("/api/v2/pokemon")
             #expect(redirect.headers["location"] == "https://pokeapi.example.org/mirror/api/v2/pokemon/")
-            server.stop()
+            await server.stop()
         }
     }
 
     /// Where serve answered otherwise than PokeAPI's Django server: `+1` is a name, names
     /// compare ASCII case-insensitively, a CORS preflight is answered, and the gzip body
     /// has its own entity tag.
-    @Test func answersAsPokeAPIsServerDoes() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func answersAsPokeAPIsServerDoes() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             // Two representations, two strong validators; each 304s for its own.
             let plain = try server.get("/api/v2/pokemon/25/")
             let gzip = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip"])
@@ -139,13 +139,13 @@ struct ServeRoutingTests {
             let held = try server.get("/api/v2/pokemon/25/", headers: ["Accept-Encoding: gzip", "If-None-Match: \(plainTag)"])
             #expect(held.status == 304 && held.headers["etag"] == plainTag)
             #expect(try server.get("/api/v2/pokemon/25/", headers: ["If-None-Match: \"other-gzip\""]).status == 200)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func spritesUnderSpriteBase() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder)
+    @Test func spritesUnderSpriteBase() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
             let tree = mirror.appendingPathComponent("sprites/pokemon")
             try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
             let png = [UInt8]([0x89, 0x50, 0x4E, 0x47, 13, 10, 26, 10, 1, 2, 3])
@@ -155,7 +155,7 @@ struct ServeRoutingTests {
                                                        withDestinationPath: folder.appendingPathComponent("secret.txt").path)
             try FileManager.default.createSymbolicLink(atPath: mirror.appendingPathComponent("sprites/up").path,
                                                        withDestinationPath: folder.path)
-            let server = try ServeProcess(mirror: mirror, ["--sprite-base", "http://lan.example:8080"])
+            let server = try await ServeProcess(mirror: mirror, ["--sprite-base", "http://lan.example:8080"])
             let sprite = try server.get("/sprites/pokemon/25.png")
             #expect(sprite.status == 200 && sprite.body == png && sprite.headers["content-type"] == "image/png")
             for path in ["/sprites/pokemon/26.png", "/sprites/up/secret.txt", "/sprites/../secret.txt", "/sprites/%2e%2e/secret.txt",
@@ -174,14 +174,14 @@ struct ServeRoutingTests {
             try FileManager.default.createSymbolicLink(atPath: mirror.appendingPathComponent("sprites").path,
                                                        withDestinationPath: moved.path)
             #expect(try server.get("/sprites/pokemon/25.png").status == 404)
-            server.stop()
+            await server.stop()
         }
     }
 
-    @Test func theWholeAPIsRootListsMetaAndEncounters() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
-            let server = try ServeProcess(mirror: mirror)
+    @Test func theWholeAPIsRootListsMetaAndEncounters() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: ServeMirror.whole2026, kinds: "all")
+            let server = try await ServeProcess(mirror: mirror)
             // The root is upstream's, with absolute URLs.
             let root = try server.json("/api/v2/")
             let upstream = try #require(try JSONSerialization.jsonObject(
@@ -202,29 +202,29 @@ struct ServeRoutingTests {
             #expect(try server.json("/api/v2/move-ailment/-1/")["name"] as? String == "unknown")
             #expect(try server.json("/api/v2/move-ailment/0/")["name"] as? String == "none")
             #expect(try server.json("/api/v2/move-ailment/UNKNOWN/")["id"] as? Int == -1)
-            server.stop()
+            await server.stop()
         }
     }
 
-    @Test func exitCodes() throws {
-        try withTemporaryDirectory { folder in
+    @Test func exitCodes() async throws {
+        try await withTemporaryDirectory { folder in
             let cli = PokesyncCLI(mirror: folder.appendingPathComponent("Missing"))
-            #expect(try cli.run(["serve", "--listen", "127.0.0.1:0"]).status == 64)
-            #expect(try cli.run(["serve", "--listen", "nonsense"]).status == 64)
-            #expect(try cli.run(["serve", "--listen", "127.0.0.1:70000"]).status == 64)
-            #expect(try cli.run(["serve", "--base-url", "ftp://x"]).status == 64)
-            #expect(try cli.run(["serve", "--base-url", "http://x/?q"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "127.0.0.1:0"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "nonsense"]).status == 64)
+            #expect(try await cli.run(["serve", "--listen", "127.0.0.1:70000"]).status == 64)
+            #expect(try await cli.run(["serve", "--base-url", "ftp://x"]).status == 64)
+            #expect(try await cli.run(["serve", "--base-url", "http://x/?q"]).status == 64)
             let corrupt = folder.appendingPathComponent("Corrupt")
             try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
             try Data(repeating: 0x41, count: 4096).write(to: corrupt.appendingPathComponent("store.sqlite"))
-            let refused = try PokesyncCLI(mirror: corrupt).run(["serve", "--listen", "127.0.0.1:0"])
+            let refused = try await PokesyncCLI(mirror: corrupt).run(["serve", "--listen", "127.0.0.1:0"])
             #expect(refused.status == 65, "\(refused.stderr)")
-            let mirror = try ServeMirror.make(folder)
-            let server = try ServeProcess(mirror: mirror)
-            let taken = try PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:\(server.port)"])
+            let mirror = try await ServeMirror.make(folder)
+            let server = try await ServeProcess(mirror: mirror)
+            let taken = try await PokesyncCLI(mirror: mirror).run(["serve", "--listen", "127.0.0.1:\(server.port)"])
             #expect(taken.status == 69, "\(taken.stderr)")
             #expect(taken.stderr.contains("cannot listen on 127.0.0.1:\(server.port)"))
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 }

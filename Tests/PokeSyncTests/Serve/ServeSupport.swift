@@ -9,13 +9,13 @@ final class ServeProcess {
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// Starts serving `mirror` and waits for the line that names the port.
-    convenience init(mirror: URL, _ extra: [String] = []) throws {
-        try self.init(child: PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0"] + extra))
+    convenience init(mirror: URL, _ extra: [String] = []) async throws {
+        try await self.init(child: PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0"] + extra))
     }
 
     /// Runs `child` (a serve on 127.0.0.1:0, started some other way: under a shell's limits)
     /// and waits for the line that names the port.
-    init(child: PokesyncCLI.Child) throws {
+    init(child: PokesyncCLI.Child) async throws {
         self.child = child
         try child.process.run()
         let deadline = Date().addingTimeInterval(30)
@@ -29,7 +29,7 @@ final class ServeProcess {
                 child.process.terminate()
                 throw ServeTestError("serve did not start: \(child.result().stderr)")
             }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))  // no throw here: a half-made server would outlive its test
         }
     }
 
@@ -42,14 +42,14 @@ final class ServeProcess {
 
     /// SIGTERM, then waits for the exit (at most `seconds`).
     @discardableResult
-    func stop(within seconds: Double = 20) -> PokesyncCLI.Result {
+    func stop(within seconds: Double = 20) async -> PokesyncCLI.Result {
         if child.process.isRunning { kill(child.process.processIdentifier, SIGTERM) }
         let deadline = Date().addingTimeInterval(seconds)
-        while child.process.isRunning && Date() < deadline { usleep(20_000) }
+        while child.process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if child.process.isRunning {
             kill(child.process.processIdentifier, SIGKILL)
-            child.process.waitUntilExit()
         }
+        await child.waitUntilExit()
         return child.result()
     }
 
@@ -221,9 +221,9 @@ enum ServeMirror {
     /// The whole-API sample of 2026-08-08: every endpoint, `meta`, encounters.
     static let whole2026 = TestPaths.fixtures.appendingPathComponent("whole-2026-08-08", isDirectory: true)
 
-    static func make(_ folder: URL, from sample: URL = TestPaths.sample2026, kinds: String = "default") throws -> URL {
+    static func make(_ folder: URL, from sample: URL = TestPaths.sample2026, kinds: String = "default") async throws -> URL {
         let mirror = folder.appendingPathComponent("Mirror")
-        let result = try PokesyncCLI(mirror: mirror).run(["full", "--source", sample.path, "--sprites", "none", "--kinds", kinds])
+        let result = try await PokesyncCLI(mirror: mirror).run(["full", "--source", sample.path, "--sprites", "none", "--kinds", kinds])
         guard result.status == 0 else { throw ServeTestError("full failed: \(result.stderr)") }
         return mirror
     }

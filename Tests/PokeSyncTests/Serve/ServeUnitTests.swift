@@ -169,9 +169,9 @@ struct ServeBodyBoundTests {
         RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true, hasBody: false)
     }
 
-    @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() throws {
-        try withTemporaryDirectory { folder in
-            let layout = MirrorLayout(root: try ServeMirror.make(folder))
+    @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() async throws {
+        try await withTemporaryDirectory { folder in
+            let layout = MirrorLayout(root: try await ServeMirror.make(folder))
             let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
             // Both sites count their bodies in one budget, as serve's workers do.
             let memory = MemoryBudget()

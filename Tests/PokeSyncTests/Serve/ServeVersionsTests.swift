@@ -6,10 +6,10 @@ import Testing
 /// on, `prune` runs beside it, and SIGTERM finishes what is in flight.
 @Suite("serve: versions, prune and SIGTERM", .serialized)
 struct ServeVersionsTests {
-    @Test func aVersionPublishedWhileServingIsServedAndPruneRunsBeside() throws {
-        try withTemporaryDirectory { folder in
-            let mirror = try ServeMirror.make(folder, from: TestPaths.sample2025)
-            let server = try ServeProcess(mirror: mirror)
+    @Test func aVersionPublishedWhileServingIsServedAndPruneRunsBeside() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder, from: TestPaths.sample2025)
+            let server = try await ServeProcess(mirror: mirror)
             let before = try server.get("/api/v2/pokemon/10263/")
             #expect(before.status == 200)
             #expect(try server.get("/api/v2/pokemon/10312/").status == 404)
@@ -37,7 +37,7 @@ struct ServeVersionsTests {
             }
             hammer.start()
             let cli = PokesyncCLI(mirror: mirror)
-            let sync = try cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+            let sync = try await cli.run(["sync", "--source", TestPaths.sample2026.path, "--sprites", "none"])
             #expect(sync.status == 0, "\(sync.stderr)")
             // From the next request on: no restart.
             let after = try server.get("/api/v2/pokemon/10312/")
@@ -45,7 +45,7 @@ struct ServeVersionsTests {
             #expect(try server.get("/api/v2/pokemon/10263/").status == 404)
             let secondTag = try #require(after.headers["x-pokeapi-hash"])
             #expect(secondTag != firstTag)
-            let prune = try cli.run(["prune", "--keep", "1"])
+            let prune = try await cli.run(["prune", "--keep", "1"])
             #expect(prune.status == 0, "\(prune.stderr)")
             #expect(prune.stdout.contains("pruned versions 1"))
             #expect(!prune.stderr.contains("could not be compacted"), "\(prune.stderr)")
@@ -57,13 +57,13 @@ struct ServeVersionsTests {
                 #expect(try server.get(path).status == 200, "\(path)")
             }
             #expect(try server.get("/api/v2/pokemon/25/").headers["x-pokeapi-hash"] == secondTag)
-            #expect(server.stop().status == 0)
+            #expect(await server.stop().status == 0)
         }
     }
 
-    @Test func sigtermFinishesTheRepliesInFlightAndExits0() throws {
-        try withTemporaryDirectory { folder in
-            let server = try ServeProcess(mirror: try ServeMirror.make(folder))
+    @Test func sigtermFinishesTheRepliesInFlightAndExits0() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServeProcess(mirror: try await ServeMirror.make(folder))
             let plain = try server.get("/api/v2/pokemon/25/").body
             // Ten pipelined 0.6 MB replies, not read yet: most of them wait in the server.
             let busy = try RawConnection(port: server.port)
@@ -82,7 +82,7 @@ struct ServeVersionsTests {
                 #expect(response.status == 200 && response.body == plain, "reply \(index)")
             }
             #expect(busy.closes(within: 5))
-            let result = server.stop()
+            let result = await server.stop()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("stopped"))
         }

@@ -17,7 +17,7 @@ struct ProgramResult {
 /// - Parameter environment: the child's whole environment; nil: this process's.
 @discardableResult
 func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
-                environment: [String: String]? = nil) throws -> ProgramResult {
+                environment: [String: String]? = nil) async throws -> ProgramResult {
     let process = Process()
     if name.hasPrefix("/") {
         process.executableURL = URL(fileURLWithPath: name)
@@ -39,8 +39,7 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
     process.standardOutput = try FileHandle(forWritingTo: outFile)
     process.standardError = try FileHandle(forWritingTo: errFile)
     process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
+    try await process.runToExit()
     return ProgramResult(status: process.terminationStatus, stdout: (try? Data(contentsOf: outFile)) ?? Data(),
                          stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
 }
@@ -49,15 +48,15 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
 /// trimmed standard output.
 @discardableResult
 func runTool(_ name: String, _ arguments: [String], in directory: URL? = nil,
-             sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let result = try runProgram(name, arguments, in: directory)
+             sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    let result = try await runProgram(name, arguments, in: directory)
     #expect(result.status == 0, "\(name) \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
     return result.text
 }
 
 /// Runs a Python tool of `Tests/Support` with the real interpreter and returns its output.
-func runPython(_ script: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+func runPython(_ script: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     let python = try PythonInterpreter.path.get()
-    return try runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments,
+    return try await runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments,
                        sourceLocation: sourceLocation)
 }

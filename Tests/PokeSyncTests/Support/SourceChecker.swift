@@ -17,27 +17,27 @@ struct SourceChecker {
     }
 
     /// Runs the checker over the repository at `root`, `options` first.
-    func run(_ root: URL, options: [String] = []) throws -> ProgramResult {
-        try runProgram("python3", [script.path] + options + [root.path])
+    func run(_ root: URL, options: [String] = []) async throws -> ProgramResult {
+        try await runProgram("python3", [script.path] + options + [root.path])
     }
 
     /// Runs the checker over this repository, which must keep the rule.
-    func expectRepositoryKeepsTheRule(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try run(TestPaths.packageRoot)
+    func expectRepositoryKeepsTheRule(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let result = try await run(TestPaths.packageRoot)
         #expect(result.status == 0, "\(result.text)\n\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.text.contains(allWell), "\(result.text)", sourceLocation: sourceLocation)
     }
 
     /// Writes `files` (a path below the tree's root, and its text) into a fresh folder,
     /// runs `body` with the folder, and removes it afterwards, also when `body` throws.
-    func withTree<R>(_ files: KeyValuePairs<String, String>, _ body: (URL) throws -> R) throws -> R {
-        try withTemporaryDirectory { root in
+    func withTree<R>(_ files: KeyValuePairs<String, String>, _ body: (URL) async throws -> R) async throws -> R {
+        try await withTemporaryDirectory { root in
             for (path, text) in files {
                 let file = root.appendingPathComponent(path)
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(text.utf8).write(to: file)
             }
-            return try body(root)
+            return try await body(root)
         }
     }
 }

@@ -8,16 +8,16 @@ enum TarTestSupport {
 
     /// Runs a program and expects it to succeed; returns its standard output.
     static func runChecked(_ name: String, _ arguments: [String],
-                           sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
-        let result = try runProgram(name, arguments)
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> Data {
+        let result = try await runProgram(name, arguments)
         #expect(result.status == 0, "\(name) \(arguments) failed: \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout
     }
 
     /// Crafts the archive `kind` (see craft_tar.py) at `folder/kind.tar.gz`.
-    static func craft(_ kind: String, in folder: URL, count: Int = 0) throws -> String {
+    static func craft(_ kind: String, in folder: URL, count: Int = 0) async throws -> String {
         let path = folder.appendingPathComponent("\(kind).tar.gz").path
-        _ = try runChecked("python3", [craftScript.path, kind, path, String(count)])
+        _ = try await runChecked("python3", [craftScript.path, kind, path, String(count)])
         return path
     }
 

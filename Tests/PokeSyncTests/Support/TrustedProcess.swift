@@ -29,7 +29,7 @@ enum TrustedProcess {
 
     /// `pokesync ARGS` run with `certificate` as its only trusted CA.
     static func run(_ arguments: [String], trusting certificate: URL,
-                    environment added: [String: String] = [:]) throws -> PokesyncCLI.Result {
+                    environment added: [String: String] = [:]) async throws -> PokesyncCLI.Result {
         let name = UUID().uuidString
         let temporary = FileManager.default.temporaryDirectory
         let (out, err) = (temporary.appendingPathComponent("\(name).out"), temporary.appendingPathComponent("\(name).err"))
@@ -50,8 +50,7 @@ enum TrustedProcess {
         environment.removeValue(forKey: "POKESYNC_MIRROR")
         environment.merge(added) { _, added in added }
         process.environment = environment
-        try process.run()
-        process.waitUntilExit()
+        try await process.runToExit()
         return PokesyncCLI.Result(status: process.terminationStatus,
                                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
                                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")

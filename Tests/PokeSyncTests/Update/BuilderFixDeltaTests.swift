@@ -10,8 +10,8 @@ import Testing
 @Suite("A builder fix reaches devices as a delta", .serialized)
 struct BuilderFixDeltaTests {
     @Test("a device holding an untrimmed text gets it trimmed by delta; verify applies the delta to the published base")
-    func untrimmedTextIsFixedByDelta() throws {
-        try withTemporaryDirectory { scratch in
+    func untrimmedTextIsFixedByDelta() async throws {
+        try await withTemporaryDirectory { scratch in
             let source = scratch.appendingPathComponent("api-data")
             try FileManager.default.copyItem(at: TestPaths.sample2026, to: source)
             try FlavorTextWhiteSpaceTests.edit(source, kind: "pokemon-species", id: 25) { species in
@@ -25,21 +25,21 @@ struct BuilderFixDeltaTests {
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             let bundles = cli.mirror.appendingPathComponent("bundles")
             let device = scratch.appendingPathComponent("device")
-            #expect(try cli.run(["full", "--source", source.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["full", "--source", source.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
             // What an export before the fix published, and a device installed.
-            try Self.republishUntrimmed(version: 1, in: bundles, scratch: scratch)
-            let first = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            try await Self.republishUntrimmed(version: 1, in: bundles, scratch: scratch)
+            let first = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
             #expect(try Self.text(on: device) == FlavorTextWhiteSpaceTests.larvestaCleaned + "\u{3000}")
 
             try FlavorTextWhiteSpaceTests.edit(source, kind: "pokemon", id: 25) { $0["base_experience"] = 113 }
-            #expect(try cli.run(["sync", "--source", source.path, "--sprites", "none"]).status == 0)
-            let export = try cli.run(["export", "--sprites", "none"])
+            #expect(try await cli.run(["sync", "--source", source.path, "--sprites", "none"]).status == 0)
+            let export = try await cli.run(["export", "--sprites", "none"])
             #expect(export.status == 0 && export.stdout.contains("pokedex-1-2.delta.tar.gz"), "\(export.stdout) \(export.stderr)")
-            let verify = try cli.run(["verify", bundles.path], addMirror: false)
+            let verify = try await cli.run(["verify", bundles.path], addMirror: false)
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
-            let update = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            let update = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(update.status == 0 && update.stdout.contains("installed version 2 (delta from 1"), "\(update.stdout) \(update.stderr)")
             #expect(try Self.text(on: device) == FlavorTextWhiteSpaceTests.larvestaCleaned)
         }
@@ -55,13 +55,13 @@ struct BuilderFixDeltaTests {
     /// Replaces version N's full bundle (the only file the index names) with one whose
     /// database keeps species 25's ja text with its U+3000 at the end, as the builder did
     /// before the fix: digest, manifest and index made again by the exporter's own parts.
-    static func republishUntrimmed(version: Int, in bundles: URL, scratch: URL) throws {
+    static func republishUntrimmed(version: Int, in bundles: URL, scratch: URL) async throws {
         let folder = BundlesFolder(root: bundles)
         let name = BundlesFolder.fullName(version: version)
         let old = try BundleArchive.readManifest(folder.url(name))
         let extract = scratch.appendingPathComponent("untrimmed")
         try FileManager.default.createDirectory(at: extract, withIntermediateDirectories: true)
-        try runTool("tar", ["xzf", folder.url(name).path, "-C", extract.path])
+        try await runTool("tar", ["xzf", folder.url(name).path, "-C", extract.path])
         let file = extract.appendingPathComponent("pokedex.sqlite")
         do {
             let database = try Database(path: file.path)

@@ -7,10 +7,10 @@ import Testing
 @Suite("Deltas: changes.sqlite built and applied")
 struct DeltaRoundTripTests {
     /// v1 = the 2025 sample, v2 = the 2026 sample, v3 = v2 with edits and a removal.
-    static func threeVersions(in folder: URL) throws -> [UpdateFixtures.Version] {
-        let v1 = try UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: folder)
-        let v2 = try UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: folder)
-        let v3 = try UpdateFixtures.makeVersion(3, from: TestPaths.sample2026, in: folder) { db in
+    static func threeVersions(in folder: URL) async throws -> [UpdateFixtures.Version] {
+        let v1 = try await UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: folder)
+        let v2 = try await UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: folder)
+        let v3 = try await UpdateFixtures.makeVersion(3, from: TestPaths.sample2026, in: folder) { db in
             try db.execute("""
                 UPDATE pokemon SET weight = weight + 1 WHERE id = 25;
                 DELETE FROM pokemon_move WHERE pokemon_id = 789;
@@ -37,9 +37,9 @@ struct DeltaRoundTripTests {
     }
 
     @Test("a delta applied to v1 gives v2 row for row, and names only what changed")
-    func roundTrip() throws {
-        try withTemporaryDirectory { folder in
-            let versions = try Self.threeVersions(in: folder)
+    func roundTrip() async throws {
+        try await withTemporaryDirectory { folder in
+            let versions = try await Self.threeVersions(in: folder)
             let (output, summary) = try applied(versions[0], versions[1], in: folder)
             #expect(try UpdateFixtures.rows(output) == UpdateFixtures.rows(versions[1].database))
             #expect(summary.removed[.pokemon]?.contains(10263) == true)
@@ -58,9 +58,9 @@ struct DeltaRoundTripTests {
     }
 
     @Test("a chain of three versions: v1 -> v2 -> v3 and v1 -> v3 both equal v3")
-    func chainOfThree() throws {
-        try withTemporaryDirectory { folder in
-            let versions = try Self.threeVersions(in: folder)
+    func chainOfThree() async throws {
+        try await withTemporaryDirectory { folder in
+            let versions = try await Self.threeVersions(in: folder)
             let (at2, _) = try applied(versions[0], versions[1], in: folder)
             let v2Applied = UpdateFixtures.Version(number: 2, database: at2, spriteRoot: versions[1].spriteRoot,
                                                    digest: versions[1].digest, createdAt: versions[1].createdAt)
@@ -77,9 +77,9 @@ struct DeltaRoundTripTests {
     }
 
     @Test("the same two databases give a byte-identical changes.sqlite")
-    func deterministic() throws {
-        try withTemporaryDirectory { folder in
-            let versions = try Self.threeVersions(in: folder)
+    func deterministic() async throws {
+        try await withTemporaryDirectory { folder in
+            let versions = try await Self.threeVersions(in: folder)
             let a = folder.appendingPathComponent("a.sqlite"), b = folder.appendingPathComponent("b.sqlite")
             try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: a)
             try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: b)
@@ -89,9 +89,9 @@ struct DeltaRoundTripTests {
     }
 
     @Test("a delta whose result misses the manifest's digest is refused and leaves nothing")
-    func digestMismatch() throws {
-        try withTemporaryDirectory { folder in
-            let versions = try Self.threeVersions(in: folder)
+    func digestMismatch() async throws {
+        try await withTemporaryDirectory { folder in
+            let versions = try await Self.threeVersions(in: folder)
             let before = try Data(contentsOf: versions[0].database)
             #expect(throws: DeltaApplyError.self) {
                 _ = try applied(versions[0], versions[1], in: folder, manifestDigest: String(repeating: "0", count: 64))

@@ -7,40 +7,40 @@ import PokedexReader
 @Suite("Installer safety, end to end", .serialized)
 struct DeviceFolderSafetyTests {
     /// A mirror of the 2026 sample with its bundles exported (no sprites).
-    static func withBundles(_ body: (PokesyncCLI, URL, URL) throws -> Void) throws {
-        try withTemporaryDirectory { scratch in
+    static func withBundles(_ body: (PokesyncCLI, URL, URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { scratch in
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
-            #expect(try cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
-            #expect(try cli.run(["export", "--sprites", "none"]).status == 0)
-            try body(cli, cli.mirror.appendingPathComponent("bundles"), scratch)
+            #expect(try await cli.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"]).status == 0)
+            #expect(try await cli.run(["export", "--sprites", "none"]).status == 0)
+            try await body(cli, cli.mirror.appendingPathComponent("bundles"), scratch)
         }
     }
 
-    @Test func aFolderHoldingSomeoneElsesFilesIsLeftAlone() throws {
-        try Self.withBundles { cli, bundles, scratch in
+    @Test func aFolderHoldingSomeoneElsesFilesIsLeftAlone() async throws {
+        try await Self.withBundles { cli, bundles, scratch in
             let home = scratch.appendingPathComponent("home")
             try FileManager.default.createDirectory(at: home.appendingPathComponent(".tmp"), withIntermediateDirectories: true)
             try Data("mine".utf8).write(to: home.appendingPathComponent(".tmp/important.txt"))
             try Data("mine".utf8).write(to: home.appendingPathComponent("notes.txt"))
-            let refused = try cli.run(["install", home.path, "--from", bundles.path], addMirror: false)
+            let refused = try await cli.run(["install", home.path, "--from", bundles.path], addMirror: false)
             #expect(refused.status == 64 && refused.stderr.contains("not a device folder"), "\(refused.stderr)")
             #expect(try String(contentsOf: home.appendingPathComponent(".tmp/important.txt"), encoding: .utf8) == "mine")
 
             // A device whose .tmp is a link out of it: nothing is removed through the link.
             let device = scratch.appendingPathComponent("device"), victim = scratch.appendingPathComponent("victim")
-            #expect(try cli.run(["install", device.path, "--from", bundles.path], addMirror: false).status == 0)
+            #expect(try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false).status == 0)
             try FileManager.default.createDirectory(at: victim, withIntermediateDirectories: true)
             try Data("keep".utf8).write(to: victim.appendingPathComponent("p.txt"))
             try FileManager.default.removeItem(at: device.appendingPathComponent(".tmp"))
             try FileManager.default.createSymbolicLink(at: device.appendingPathComponent(".tmp"), withDestinationURL: victim)
-            let linked = try cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
+            let linked = try await cli.run(["install", device.path, "--from", bundles.path], addMirror: false)
             #expect(linked.status == 64, "\(linked.stderr)")
             #expect(FileManager.default.fileExists(atPath: victim.appendingPathComponent("p.txt").path))
         }
     }
 
-    @Test func anIndexWhoseVersionsDisagreeIsRefused() throws {
-        try Self.withBundles { cli, bundles, scratch in
+    @Test func anIndexWhoseVersionsDisagreeIsRefused() async throws {
+        try await Self.withBundles { cli, bundles, scratch in
             let lying = scratch.appendingPathComponent("lying")
             try FileManager.default.copyItem(at: bundles, to: lying)
             let indexFile = lying.appendingPathComponent("index.json")
@@ -48,20 +48,20 @@ struct DeviceFolderSafetyTests {
             index["latest"] = 5
             try JSONSerialization.data(withJSONObject: index).write(to: indexFile)
             let device = scratch.appendingPathComponent("device")
-            let refused = try cli.run(["install", device.path, "--from", lying.path], addMirror: false)
+            let refused = try await cli.run(["install", device.path, "--from", lying.path], addMirror: false)
             #expect(refused.status == 65 && refused.stderr.contains("version 5"), "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: device.appendingPathComponent("current").path))
-            #expect(try cli.run(["verify", lying.path], addMirror: false).status == 65)
+            #expect(try await cli.run(["verify", lying.path], addMirror: false).status == 65)
         }
     }
 
-    @Test func aWALDatabaseOrAnExtraFileIsNeverABundle() throws {
-        try withTemporaryDirectory { scratch in
+    @Test func aWALDatabaseOrAnExtraFileIsNeverABundle() async throws {
+        try await withTemporaryDirectory { scratch in
             let database = scratch.appendingPathComponent("wal.sqlite")
-            try runTool("sqlite3", [database.path, "PRAGMA journal_mode=WAL; CREATE TABLE t(x);"])
+            try await runTool("sqlite3", [database.path, "PRAGMA journal_mode=WAL; CREATE TABLE t(x);"])
             #expect(!BundleManifest.isRollbackJournal(database.path))
             let plain = scratch.appendingPathComponent("plain.sqlite")
-            try runTool("sqlite3", [plain.path, "CREATE TABLE t(x);"])
+            try await runTool("sqlite3", [plain.path, "CREATE TABLE t(x);"])
             #expect(BundleManifest.isRollbackJournal(plain.path))
             func manifest(_ paths: [String], delta: Bool = false) -> BundleManifest {
                 BundleManifest(format: delta ? BundleManifest.deltaFormat : BundleManifest.fullFormat, lineage: "l", version: 2,

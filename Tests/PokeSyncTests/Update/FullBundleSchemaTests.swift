@@ -12,7 +12,7 @@ import Testing
 struct FullBundleSchemaTests {
     /// A bundles folder at version 2 holding only a full bundle whose database's
     /// `pokemon_move` is `edit`ed; hashes, sizes, manifest and content_digest all hold.
-    static func hostileFull(_ world: UpdaterTests.World, in folder: URL, _ edit: (Database) throws -> Void) throws -> URL {
+    static func hostileFull(_ world: UpdaterTests.World, in folder: URL, _ edit: (Database) throws -> Void) async throws -> URL {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let target = world.versions[1]
         let database = folder.appendingPathComponent(".pokedex.sqlite")
@@ -21,7 +21,7 @@ struct FullBundleSchemaTests {
         try edit(db)
         try db.execute("VACUUM")
         let archive = folder.appendingPathComponent("pokedex-2.tar.gz")
-        let full = try UpdateFixtures.writeArchive(archive, manifest: UpdateFixtures.manifest(for: target, base: nil),
+        let full = try await UpdateFixtures.writeArchive(archive, manifest: UpdateFixtures.manifest(for: target, base: nil),
                                                    files: ["pokedex.sqlite": database])
         try UpdateFixtures.writeIndex(folder, full: full, deltas: [])
         try FileManager.default.removeItem(at: database)
@@ -36,32 +36,32 @@ struct FullBundleSchemaTests {
     }
 
     @Test("a full bundle whose pokedex.sqlite holds an endless view is 65 at once, by install, verify and show; the device is unchanged")
-    func endlessViewRefused() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func endlessViewRefused() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let hostile = root.appendingPathComponent("hostile", isDirectory: true)
-            let archive = try Self.hostileFull(world, in: hostile, Self.endlessView)
+            let archive = try await Self.hostileFull(world, in: hostile, Self.endlessView)
             let cli = PokesyncCLI(mirror: root)
-            #expect(try cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
+            #expect(try await cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
             let before = try UpdaterTests().currentRows(world.device)
-            let run = try Hardening.run(cli, ["install", world.device.path, "--from", hostile.path], limit: 30)
+            let run = try await Hardening.run(cli, ["install", world.device.path, "--from", hostile.path], limit: 30)
             #expect(!run.killed, "install still ran after 30 s")
             #expect(run.result.status == 65 && run.result.stderr.contains("view pokemon_move"), "\(run.result.stderr)")
             #expect(try UpdaterTests().currentRows(world.device) == before)
-            let verify = try Hardening.run(cli, ["verify", archive.path], limit: 30)
+            let verify = try await Hardening.run(cli, ["verify", archive.path], limit: 30)
             #expect(!verify.killed && verify.result.status == 65 && verify.result.stderr.contains("view pokemon_move"),
                     "\(verify.result.stderr)")
             // show --bundle reads an archive from anywhere through the same check.
-            let show = try Hardening.run(cli, ["show", "25", "--bundle", archive.path], limit: 30)
+            let show = try await Hardening.run(cli, ["show", "25", "--bundle", archive.path], limit: 30)
             #expect(!show.killed && show.result.status == 65 && show.result.stderr.contains("view pokemon_move"),
                     "\(show.result.stderr)")
         }
     }
 
     @Test("triggers, foreign views, virtual tables and generated columns are refused; the builders' databases pass")
-    func schemaRule() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func schemaRule() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             #expect(DeviceDatabaseSchema.problem(at: world.versions[0].database) == nil)
             let edits: [(String, String)] = [
                 ("trigger", "CREATE TRIGGER t AFTER DELETE ON pokemon BEGIN SELECT 1; END"),

@@ -9,17 +9,17 @@ import Testing
 @Suite("Delta on a linked database", .serialized)
 struct LinkedDatabaseTests {
     @Test("a delta applied where versions/N/pokedex.sqlite is a link out of the folder writes nothing through it")
-    func deltaNeverWritesThroughALink() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func deltaNeverWritesThroughALink() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let cli = PokesyncCLI(mirror: root)
-            #expect(try cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
+            #expect(try await cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
             let installed = world.device.appendingPathComponent("current/pokedex.sqlite").resolvingSymlinksInPath()
             let outside = root.appendingPathComponent("outside.sqlite")
             try FileManager.default.moveItem(at: installed, to: outside)
             try FileManager.default.createSymbolicLink(at: installed, withDestinationURL: outside)
             let before = try Data(contentsOf: outside)
-            let run = try cli.run(["install", world.device.path, "--from", world.bundles(2).path], addMirror: false)
+            let run = try await cli.run(["install", world.device.path, "--from", world.bundles(2).path], addMirror: false)
             #expect(run.status == 0 && run.stdout.contains("delta from 1"), "\(run.stdout) \(run.stderr)")
             #expect(try Data(contentsOf: outside) == before, "the file outside the device folder was written")
             let rows = try UpdaterTests().currentRows(world.device)

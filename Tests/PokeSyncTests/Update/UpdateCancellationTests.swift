@@ -18,9 +18,9 @@ struct UpdateCancellationTests {
         var bundles: URL
     }
 
-    static func makeHeavyWorld(in root: URL) throws -> HeavyWorld {
-        let v1 = try UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: root)
-        let v2 = try UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: root) { db in
+    static func makeHeavyWorld(in root: URL) async throws -> HeavyWorld {
+        let v1 = try await UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: root)
+        let v2 = try await UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: root) { db in
             try db.execute("""
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
                 INSERT INTO pokedex(id, name, region, is_main_series)
@@ -29,8 +29,8 @@ struct UpdateCancellationTests {
         }
         let bundles = root.appendingPathComponent("b2", isDirectory: true)
         try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
-        let full = try UpdateFixtures.writeFullBundle(v2, into: bundles)
-        let delta = try UpdateFixtures.writeDelta(from: v1, to: v2, into: bundles)
+        let full = try await UpdateFixtures.writeFullBundle(v2, into: bundles)
+        let delta = try await UpdateFixtures.writeDelta(from: v1, to: v2, into: bundles)
         try UpdateFixtures.writeIndex(bundles, full: full, deltas: [delta])
         return HeavyWorld(v1: v1, bundles: bundles)
     }
@@ -42,16 +42,16 @@ struct UpdateCancellationTests {
     /// here, other suites' blocking work on Swift's cooperative threads would delay the
     /// awaiting task's return by up to a second, which says nothing of the updater.
     @Test("cancelled in each phase of a delta and of a first install, an update returns within 100 ms, the device unchanged")
-    func everyPhase() throws {
-        try withTemporaryDirectory { root in
-            let world = try Self.makeHeavyWorld(in: root)
+    func everyPhase() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await Self.makeHeavyWorld(in: root)
             let base = root.appendingPathComponent("b1", isDirectory: true)
             try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-            try UpdateFixtures.writeIndex(base, full: try UpdateFixtures.writeFullBundle(world.v1, into: base), deltas: [])
+            try UpdateFixtures.writeIndex(base, full: try await UpdateFixtures.writeFullBundle(world.v1, into: base), deltas: [])
             let work = root.appendingPathComponent("work", isDirectory: true)
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             for (path, extra) in [("delta", [base.path]), ("full", [])] {
-                let run = try runProgram(Self.bench.path, ["cancel", world.bundles.path, work.path] + extra)
+                let run = try await runProgram(Self.bench.path, ["cancel", world.bundles.path, work.path] + extra)
                 #expect(run.status == 0, "\(run.stderr)")
                 let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
                 print("\(path): \(run.text)")
@@ -73,10 +73,10 @@ struct UpdateCancellationTests {
     @Test("a cancelled delta leaves the device at its version, .tmp empty")
     func deviceUnchanged() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeHeavyWorld(in: root)
+            let world = try await Self.makeHeavyWorld(in: root)
             let base = root.appendingPathComponent("b1", isDirectory: true)
             try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-            try UpdateFixtures.writeIndex(base, full: try UpdateFixtures.writeFullBundle(world.v1, into: base), deltas: [])
+            try UpdateFixtures.writeIndex(base, full: try await UpdateFixtures.writeFullBundle(world.v1, into: base), deltas: [])
             for phase in ["downloading", "extracting", "building"] {
                 let device = root.appendingPathComponent("device-\(phase)", isDirectory: true)
                 _ = try await Updater(folder: device).update(from: base)

@@ -21,8 +21,8 @@ enum UpdateFixtures {
     }
 
     /// Runs a command and fails with its stderr when it exits non-zero.
-    static func run(_ executable: String, _ arguments: [String]) throws {
-        let result = try runProgram(executable, arguments)
+    static func run(_ executable: String, _ arguments: [String]) async throws {
+        let result = try await runProgram(executable, arguments)
         guard result.status == 0 else {
             throw FixtureError("\(executable) \(arguments.joined(separator: " ")): \(result.stderr)")
         }
@@ -31,11 +31,11 @@ enum UpdateFixtures {
     /// Builds version `number` from `sample` into `folder/vN/`, then lets `edit` change it
     /// (SQL on the open database) before the digest is computed and stored in meta.
     static func makeVersion(_ number: Int, from sample: URL, in folder: URL, lineage: String = "lineage-a",
-                            edit: (Database) throws -> Void = { _ in }) throws -> Version {
+                            edit: (Database) throws -> Void = { _ in }) async throws -> Version {
         let root = folder.appendingPathComponent("v\(number)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let database = root.appendingPathComponent("pokedex.sqlite")
-        try run("python3", [builderScript.path, sample.path, database.path, "--version", String(number),
+        try await run("python3", [builderScript.path, sample.path, database.path, "--version", String(number),
                             "--lineage", lineage, "--sprites-out", root.path])
         let db = try Database(path: database.path)
         try edit(db)
@@ -75,7 +75,7 @@ enum UpdateFixtures {
     /// (archive path -> source file), with the manifest's files, sizes and
     /// unpacked_size filled in. Returns the index entry for it.
     @discardableResult
-    static func writeArchive(_ archive: URL, manifest: BundleManifest, files: [String: URL]) throws -> BundleIndex.Entry {
+    static func writeArchive(_ archive: URL, manifest: BundleManifest, files: [String: URL]) async throws -> BundleIndex.Entry {
         var manifest = manifest
         manifest.files = try files.keys.sorted().map { path in
             let data = try Data(contentsOf: files[path]!)
@@ -106,23 +106,23 @@ enum UpdateFixtures {
                     with open(source, "rb") as f:
                         tar.addfile(info, f)
             """
-        try run("python3", ["-c", script, archive.path, list])
+        try await run("python3", ["-c", script, archive.path, list])
         let bytes = try Data(contentsOf: archive)
         return BundleIndex.Entry(from: manifest.baseVersion, to: manifest.version, file: archive.lastPathComponent,
                                  size: bytes.count, unpackedSize: manifest.unpackedSize, sha256: SHA256.hash(bytes).hex)
     }
 
     /// Writes the full bundle of `version` into `bundles`.
-    static func writeFullBundle(_ version: Version, into bundles: URL) throws -> BundleIndex.Entry {
+    static func writeFullBundle(_ version: Version, into bundles: URL) async throws -> BundleIndex.Entry {
         var files = ["pokedex.sqlite": version.database]
         for path in try spriteHashes(version).keys { files[path] = version.spriteRoot.appendingPathComponent(path) }
-        return try writeArchive(bundles.appendingPathComponent("pokedex-\(version.number).tar.gz"),
+        return try await writeArchive(bundles.appendingPathComponent("pokedex-\(version.number).tar.gz"),
                                 manifest: manifest(for: version, base: nil), files: files)
     }
 
     /// Builds and writes the delta `base` -> `target` into `bundles`.
     static func writeDelta(from base: Version, to target: Version, into bundles: URL,
-                           digest: String? = nil) throws -> BundleIndex.Entry {
+                           digest: String? = nil) async throws -> BundleIndex.Entry {
         let work = bundles.appendingPathComponent(".work-\(base.number)-\(target.number)", isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -131,7 +131,7 @@ enum UpdateFixtures {
             .write(to: changes, oldSpriteHashes: try spriteHashes(base), newSpriteHashes: try spriteHashes(target))
         var files = ["changes.sqlite": changes]
         for path in summary.sprites.included { files[path] = target.spriteRoot.appendingPathComponent(path) }
-        return try writeArchive(bundles.appendingPathComponent("pokedex-\(base.number)-\(target.number).delta.tar.gz"),
+        return try await writeArchive(bundles.appendingPathComponent("pokedex-\(base.number)-\(target.number).delta.tar.gz"),
                                 manifest: manifest(for: target, base: base, digest: digest,
                                                    removedSprites: summary.sprites.removed),
                                 files: files)

@@ -10,7 +10,7 @@ enum Hardening {
     /// the suite); returns its result, whether it was killed, and its peak RSS in kB
     /// (VmHWM, sampled from /proc while it runs).
     static func run(_ cli: PokesyncCLI, _ arguments: [String], limit: Double = 60)
-        throws -> (result: PokesyncCLI.Result, killed: Bool, peakKB: Int) {
+        async throws -> (result: PokesyncCLI.Result, killed: Bool, peakKB: Int) {
         let child = cli.start(arguments, addMirror: false)
         try child.process.run()
         let start = Date()
@@ -27,9 +27,9 @@ enum Hardening {
                 killed = true
                 break
             }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
-        child.process.waitUntilExit()
+        await child.waitUntilExit()
         return (child.result(), killed, peak)
     }
 
@@ -46,10 +46,10 @@ enum Hardening {
     /// A bundles folder at version 2 (full + delta 1-2) whose delta's changes.sqlite has,
     /// in place of `pokemon_move`, a view over an endless recursive CTE; its hashes, sizes
     /// and manifest are all valid.
-    static func recursiveViewDelta(_ world: UpdaterTests.World, in folder: URL) throws {
+    static func recursiveViewDelta(_ world: UpdaterTests.World, in folder: URL) async throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let (base, target) = (world.versions[0], world.versions[1])
-        let full = try UpdateFixtures.writeFullBundle(target, into: folder)
+        let full = try await UpdateFixtures.writeFullBundle(target, into: folder)
         let work = folder.appendingPathComponent(".work", isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -65,7 +65,7 @@ enum Hardening {
         try db.execute("VACUUM")
         var files = ["changes.sqlite": changes]
         for path in summary.sprites.included { files[path] = target.spriteRoot.appendingPathComponent(path) }
-        let delta = try UpdateFixtures.writeArchive(folder.appendingPathComponent("pokedex-1-2.delta.tar.gz"),
+        let delta = try await UpdateFixtures.writeArchive(folder.appendingPathComponent("pokedex-1-2.delta.tar.gz"),
                                                     manifest: UpdateFixtures.manifest(for: target, base: base,
                                                                                       removedSprites: summary.sprites.removed),
                                                     files: files)

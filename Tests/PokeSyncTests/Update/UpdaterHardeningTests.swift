@@ -10,11 +10,11 @@ import Testing
 @Suite("Updater hardening", .serialized)
 struct UpdaterHardeningTests {
     /// b2 rebuilt in another lineage at the same version 2: a same-version switch.
-    static func otherLineage(_ world: UpdaterTests.World) throws -> URL {
+    static func otherLineage(_ world: UpdaterTests.World) async throws -> URL {
         let other = world.root.appendingPathComponent("b2-other", isDirectory: true)
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        let version = try UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: other, lineage: "lineage-b")
-        let full = try UpdateFixtures.writeArchive(other.appendingPathComponent("pokedex-2.tar.gz"),
+        let version = try await UpdateFixtures.makeVersion(2, from: TestPaths.sample2026, in: other, lineage: "lineage-b")
+        let full = try await UpdateFixtures.writeArchive(other.appendingPathComponent("pokedex-2.tar.gz"),
                                                    manifest: UpdateFixtures.manifest(for: version, base: nil, lineage: "lineage-b"),
                                                    files: ["pokedex.sqlite": version.database])
         try UpdateFixtures.writeIndex(other, full: full, deltas: [], lineage: "lineage-b")
@@ -29,8 +29,8 @@ struct UpdaterHardeningTests {
     @Test("1. a same-version switch of lineage never removes what current names; readers always open")
     func sameVersionSwitchKeepsCurrent() async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
-            let other = try Self.otherLineage(world)
+            let world = try await UpdaterTests.makeWorld(in: root)
+            let other = try await Self.otherLineage(world)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(2))
             // A reader polls the device the whole time the switches run.
@@ -60,23 +60,23 @@ struct UpdaterHardeningTests {
     }
 
     @Test("1. killed at every rename of a same-version switch, the device still opens and the rerun finishes")
-    func sameVersionSwitchKilledAtEachRename() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
-            let other = try Self.otherLineage(world)
+    func sameVersionSwitchKilledAtEachRename() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
+            let other = try await Self.otherLineage(world)
             let cli = PokesyncCLI(mirror: root)
             let strace = "/usr/bin/strace"
             try #require(FileManager.default.isExecutableFile(atPath: strace))
             for when in 1...4 {
                 let device = root.appendingPathComponent("device-\(when)", isDirectory: true)
-                #expect(try cli.run(["install", device.path, "--from", world.bundles(2).path], addMirror: false).status == 0)
-                let traced = try runProgram(strace, ["-f", "-o", "/dev/null", "-e",
+                #expect(try await cli.run(["install", device.path, "--from", world.bundles(2).path], addMirror: false).status == 0)
+                let traced = try await runProgram(strace, ["-f", "-o", "/dev/null", "-e",
                                                      "inject=rename,renameat,renameat2:signal=KILL:when=\(when)",
                                                      PokesyncCLI.binary.path, "install", device.path, "--from", other.path])
                 _ = traced
                 let opened = try Pokedex(folder: device)
                 #expect(try opened.pokemon(id: 25) != nil, "kill at rename \(when)")
-                let again = try cli.run(["install", device.path, "--from", other.path], addMirror: false)
+                let again = try await cli.run(["install", device.path, "--from", other.path], addMirror: false)
                 #expect(again.status == 0, "\(again.stderr)")
                 #expect(try lineage(device) == "lineage-b")
             }
@@ -84,9 +84,9 @@ struct UpdaterHardeningTests {
     }
 
     @Test("2. numbers and names an index lies with are 65, never a crash")
-    func lyingIndexNumbers() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func lyingIndexNumbers() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let cli = PokesyncCLI(mirror: root)
             let edits: [(String, (inout [String: Any]) -> Void)] = [
                 ("size 2^63-1", { index in var full = index["full"] as! [String: Any]; full["size"] = Int.max; index["full"] = full }),
@@ -104,9 +104,9 @@ struct UpdaterHardeningTests {
                 let lying = root.appendingPathComponent("lying", isDirectory: true)
                 try Hardening.lyingCopy(of: world.bundles(1), to: lying, edit)
                 let device = root.appendingPathComponent("device-\(name.hashValue)")
-                let run = try Hardening.run(cli, ["install", device.path, "--from", lying.path])
+                let run = try await Hardening.run(cli, ["install", device.path, "--from", lying.path])
                 #expect(run.result.status == 65, "\(name): \(run.result.status) \(run.result.stderr)")
-                let verify = try cli.run(["verify", lying.path], addMirror: false)
+                let verify = try await cli.run(["verify", lying.path], addMirror: false)
                 #expect(verify.status == 65, "verify, \(name): \(verify.status) \(verify.stderr)")
             }
             // A file shorter than the index says is named with both sizes, in one clean line.
@@ -118,38 +118,38 @@ struct UpdaterHardeningTests {
                 full["size"] = real + 1000
                 index["full"] = full
             }
-            let run = try Hardening.run(cli, ["install", root.appendingPathComponent("device-longer").path, "--from", longer.path])
+            let run = try await Hardening.run(cli, ["install", root.appendingPathComponent("device-longer").path, "--from", longer.path])
             #expect(run.result.status == 65 && run.result.stderr.contains(" is \(real) bytes, not the index's \(real + 1000)"),
                     "\(run.result.stderr)")
         }
     }
 
     @Test("3. a delta whose changes.sqlite holds a view is refused before anything reads it, by install and verify")
-    func recursiveViewDelta() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func recursiveViewDelta() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let hostile = root.appendingPathComponent("hostile", isDirectory: true)
-            try Hardening.recursiveViewDelta(world, in: hostile)
+            try await Hardening.recursiveViewDelta(world, in: hostile)
             let cli = PokesyncCLI(mirror: root)
-            #expect(try cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
-            let run = try Hardening.run(cli, ["install", world.device.path, "--from", hostile.path], limit: 60)
+            #expect(try await cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
+            let run = try await Hardening.run(cli, ["install", world.device.path, "--from", hostile.path], limit: 60)
             #expect(!run.killed, "install still ran after 60 s")
             #expect(run.result.status == 65 && run.result.stderr.contains("view pokemon_move"), "\(run.result.stderr)")
-            let verify = try Hardening.run(cli, ["verify", hostile.appendingPathComponent("pokedex-1-2.delta.tar.gz").path], limit: 60)
+            let verify = try await Hardening.run(cli, ["verify", hostile.appendingPathComponent("pokedex-1-2.delta.tar.gz").path], limit: 60)
             #expect(!verify.killed && verify.result.status == 65, "\(verify.result.stderr)")
             #expect(ChangesSchema.problem(at: world.versions[0].database) != nil, "a device database is not a delta")
         }
     }
 
     @Test("4. a trickling server ends as a timeout naming the URL (69)")
-    func trickleTimesOut() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func trickleTimesOut() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let server = try BundleServer.start(serving: world.bundles(2))
             defer { server.stop() }
             try server.setRules(["/index.json": ["trickle": true]])
             let cli = PokesyncCLI(mirror: root)
-            let run = try Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString, "--timeout", "3"],
+            let run = try await Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString, "--timeout", "3"],
                                         limit: 60)
             #expect(!run.killed)
             #expect(run.result.status == 69 && run.result.stderr.contains("timed out")
@@ -167,7 +167,7 @@ struct UpdaterHardeningTests {
           arguments: [("readingIndex", 0), ("downloading", 20), ("downloading", 300)])
     func cancellation(phase: String, afterMilliseconds delay: Int) async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+            let world = try await UpdaterTests.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(1))
             let before = try UpdateFixtures.rows(world.device.appendingPathComponent("current/pokedex.sqlite"))
@@ -189,7 +189,7 @@ struct UpdaterHardeningTests {
     @Test("7. .install.lock as a link is 64; the lock is on the folder, so deleting the file lets no second install in")
     func lockHolds() async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+            let world = try await UpdaterTests.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(1))
             let lockFile = world.device.appendingPathComponent(".install.lock")
@@ -212,15 +212,15 @@ struct UpdaterHardeningTests {
     }
 
     @Test("8. a gzip-encoded delta (1 GiB decoded) is refused without blowing memory; the full bundle installs")
-    func gzipBombRefused() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func gzipBombRefused() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let cli = PokesyncCLI(mirror: root)
-            #expect(try cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
+            #expect(try await cli.run(["install", world.device.path, "--from", world.bundles(1).path], addMirror: false).status == 0)
             let server = try BundleServer.start(serving: world.bundles(2))
             defer { server.stop() }
             try server.setRules(["/pokedex-1-2.delta.tar.gz": ["gzip_bomb": 1 << 30]])
-            let run = try Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString], limit: 120)
+            let run = try await Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString], limit: 120)
             #expect(run.result.status == 0 && run.result.stdout.hasPrefix("installed version 2 (full bundle"), "\(run.result.stderr)")
             #expect(run.peakKB < 200_000, "peak RSS \(run.peakKB) kB")
         }
@@ -229,7 +229,7 @@ struct UpdaterHardeningTests {
     @Test("9. a delta answering 404 or 500, or cut short, gives way to the full bundle", arguments: ["404", "500", "cut"])
     func failedDeltaFallsBack(_ how: String) async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+            let world = try await UpdaterTests.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(1))
             let server = try BundleServer.start(serving: world.bundles(2))
@@ -246,7 +246,7 @@ struct UpdaterHardeningTests {
     @Test("the index is asked for with its ETag: a 304 is already current")
     func conditionalIndex() async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+            let world = try await UpdaterTests.makeWorld(in: root)
             let server = try BundleServer.start(serving: world.bundles(2))
             defer { server.stop() }
             let updater = Updater(folder: world.device)
@@ -261,20 +261,20 @@ struct UpdaterHardeningTests {
     }
 
     @Test("redirects: another port refused clearly, file: named as such")
-    func redirects() throws {
-        try withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+    func redirects() async throws {
+        try await withTemporaryDirectory { root in
+            let world = try await UpdaterTests.makeWorld(in: root)
             let server = try BundleServer.start(serving: world.bundles(2))
             defer { server.stop() }
             let elsewhere = try BundleServer.start(serving: world.bundles(2))
             defer { elsewhere.stop() }
             let cli = PokesyncCLI(mirror: root)
             try server.setRules(["/index.json": ["redirect": elsewhere.indexURL.absoluteString]])
-            let port = try Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString])
+            let port = try await Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString])
             #expect(port.result.status == 69 && port.result.stderr.contains("another port ("), "\(port.result.stderr)")
             #expect(elsewhere.requests().isEmpty)
             try server.setRules(["/index.json": ["redirect": "file:///etc/passwd"]])
-            let file = try Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString])
+            let file = try await Hardening.run(cli, ["install", world.device.path, "--from", server.indexURL.absoluteString])
             #expect(file.result.status == 69 && file.result.stderr.contains("file:") && !file.result.stderr.contains("status 404"),
                     "\(file.result.stderr)")
         }
@@ -283,7 +283,7 @@ struct UpdaterHardeningTests {
     @Test("a failed install leaves DIR/.tmp empty; delta and digest errors map to 65")
     func tidyAndExitCodes() async throws {
         try await withTemporaryDirectory { root in
-            let world = try UpdaterTests.makeWorld(in: root)
+            let world = try await UpdaterTests.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(1))
             let delta = world.bundles(2).appendingPathComponent("pokedex-1-2.delta.tar.gz")

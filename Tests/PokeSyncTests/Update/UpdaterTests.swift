@@ -15,13 +15,13 @@ struct UpdaterTests {
         var device: URL { root.appendingPathComponent("device", isDirectory: true) }
     }
 
-    static func makeWorld(in root: URL) throws -> World {
-        let versions = try DeltaRoundTripTests.threeVersions(in: root)
+    static func makeWorld(in root: URL) async throws -> World {
+        let versions = try await DeltaRoundTripTests.threeVersions(in: root)
         let world = World(versions: versions, root: root)
         for n in 1...3 {
             try FileManager.default.createDirectory(at: world.bundles(n), withIntermediateDirectories: true)
-            let full = try UpdateFixtures.writeFullBundle(versions[n - 1], into: world.bundles(n))
-            let deltas = n > 1 ? [try UpdateFixtures.writeDelta(from: versions[n - 2], to: versions[n - 1], into: world.bundles(n))] : []
+            let full = try await UpdateFixtures.writeFullBundle(versions[n - 1], into: world.bundles(n))
+            let deltas = n > 1 ? [try await UpdateFixtures.writeDelta(from: versions[n - 2], to: versions[n - 1], into: world.bundles(n))] : []
             try UpdateFixtures.writeIndex(world.bundles(n), full: full, deltas: deltas)
         }
         return world
@@ -34,7 +34,7 @@ struct UpdaterTests {
     @Test("an app's open Pokedex learns that an update moved current, and one line shows the new version")
     func openPokedexFollowsAnUpdate() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(1))
             var pokedex = try Pokedex(folder: world.device)
@@ -54,7 +54,7 @@ struct UpdaterTests {
     @Test("a first install takes the full bundle, the next update the delta, then nothing")
     func fullThenDelta() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             let first = try await updater.update(from: world.bundles(1))
             #expect(first.kind == .full && first.installedVersion == 1 && first.fromVersion == nil)
@@ -84,11 +84,11 @@ struct UpdaterTests {
     @Test("a device of another lineage, or at a version with no delta, takes the full bundle")
     func otherLineageTakesFull() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let other = root.appendingPathComponent("other", isDirectory: true)
             try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-            let foreign = try UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: other, lineage: "lineage-b")
-            let full = try UpdateFixtures.writeArchive(other.appendingPathComponent("pokedex-1.tar.gz"),
+            let foreign = try await UpdateFixtures.makeVersion(1, from: TestPaths.sample2025, in: other, lineage: "lineage-b")
+            let full = try await UpdateFixtures.writeArchive(other.appendingPathComponent("pokedex-1.tar.gz"),
                                                        manifest: UpdateFixtures.manifest(for: foreign, base: nil, lineage: "lineage-b"),
                                                        files: ["pokedex.sqlite": foreign.database])
             try UpdateFixtures.writeIndex(other, full: full, deltas: [], lineage: "lineage-b")
@@ -125,7 +125,7 @@ struct UpdaterTests {
     @Test("tampered, truncated and wrong-base downloads are refused and change nothing")
     func hostileDownloads() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let delta = world.bundles(2).appendingPathComponent("pokedex-1-2.delta.tar.gz")
             let original = try Data(contentsOf: delta)
             var tampered = original
@@ -157,11 +157,11 @@ struct UpdaterTests {
     @Test("a delta whose result misses its digest gives way to the full bundle")
     func badDeltaFallsBackToFull() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let bad = root.appendingPathComponent("bad", isDirectory: true)
             try FileManager.default.createDirectory(at: bad, withIntermediateDirectories: true)
-            let full = try UpdateFixtures.writeFullBundle(world.versions[1], into: bad)
-            let delta = try UpdateFixtures.writeDelta(from: world.versions[0], to: world.versions[1], into: bad,
+            let full = try await UpdateFixtures.writeFullBundle(world.versions[1], into: bad)
+            let delta = try await UpdateFixtures.writeDelta(from: world.versions[0], to: world.versions[1], into: bad,
                                                       digest: String(repeating: "ab", count: 32))
             try UpdateFixtures.writeIndex(bad, full: full, deltas: [delta])
             let updater = Updater(folder: world.device)
@@ -175,7 +175,7 @@ struct UpdaterTests {
     @Test("downgrades, newer schemas and a held lock are refused")
     func refusals() async throws {
         try await withTemporaryDirectory { root in
-            let world = try Self.makeWorld(in: root)
+            let world = try await Self.makeWorld(in: root)
             let updater = Updater(folder: world.device)
             _ = try await updater.update(from: world.bundles(2))
             let before = try currentRows(world.device)

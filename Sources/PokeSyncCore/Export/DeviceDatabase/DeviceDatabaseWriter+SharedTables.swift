@@ -6,10 +6,6 @@ import PokeSQLite
 /// by row, but without a trigger and two lookups per row, and with codes and text ids
 /// numbered in the order that compresses best rather than in arrival order.
 extension DeviceDatabaseWriter {
-    /// The view tables this writer fills through their builder tables.
-    static let sharedTables: Set<String> = ["species_flavor_text", "pokemon_move", "pokemon_sprite",
-                                            "ability_text", "move_text"]
-
     /// Fills the builder tables of the view tables. Language codes are assigned over the
     /// three tables whose language column is a `language_code` at once.
     /// - Throws: `DatabaseError` when a row cannot be written.

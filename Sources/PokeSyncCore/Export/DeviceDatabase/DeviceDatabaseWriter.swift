@@ -35,7 +35,7 @@ struct DeviceDatabaseWriter {
                 var tables = TableWriter(database: database, rows: rows)
                 try DeviceRows.visitTables(&tables)
                 rowCounts = tables.rowCounts
-                precondition(Set(rowCounts.keys) == Set(DeviceSchema.tables.map(\.name)).subtracting(["meta"]),
+                precondition(Set(rowCounts.keys) == Set(DeviceSchema.tables.map(\.name)).subtracting([DeviceSchema.Table.meta.name]),
                               "DeviceRows.visitTables must name every table of DeviceSchema")
                 try Self.insertShared(rows, database)
                 try DeviceSearchIndex.rebuild(database)
@@ -44,7 +44,7 @@ struct DeviceDatabaseWriter {
             }
             digest = try ContentDigest.compute(database)
             try database.run("INSERT INTO meta(key, value) VALUES (?, ?)", [.text(DeviceSchema.MetaKey.contentDigest), .text(digest.hex)])
-            rowCounts["meta"] = meta.count + 1
+            rowCounts[DeviceSchema.Table.meta.name] = meta.count + 1
             rowCounts["pokemon_search"] = try database.integer("SELECT COUNT(*) FROM pokemon_search") ?? 0
             // VACUUM INTO writes every table afresh in key order, pages full, no free
             // list: the smallest file, and one that depends only on the content.
@@ -58,46 +58,26 @@ struct DeviceDatabaseWriter {
         return Written(digest: digest, size: size, rowCounts: rowCounts)
     }
 
-    /// Inserts each table's rows as they are, but for the view tables (`sharedTables`),
-    /// which `insertShared` fills through their builder tables; counts every table's rows.
+    /// Inserts each table's rows as they are, by column name (`DeviceRowColumns`), but for
+    /// the view tables, which `insertShared` fills through their builder tables (their
+    /// first row is still held to the declaration); counts every table's rows.
     private struct TableWriter: DeviceTableVisitor {
         typealias Failure = any Error
         let database: Database
         let rows: DeviceRows
         var rowCounts: [String: Int] = [:]
 
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) throws {
-            guard let schema = DeviceSchema.tables.first(where: { $0.name == table }) else {
-                preconditionFailure("\(table) is not a table of the device schema")
-            }
+        mutating func visit<Row: DeviceTableRow>(_ table: DeviceSchema.Table, _ path: WritableKeyPath<DeviceRows, [Row]>) throws {
             let rows = self.rows[keyPath: path]
-            rowCounts[table] = rows.count
-            if sharedTables.contains(table) {
-                if let first = rows.first { Self.checkValues(first.values, of: Row.self, against: schema) }
+            rowCounts[table.name] = rows.count
+            let columns = DeviceRowColumns(table)
+            if case .view = table.storage {
+                if let first = rows.first { _ = columns.values(of: first) }
                 return
             }
-            let marks = schema.columns.map { _ in "?" }.joined(separator: ", ")
-            let statement = try database.statement("INSERT INTO \"\(table)\"(\(schema.columnList)) VALUES (\(marks))")
-            for row in rows {
-                let values = row.values
-                Self.checkValues(values, of: Row.self, against: schema)
-                try statement.run(values)
-            }
-        }
-
-        /// Stops the build when a row type's values do not follow its table's declared
-        /// columns: too few would leave the last columns NULL, and SQLite stores a text in an
-        /// INTEGER column without a word (the digest would then cover the wrong value), so
-        /// the values are held to the declaration's count and types, not to SQLite's.
-        static func checkValues<Row>(_ values: [SQLValue], of _: Row.Type, against table: DeviceSchema.Table) {
-            precondition(values.count == table.declaredColumns.count,
-                         "\(Row.self) gives \(values.count) values for \(table.name)'s \(table.columns.count) columns")
-            for (value, column) in zip(values, table.declaredColumns) {
-                switch (value, column.type) {
-                case (.null, _), (.integer, .integer), (.text, .text): continue
-                default: preconditionFailure("\(Row.self) gives \(value) for \(table.name).\(column.name) (\(column.type.rawValue))")
-                }
-            }
+            let marks = table.columns.map { _ in "?" }.joined(separator: ", ")
+            let statement = try database.statement("INSERT INTO \(table.quotedName)(\(table.columnList)) VALUES (\(marks))")
+            for row in rows { try statement.run(columns.values(of: row)) }
         }
     }
 

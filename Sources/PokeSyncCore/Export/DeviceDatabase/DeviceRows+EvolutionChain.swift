@@ -8,7 +8,6 @@ extension DeviceRow {
         /// From the root species link's URL; nil when the link has none (a dangling reference).
         var rootSpeciesID: Int?
         var babyTriggerItem: String?
-        var values: [SQLValue] { [SQLValue(id), SQLValue(rootSpeciesID), SQLValue(babyTriggerItem)] }
     }
 
     /// A row of `evolution_step`: one edge of a chain's tree.
@@ -23,10 +22,6 @@ extension DeviceRow {
         var item: String?
         /// Every evolution detail of the step, as canonical JSON.
         var detailsJSON: String
-        var values: [SQLValue] {
-            [SQLValue(chainID), SQLValue(toSpeciesID), SQLValue(fromSpeciesID), SQLValue(trigger), SQLValue(minLevel),
-             SQLValue(item), .text(detailsJSON)]
-        }
     }
 }
 

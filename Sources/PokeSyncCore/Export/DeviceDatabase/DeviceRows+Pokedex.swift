@@ -8,7 +8,6 @@ extension DeviceRow {
         var name: String
         var region: String?
         var isMainSeries: Bool
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(region), SQLValue(isMainSeries)] }
     }
 
     /// A row of `pokedex_entry`.
@@ -17,7 +16,6 @@ extension DeviceRow {
         var entryNumber: Int
         /// From the species link's URL; nil when the link has none (a dangling reference).
         var speciesID: Int?
-        var values: [SQLValue] { [SQLValue(pokedexID), SQLValue(entryNumber), SQLValue(speciesID)] }
     }
 
     /// A row of `pokedex_description`.
@@ -25,7 +23,6 @@ extension DeviceRow {
         var pokedexID: Int
         var language: String
         var description: String
-        var values: [SQLValue] { [SQLValue(pokedexID), .text(language), .text(description)] }
     }
 }
 

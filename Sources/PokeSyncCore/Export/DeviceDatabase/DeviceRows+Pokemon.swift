@@ -12,12 +12,7 @@ extension DeviceRow {
         var weight: Int?
         var baseExperience: Int?
         var isDefault: Bool
-        var order: Int?
-
-        var values: [SQLValue] {
-            [SQLValue(id), .text(name), SQLValue(speciesID), SQLValue(height), SQLValue(weight),
-             SQLValue(baseExperience), SQLValue(isDefault), SQLValue(order)]
-        }
+        var sortOrder: Int?
     }
 
     /// A row of `pokemon_type`.
@@ -25,7 +20,6 @@ extension DeviceRow {
         var pokemonID: Int
         var slot: Int
         var type: String
-        var values: [SQLValue] { [SQLValue(pokemonID), SQLValue(slot), .text(type)] }
     }
 
     /// A row of `pokemon_stat`.
@@ -34,7 +28,6 @@ extension DeviceRow {
         var stat: String
         var baseStat: Int
         var effort: Int
-        var values: [SQLValue] { [SQLValue(pokemonID), .text(stat), SQLValue(baseStat), SQLValue(effort)] }
     }
 
     /// A row of `pokemon_ability`.
@@ -43,14 +36,12 @@ extension DeviceRow {
         var slot: Int
         var ability: String
         var isHidden: Bool
-        var values: [SQLValue] { [SQLValue(pokemonID), SQLValue(slot), .text(ability), SQLValue(isHidden)] }
     }
 
     /// A row of `pokemon_move` (a view: the writer stores it through `pokemon_move_link`).
     struct PokemonMove: DeviceTableRow {
         var pokemonID: Int
         var move: String
-        var values: [SQLValue] { [SQLValue(pokemonID), .text(move)] }
     }
 
     /// A row of `pokemon_sprite` (a view over `pokemon_sprite_link`).
@@ -60,7 +51,6 @@ extension DeviceRow {
         var url: String
         /// The bundle path (`sprites/...`) of a sprite that goes in the bundle, else nil.
         var path: String?
-        var values: [SQLValue] { [SQLValue(pokemonID), .text(key), .text(url), SQLValue(path)] }
     }
 }
 
@@ -77,7 +67,7 @@ extension DeviceRows {
         rows.pokemon = [DeviceRow.Pokemon(id: id, name: document.name, speciesID: document.species.id,
                                           height: document.height, weight: document.weight,
                                           baseExperience: document.base_experience, isDefault: document.is_default,
-                                          order: document.order)]
+                                          sortOrder: document.order)]
         var types = KeyedRows<Int, DeviceRow.PokemonType>()
         for entry in document.types {
             types.add(entry.slot, DeviceRow.PokemonType(pokemonID: id, slot: entry.slot, type: entry.type.name))

@@ -7,7 +7,6 @@ extension DeviceRow {
         var id: Int
         var name: String
         var generation: String?
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(generation)] }
     }
 
     /// A row of `type_efficacy`: 200, 50 or 0 (an unlisted pair is 100, and has no row).
@@ -15,7 +14,6 @@ extension DeviceRow {
         var attackingTypeID: Int
         var defendingTypeID: Int
         var factor: Int
-        var values: [SQLValue] { [SQLValue(attackingTypeID), SQLValue(defendingTypeID), SQLValue(factor)] }
     }
 
     /// A row of `ability`.
@@ -24,7 +22,6 @@ extension DeviceRow {
         var name: String
         var generation: String?
         var isMainSeries: Bool
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(generation), SQLValue(isMainSeries)] }
     }
 
     /// A row of `move`.
@@ -38,10 +35,6 @@ extension DeviceRow {
         var pp: Int?
         var priority: Int?
         var generation: String?
-        var values: [SQLValue] {
-            [SQLValue(id), .text(name), SQLValue(typeID), SQLValue(damageClass), SQLValue(power), SQLValue(accuracy),
-             SQLValue(pp), SQLValue(priority), SQLValue(generation)]
-        }
     }
 
     /// A row of `stat`.
@@ -49,7 +42,6 @@ extension DeviceRow {
         var id: Int
         var name: String
         var isBattleOnly: Bool
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(isBattleOnly)] }
     }
 
     /// A row of `version` (a game).
@@ -57,7 +49,6 @@ extension DeviceRow {
         var id: Int
         var name: String
         var versionGroup: String?
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(versionGroup)] }
     }
 
     /// A row of `language`.
@@ -67,7 +58,6 @@ extension DeviceRow {
         var iso639: String?
         var iso3166: String?
         var official: Bool
-        var values: [SQLValue] { [SQLValue(id), .text(name), SQLValue(iso639), SQLValue(iso3166), SQLValue(official)] }
     }
 
     /// A row of a reference kind's names: `type_name`, `ability_name`, `move_name`,
@@ -77,7 +67,16 @@ extension DeviceRow {
         var id: Int
         var language: String
         var name: String
-        var values: [SQLValue] { [SQLValue(id), .text(language), .text(name)] }
+
+        /// `id` and `language` are the table's key columns: `type_id`, `ability_id`, ...;
+        /// `language_name`'s language is `in_language`.
+        func encode(to encoder: any Encoder) throws {
+            let key = encoder.deviceTable.keyColumns
+            var columns = encoder.container(keyedBy: ColumnName.self)
+            try columns.encode(id, forKey: ColumnName(key[key.startIndex]))
+            try columns.encode(language, forKey: ColumnName(key[key.startIndex + 1]))
+            try columns.encode(name, forKey: ColumnName("name"))
+        }
     }
 
     /// A row of `ability_text` or `move_text` (views over `<kind>_text_link` and `<kind>_text_body`).
@@ -87,7 +86,15 @@ extension DeviceRow {
         var shortEffect: String?
         /// The newest game's flavor text, cleaned by `FlavorTextRule.clean`.
         var flavorText: String?
-        var values: [SQLValue] { [SQLValue(id), .text(language), SQLValue(shortEffect), SQLValue(flavorText)] }
+
+        /// `id` is the table's first key column: `ability_id` or `move_id`.
+        func encode(to encoder: any Encoder) throws {
+            var columns = encoder.container(keyedBy: ColumnName.self)
+            try columns.encode(id, forKey: ColumnName(encoder.deviceTable.columns[0]))
+            try columns.encode(language, forKey: ColumnName("language"))
+            try columns.encodeIfPresent(shortEffect, forKey: ColumnName("short_effect"))
+            try columns.encodeIfPresent(flavorText, forKey: ColumnName("flavor_text"))
+        }
     }
 }
 

@@ -16,11 +16,6 @@ extension DeviceRow {
         var habitat: String?
         var genderRate: Int?
         var captureRate: Int?
-        var values: [SQLValue] {
-            [SQLValue(id), .text(name), SQLValue(generation), SQLValue(evolutionChainID), SQLValue(evolvesFromSpeciesID),
-             SQLValue(isBaby), SQLValue(isLegendary), SQLValue(isMythical), SQLValue(color), SQLValue(habitat),
-             SQLValue(genderRate), SQLValue(captureRate)]
-        }
     }
 
     /// A row of `species_name`: a language's name, genus, or both.
@@ -29,7 +24,6 @@ extension DeviceRow {
         var language: String
         var name: String?
         var genus: String?
-        var values: [SQLValue] { [SQLValue(speciesID), .text(language), SQLValue(name), SQLValue(genus)] }
     }
 
     /// A row of `species_flavor_text` (a view over `species_flavor_link` and `flavor_text_body`).
@@ -41,7 +35,6 @@ extension DeviceRow {
         var entryIndex: Int
         /// Cleaned by `FlavorTextRule.clean`.
         var text: String
-        var values: [SQLValue] { [SQLValue(speciesID), .text(language), .text(version), SQLValue(entryIndex), .text(text)] }
     }
 }
 

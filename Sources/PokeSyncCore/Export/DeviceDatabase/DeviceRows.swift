@@ -1,15 +1,17 @@
-import PokeSQLite
+import PokedexReader
 
 /// The rows of the device tables (<doc:PokedexReader/DeviceDatabase>): one typed array per
 /// table, each in the order its rows were added. Each document gives its own
 /// `DeviceRows` (documents convert independently, so they can be decoded in parallel);
 /// the builder appends them in kind and id order, which is key order for every table.
 ///
-/// A row type (`DeviceRow.Pokemon`, ...) has a field per column, so a field the converter
-/// does not fill is a compile error there. Its `values` follow the schema's columns,
-/// which live in `DeviceSchema` (the reader's module), so their count is checked when
-/// the writer runs and, on the sample, by `DeviceRowsTests`, which also holds each
-/// table's row type to being localized exactly when the table has a language column.
+/// A row type (`DeviceRow.Pokemon`, ...) has a property per column, named after it
+/// (`speciesID` is `species_id`), so a property the converter does not fill is a compile
+/// error there. The writer puts the properties in the declared column order by name
+/// (`DeviceRowColumns`), and stops at the first row that lacks a declared column or has
+/// a property that is none; `DeviceRowsTests` checks every table's rows on the sample,
+/// and holds each table's row type to being localized exactly when the table has a
+/// language column.
 struct DeviceRows {
     var pokemon: [DeviceRow.Pokemon] = []
     var pokemonTypes: [DeviceRow.PokemonType] = []
@@ -41,38 +43,38 @@ struct DeviceRows {
     var languages: [DeviceRow.Language] = []
     var languageNames: [DeviceRow.Name] = []
 
-    /// Hands `visitor` each table's name and the key path of its rows, in the order <doc:PokedexReader/DeviceDatabase> lists them.
+    /// Hands `visitor` each table's declaration and the key path of its rows, in the order <doc:PokedexReader/DeviceDatabase> lists them.
     /// The one list of the tables: writing, joining and the language filter go through it.
     static func visitTables<Visitor: DeviceTableVisitor>(_ visitor: inout Visitor) throws(Visitor.Failure) {
-        try visitor.visit("pokemon", \.pokemon)
-        try visitor.visit("pokemon_type", \.pokemonTypes)
-        try visitor.visit("pokemon_stat", \.pokemonStats)
-        try visitor.visit("pokemon_ability", \.pokemonAbilities)
-        try visitor.visit("pokemon_move", \.pokemonMoves)
-        try visitor.visit("pokemon_sprite", \.pokemonSprites)
-        try visitor.visit("species", \.species)
-        try visitor.visit("species_name", \.speciesNames)
-        try visitor.visit("species_flavor_text", \.speciesFlavorTexts)
-        try visitor.visit("pokedex", \.pokedexes)
-        try visitor.visit("pokedex_entry", \.pokedexEntries)
-        try visitor.visit("pokedex_description", \.pokedexDescriptions)
-        try visitor.visit("evolution_chain", \.evolutionChains)
-        try visitor.visit("evolution_step", \.evolutionSteps)
-        try visitor.visit("type", \.types)
-        try visitor.visit("type_name", \.typeNames)
-        try visitor.visit("type_efficacy", \.typeEfficacies)
-        try visitor.visit("ability", \.abilities)
-        try visitor.visit("ability_name", \.abilityNames)
-        try visitor.visit("ability_text", \.abilityTexts)
-        try visitor.visit("move", \.moves)
-        try visitor.visit("move_name", \.moveNames)
-        try visitor.visit("move_text", \.moveTexts)
-        try visitor.visit("stat", \.stats)
-        try visitor.visit("stat_name", \.statNames)
-        try visitor.visit("version", \.versions)
-        try visitor.visit("version_name", \.versionNames)
-        try visitor.visit("language", \.languages)
-        try visitor.visit("language_name", \.languageNames)
+        try visitor.visit(.pokemon, \.pokemon)
+        try visitor.visit(.pokemonType, \.pokemonTypes)
+        try visitor.visit(.pokemonStat, \.pokemonStats)
+        try visitor.visit(.pokemonAbility, \.pokemonAbilities)
+        try visitor.visit(.pokemonMove, \.pokemonMoves)
+        try visitor.visit(.pokemonSprite, \.pokemonSprites)
+        try visitor.visit(.species, \.species)
+        try visitor.visit(.speciesName, \.speciesNames)
+        try visitor.visit(.speciesFlavorText, \.speciesFlavorTexts)
+        try visitor.visit(.pokedex, \.pokedexes)
+        try visitor.visit(.pokedexEntry, \.pokedexEntries)
+        try visitor.visit(.pokedexDescription, \.pokedexDescriptions)
+        try visitor.visit(.evolutionChain, \.evolutionChains)
+        try visitor.visit(.evolutionStep, \.evolutionSteps)
+        try visitor.visit(.type, \.types)
+        try visitor.visit(.typeName, \.typeNames)
+        try visitor.visit(.typeEfficacy, \.typeEfficacies)
+        try visitor.visit(.ability, \.abilities)
+        try visitor.visit(.abilityName, \.abilityNames)
+        try visitor.visit(.abilityText, \.abilityTexts)
+        try visitor.visit(.move, \.moves)
+        try visitor.visit(.moveName, \.moveNames)
+        try visitor.visit(.moveText, \.moveTexts)
+        try visitor.visit(.stat, \.stats)
+        try visitor.visit(.statName, \.statNames)
+        try visitor.visit(.version, \.versions)
+        try visitor.visit(.versionName, \.versionNames)
+        try visitor.visit(.language, \.languages)
+        try visitor.visit(.languageName, \.languageNames)
     }
 
     /// Appends every table's rows of `other` after this one's.
@@ -101,11 +103,10 @@ struct DeviceRows {
 /// tables share `Name`, and ability and move texts `Text`).
 enum DeviceRow {}
 
-/// A row of a device table.
-protocol DeviceTableRow: Sendable {
-    /// The row's values in the table's column order (DeviceSchema's columns): what the
-    /// writer inserts (the view tables' rows go through their builder tables instead).
-    var values: [SQLValue] { get }
+/// A row of a device table: its stored properties are its table's columns, by name
+/// (`DeviceRowColumns` reads them through `Encodable`; the view tables' rows go through
+/// their builder tables instead).
+protocol DeviceTableRow: Sendable, Encodable {
     /// The language code of a row of a table with a language column (`language`, or
     /// `language_name`'s `in_language`), else nil: what a profile's languages filter.
     var languageCode: String? { get }
@@ -130,14 +131,14 @@ extension LocalizedDeviceRow {
 protocol DeviceTableVisitor {
     /// `Never` for a visitor that cannot fail.
     associatedtype Failure: Error
-    mutating func visit<Row: DeviceTableRow>(_ table: String, _ rows: WritableKeyPath<DeviceRows, [Row]>) throws(Failure)
+    mutating func visit<Row: DeviceTableRow>(_ table: DeviceSchema.Table, _ rows: WritableKeyPath<DeviceRows, [Row]>) throws(Failure)
 }
 
 extension DeviceRows {
     private struct Appender: DeviceTableVisitor {
         var rows: DeviceRows
         let other: DeviceRows
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+        mutating func visit<Row: DeviceTableRow>(_ table: DeviceSchema.Table, _ path: WritableKeyPath<DeviceRows, [Row]>) {
             rows[keyPath: path].append(contentsOf: other[keyPath: path])
         }
     }
@@ -146,7 +147,7 @@ extension DeviceRows {
         var rows: DeviceRows
         let keeps: (String) -> Bool
         var present = Set<String>()
-        mutating func visit<Row: DeviceTableRow>(_ table: String, _ path: WritableKeyPath<DeviceRows, [Row]>) {
+        mutating func visit<Row: DeviceTableRow>(_ table: DeviceSchema.Table, _ path: WritableKeyPath<DeviceRows, [Row]>) {
             guard rows[keyPath: path].first?.languageCode != nil else { return }
             for row in rows[keyPath: path] { if let code = row.languageCode { present.insert(code) } }
             rows[keyPath: path].removeAll { row in row.languageCode.map { !keeps($0) } ?? false }
