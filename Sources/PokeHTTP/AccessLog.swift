@@ -23,7 +23,7 @@ package final class AccessLog: @unchecked Sendable {
     /// The rest of a line the file took only part of (a full disk), written before anything
     /// else so that the next line never starts in the middle of it.
     private var cut: [UInt8] = []
-    /// When each kind of failure was last said on stderr.
+    /// When each kind of failure was last said.
     private var reported: [String: Double] = [:]
     /// `dropped` when the file failed, for the line that says it is written again.
     private var droppedAtFailure: Int?
@@ -38,13 +38,17 @@ package final class AccessLog: @unchecked Sendable {
     private var thread: Thread?
     /// A failure is said again at most this often (a new kind of failure at once).
     static let reportSeconds = 60.0
+    /// Says a failure, or the file written again (a line without its newline).
+    private let report: @Sendable (String) -> Void
 
     /// Opens `path` for appending (created 0644 when missing), or standard output for `-`.
     /// A FIFO with no reader yet is opened by the writer thread, which waits for one (the
     /// lines meanwhile queue, then are dropped and counted): the server starts regardless.
+    /// `report` says what goes wrong with the file, and when it is written again.
     /// - Throws: `HTTPServerError.cannotOpenLog` when the file cannot be opened.
-    package init(path: String, queueBound: Int = 1 << 20) throws(HTTPServerError) {
+    package init(path: String, queueBound: Int = 1 << 20, report: @escaping @Sendable (String) -> Void) throws(HTTPServerError) {
         self.queueBound = queueBound
+        self.report = report
         if path == "-" {
             self.path = nil
             descriptor = STDOUT_FILENO
@@ -75,13 +79,13 @@ package final class AccessLog: @unchecked Sendable {
     /// written or reopened.
     var droppedLines: Int { condition.lock(); defer { condition.unlock() }; return dropped }
 
-    /// Starts the writer thread.
-    func start() {
+    /// Starts the writer thread, named `threadName`.
+    func start(threadName: String) {
         let thread = Thread { [self] in
             if descriptor < 0, let path { reopenFile(path) }
             write()
         }
-        thread.name = "pokesync-serve-log"
+        thread.name = threadName
         self.thread = thread
         thread.start()
     }
@@ -187,7 +191,7 @@ package final class AccessLog: @unchecked Sendable {
         condition.unlock()
         droppedAtFailure = nil
         reported.removeAll()
-        StandardStreams.write("pokesync: serve: the access log \(path ?? "(standard output)") is written again; \(since) lines were dropped meanwhile\n")
+        report("the access log \(path ?? "(standard output)") is written again; \(since) lines were dropped meanwhile")
     }
 
     /// Writes one chunk of whole lines; returns how many of them are not in the file.
@@ -209,7 +213,7 @@ package final class AccessLog: @unchecked Sendable {
         return lines - whole
     }
 
-    /// Writes as much of `bytes` as the file takes; what it refuses is said on stderr.
+    /// Writes as much of `bytes` as the file takes; what it refuses is said through `report`.
     private func writeSome(_ bytes: [UInt8]) -> Int {
         var offset = 0
         while offset < bytes.count {
@@ -226,7 +230,7 @@ package final class AccessLog: @unchecked Sendable {
         return offset
     }
 
-    /// Says a failure on stderr: each kind at once the first time, then at most once a
+    /// Says a failure through `report`: each kind at once the first time, then at most once a
     /// `reportSeconds`.
     private func failed(_ kind: String, _ line: String, lost: Int) {
         if droppedAtFailure == nil {
@@ -237,7 +241,7 @@ package final class AccessLog: @unchecked Sendable {
         let now = monotonicSeconds()
         if let last = reported[kind], now - last < Self.reportSeconds { return }
         reported[kind] = now
-        StandardStreams.write("pokesync: serve: \(line)\n")
+        report(line)
     }
 }
 

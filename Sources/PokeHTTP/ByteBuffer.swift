@@ -4,15 +4,19 @@ import Foundation
 /// body or head is while `writev` sends it in pieces, possibly over many wake-ups.
 ///
 /// A cached body is shared by every connection sending it; it is freed when the cache
-/// has dropped it and the last connection has finished with it.
+/// has dropped it and the last connection has finished with it. Its bytes are counted in
+/// the ``MemoryBudget`` it was made against while it lives.
 // @unchecked Sendable: the memory is written only in `init`, before the buffer is shared,
 // and only read afterwards; `deinit` runs when no one holds it any more.
 package final class ByteBuffer: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     package let count: Int
+    private let memory: MemoryBudget
 
-    package init(_ bytes: some Collection<UInt8>) {
+    /// A copy of `bytes`, counted in `memory` until freed.
+    package init(_ bytes: some Collection<UInt8>, countedIn memory: MemoryBudget) {
         count = bytes.count
+        self.memory = memory
         base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         // One memcpy for contiguous bytes (an array: every body). Callers are in other
         // modules, where this generic init runs unspecialized: the element-by-element copy
@@ -24,21 +28,16 @@ package final class ByteBuffer: @unchecked Sendable {
         if copied == nil {
             _ = UnsafeMutableRawBufferPointer(start: base, count: count).initializeMemory(as: UInt8.self, from: bytes)
         }
-        Self.live.withLock { $0 += count }
+        memory.add(count)
     }
 
     deinit {
         base.deallocate()
-        Self.live.withLock { $0 -= count }
+        memory.add(-count)
     }
 
-    /// Bytes held by every buffer alive in the process: cached bodies, and bodies and
-    /// heads that connections are still writing (an evicted body lives on until its last
-    /// write ends). What `serve` checks before making a new body.
-    private static let live = LockedValue(0)
-    package static var liveBytes: Int { live.withLock { $0 } }
-
-    package static let empty = ByteBuffer([])
+    /// No bytes (a reply without a body); counted in a budget of its own, which nobody reads.
+    package static let empty = ByteBuffer([], countedIn: MemoryBudget())
 
     /// A copy as an array (tests, hashing).
     var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }

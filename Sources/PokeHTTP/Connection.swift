@@ -31,11 +31,11 @@ final class Connection {
     let descriptor: Int32
     let address: ClientAddress
     private let limits: HTTPLimits
-    /// The server's headers on every answer (``Reply/head(keepAlive:date:defaults:)``).
-    private let defaultHeaders: [(String, String)]
+    /// The server's name, default headers, error body, kept fields and memory.
+    private let configuration: HTTPServerConfiguration
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
-    private var scanner = RequestHeadScanner()
+    private var scanner: RequestHeadScanner
     private var output: [(buffer: ByteBuffer, offset: Int)] = []
     /// Bytes of `output` not written yet.
     private(set) var unwrittenBytes = 0
@@ -62,11 +62,12 @@ final class Connection {
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
 
-    init(descriptor: Int32, address: ClientAddress, limits: HTTPLimits, defaultHeaders: [(String, String)] = [], now: Double) {
-        self.defaultHeaders = defaultHeaders
+    init(descriptor: Int32, address: ClientAddress, configuration: HTTPServerConfiguration, now: Double) {
+        self.configuration = configuration
         self.descriptor = descriptor
         self.address = address
-        self.limits = limits
+        limits = configuration.limits
+        scanner = RequestHeadScanner(keeping: configuration.keptRequestHeaders)
         input = UnsafeMutableRawPointer.allocate(byteCount: limits.head, alignment: 16)
         deadline = now + limits.headSeconds
         lastProgress = now
@@ -197,7 +198,7 @@ final class Connection {
                 // A full buffer that is still no whole head (its last byte a CR, say) cannot
                 // grow: refuse it rather than wait, read-ready, for the deadline.
                 if inputCount >= limits.head {
-                    reject(Reply.detail(.headerFieldsTooLarge, "the head is longer than \(limits.head) bytes", closes: true), context)
+                    reject(configuration.refusal(.headerFieldsTooLarge, "the head is longer than \(limits.head) bytes"), context)
                     return
                 }
                 if peerClosed {
@@ -207,7 +208,7 @@ final class Connection {
                 }
                 return
             case .rejected(let status, let reason):
-                reject(Reply.detail(status, reason, closes: true), context)
+                reject(configuration.refusal(status, reason), context)
                 return
             case .complete(let head, let length):
                 let started = headSince
@@ -241,7 +242,8 @@ final class Connection {
     private func queue(_ reply: Reply, keepAlive: Bool, date: inout HTTPDate) {
         // A stall is measured from when replies start waiting.
         if output.isEmpty { lastProgress = monotonicSeconds() }
-        let head = reply.head(keepAlive: keepAlive, date: date.now(), defaults: defaultHeaders)
+        let head = reply.head(keepAlive: keepAlive, date: date.now(), defaults: configuration.defaultHeaders(),
+                              server: configuration.serverName, memory: configuration.memory)
         output.append((head, 0))
         unwrittenBytes += head.count
         if reply.sendsBody && reply.body.count > 0 {
@@ -330,7 +332,7 @@ final class Connection {
 
     /// Whether the buffer holds another whole request (only asked when stopping).
     private var hasCompleteRequest: Bool {
-        var probe = RequestHeadScanner()
+        var probe = RequestHeadScanner(keeping: [])
         if case .complete = probe.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits) { return true }
         return false
     }

@@ -41,7 +41,7 @@ package struct HTTPLimits: Sendable {
     /// SO_SNDBUF of every client socket (Linux doubles it for its bookkeeping): the kernel's
     /// share of a connection's unread replies. Without it the kernel grows it to 4 MB.
     var socketSendBuffer = 64 * 1024
-    /// Past this many bytes of bodies alive (`ByteBuffer.liveBytes`), each worker closes its
+    /// Past this many bytes alive in the server's ``MemoryBudget``, each worker closes its
     /// connections whose replies have made no progress for `shedAfterSeconds`, longest
     /// stalled first, until back under it: memory goes to clients that read.
     package var shedBytes = Int.max

@@ -2,41 +2,36 @@ import Dispatch
 import Foundation
 
 /// A small HTTP/1.1 server: one accepting thread and a fixed number of worker threads,
-/// each an event loop over non-blocking sockets (epoll on Linux). It serves until
-/// SIGTERM or SIGINT, then stops accepting, finishes the replies in flight (within
-/// `drainSeconds`) and returns.
+/// each an event loop over non-blocking sockets (epoll on Linux), as its application
+/// configures it (``HTTPServerConfiguration``). It serves until its ``ServerSignals`` stop
+/// it, then stops accepting, finishes the replies in flight (within `drainSeconds`) and returns.
 package final class HTTPServer: Sendable {
     let listener: Listener
-    let limits: HTTPLimits
+    let configuration: HTTPServerConfiguration
     private let gauge: ConnectionGauge
     private let workers: [Worker]
-    let accessLog: AccessLog?
-    /// Headers every answer carries (``Reply/head(keepAlive:date:defaults:)``).
-    let defaultHeaders: [(String, String)]
+    var accessLog: AccessLog? { configuration.accessLog }
 
     /// Serves on `listener` (bound already, so a taken address fails before anything
-    /// else starts) with `workerCount` event loops, each with its own responder, writing a
-    /// line per answer to `accessLog` when given.
+    /// else starts) as `configuration` says, each worker with its own responder.
     /// - Throws: `HTTPServerError` when a worker's poller or wake pipe cannot be made.
-    package init(listener: Listener, limits: HTTPLimits, workerCount: Int, accessLog: AccessLog? = nil,
-         defaultHeaders: [(String, String)] = [], makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
-        self.limits = limits
-        self.defaultHeaders = defaultHeaders
-        self.accessLog = accessLog
+    package init(listener: Listener, configuration: HTTPServerConfiguration,
+                 makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
+        self.configuration = configuration
+        let limits = configuration.limits
         Self.raiseDescriptorLimit(to: limits.connections + 256)
         self.listener = listener
         gauge = ConnectionGauge(cap: limits.connections, perAddress: limits.connectionsPerAddress)
         var workers: [Worker] = []
-        for _ in 0 ..< max(1, workerCount) {
-            workers.append(try Worker(limits: limits, gauge: gauge, accessLog: accessLog, defaultHeaders: defaultHeaders,
-                                      makeResponder: makeResponder))
+        for _ in 0 ..< max(1, configuration.workerCount) {
+            workers.append(try Worker(configuration: configuration, gauge: gauge, makeResponder: makeResponder))
         }
         self.workers = workers
     }
 
     /// Serves until `signals` stops it, with `others` (the metrics' server) beside it,
-    /// stopped with it; returns false when a worker could not start. SIGHUP reopens the
-    /// access log.
+    /// stopped with it; returns false when a worker could not start. `signals` also
+    /// reopens the access logs.
     package func run(alongside others: [HTTPServer] = [], signals: ServerSignals) -> Bool {
         let everyone = [self] + others
         everyone.forEach { signals.add($0) }
@@ -53,19 +48,19 @@ package final class HTTPServer: Sendable {
 
     /// Starts the access log's writer, the workers and the acceptor, each thread entering `group`.
     private func start(in group: DispatchGroup) {
-        accessLog?.start()
+        accessLog?.start(threadName: "\(configuration.threadName)-log")
         for worker in workers {
             group.enter()
             let thread = Thread { worker.run(); group.leave() }
-            thread.name = "pokesync-serve-worker"
+            thread.name = "\(configuration.threadName)-worker"
             thread.start()
         }
         group.enter()
-        let acceptor = Thread { [listener, workers, gauge, limits, defaultHeaders, accessLog] in
-            listener.run(workers: workers, gauge: gauge, limits: limits, defaultHeaders: defaultHeaders, accessLog: accessLog)
+        let acceptor = Thread { [listener, workers, gauge, configuration] in
+            listener.run(workers: workers, gauge: gauge, configuration: configuration)
             group.leave()
         }
-        acceptor.name = "pokesync-serve-accept"
+        acceptor.name = "\(configuration.threadName)-accept"
         acceptor.start()
     }
 

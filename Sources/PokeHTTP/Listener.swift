@@ -92,11 +92,11 @@ package final class Listener: @unchecked Sendable {
     /// Accepts until `gauge` says stop, then closes the listening socket. At the connection
     /// cap it asks the workers for room (an idle connection is closed) and waits for it;
     /// an address past its share is answered 503 and closed at once, and its line written
-    /// to `accessLog` as any answer's.
-    func run(workers: [Worker], gauge: ConnectionGauge, limits: HTTPLimits, defaultHeaders: [(String, String)],
-             accessLog: AccessLog?) {
+    /// to the access log as any answer's.
+    func run(workers: [Worker], gauge: ConnectionGauge, configuration: HTTPServerConfiguration) {
         defer { close(descriptor) }
-        var log = accessLog.map(AccessLogBuffer.init)
+        let limits = configuration.limits
+        var log = configuration.accessLog.map(AccessLogBuffer.init)
         while !gauge.isStopping {
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
@@ -133,7 +133,7 @@ package final class Listener: @unchecked Sendable {
             #endif
             let address = Self.clientAddress(storage)
             guard gauge.take(address) else {
-                let bodyBytes = Self.refuse(client, perAddress: gauge.perAddress, defaultHeaders: defaultHeaders)
+                let bodyBytes = Self.refuse(client, perAddress: gauge.perAddress, configuration: configuration)
                 // No request was read: logged as a head the parser refused is, `"-"`.
                 log?.append(address: address.description, request: nil, status: HTTPStatus.serviceUnavailable.code,
                             bodyBytes: bodyBytes, seconds: 0)
@@ -147,11 +147,12 @@ package final class Listener: @unchecked Sendable {
 
     /// A 503 for a client whose address holds its share of connections, written into the
     /// new socket's empty send buffer (it fits), then closed; returns the body's length.
-    private static func refuse(_ client: Int32, perAddress: Int, defaultHeaders: [(String, String)]) -> Int {
-        let reply = Reply.detail(.serviceUnavailable, "Too many connections from this address (at most \(perAddress)).",
-                                 headers: [("Retry-After", "1")], closes: true)
+    private static func refuse(_ client: Int32, perAddress: Int, configuration: HTTPServerConfiguration) -> Int {
+        let reply = configuration.refusal(.serviceUnavailable, "Too many connections from this address (at most \(perAddress)).",
+                                          headers: [("Retry-After", "1")])
         var date = HTTPDate()
-        let head = reply.head(keepAlive: false, date: date.now(), defaults: defaultHeaders)
+        let head = reply.head(keepAlive: false, date: date.now(), defaults: configuration.defaultHeaders(),
+                              server: configuration.serverName, memory: configuration.memory)
         var vectors = [iovec(iov_base: head.base, iov_len: head.count), iovec(iov_base: reply.body.base, iov_len: reply.body.count)]
         _ = writev(client, &vectors, 2)
         shutdown(client, Int32(SHUT_WR))

@@ -4,10 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// What a responder answers to one request. ``head(keepAlive:date:defaults:)`` is the one
-/// place a head is written, for every answer the server gives (refusals at accept and the
-/// parser's rejections included): the reply's headers, the server's default headers (the
-/// public server's `Access-Control-Allow-Origin: *`), then the framing ones
+/// What a responder answers to one request. ``head(keepAlive:date:defaults:server:memory:)`` is
+/// the one place a head is written, for every answer the server gives (refusals at accept and
+/// the parser's rejections included): the reply's headers, the server's default headers
+/// (``HTTPServerConfiguration/defaultHeaders``), then the framing ones
 /// (`Content-Length`, `Date`, `Server`, `Connection`); the connection writes head and body
 /// with one `writev`.
 package struct Reply {
@@ -34,10 +34,11 @@ package struct Reply {
         self.closes = closes
     }
 
-    /// A small JSON reply, `{"detail":"..."}`, as Django REST framework words its errors.
-    package static func detail(_ status: HTTPStatus, _ text: String, headers: [(String, String)] = [], closes: Bool = false) -> Reply {
-        Reply(status: status, headers: [("Content-Type", "application/json")] + headers,
-              body: ByteBuffer(Array("{\"detail\":\(JSONText.quoted(text))}".utf8)), closes: closes)
+    /// An error's reply: `body`'s `Content-Type`, then `headers`, and its bytes counted in `memory`.
+    package static func error(_ status: HTTPStatus, _ body: ErrorBody, headers: [(String, String)] = [], closes: Bool = false,
+                              memory: MemoryBudget) -> Reply {
+        Reply(status: status, headers: [("Content-Type", body.contentType)] + headers,
+              body: ByteBuffer(body.bytes, countedIn: memory), closes: closes)
     }
 
     /// The value of the header `name` (as the reply names it), or nil.
@@ -48,16 +49,35 @@ package struct Reply {
         if let index = headers.firstIndex(where: { $0.0 == name }) { headers[index].1 = value } else { headers.append((name, value)) }
     }
 
-    /// The head's bytes: status line, the reply's headers, `defaults` (those the reply does
-    /// not set itself), then the framing ones.
-    func head(keepAlive: Bool, date: String, defaults: [(String, String)]) -> ByteBuffer {
-        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        for (name, value) in defaults where header(name) == nil { text += "\(name): \(value)\r\n" }
-        if !status.hasNoContent { text += "Content-Length: \(body.count)\r\n" }
-        text += "Date: \(date)\r\nServer: pokesync\r\n"
-        text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-        return ByteBuffer(Array(text.utf8))
+    /// The head's bytes, counted in `memory`: status line, the reply's headers, `defaults`
+    /// (those the reply does not set itself), then the framing ones, `server` the `Server` header's.
+    /// Written as bytes into one array made big enough at once (a String grown piece by piece,
+    /// then copied out as UTF-8, cost more on every answer).
+    func head(keepAlive: Bool, date: String, defaults: [(String, String)], server: String, memory: MemoryBudget) -> ByteBuffer {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(status.code).utf8)
+        bytes.append(0x20)
+        bytes.append(contentsOf: status.reason.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        for (name, value) in headers { bytes.appendField(name, value) }
+        for (name, value) in defaults where header(name) == nil { bytes.appendField(name, value) }
+        if !status.hasNoContent { bytes.appendField("Content-Length", String(body.count)) }
+        bytes.appendField("Date", date)
+        bytes.appendField("Server", server)
+        bytes.append(contentsOf: keepAlive ? "Connection: keep-alive\r\n\r\n".utf8 : "Connection: close\r\n\r\n".utf8)
+        return ByteBuffer(bytes, countedIn: memory)
+    }
+}
+
+extension [UInt8] {
+    /// `name: value` and its CRLF.
+    fileprivate mutating func appendField(_ name: String, _ value: String) {
+        append(contentsOf: name.utf8)
+        append(contentsOf: ": ".utf8)
+        append(contentsOf: value.utf8)
+        append(contentsOf: "\r\n".utf8)
     }
 }
 

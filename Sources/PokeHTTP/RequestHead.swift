@@ -1,6 +1,7 @@
-/// One request's head as `serve` needs it: the method, the path and query as sent, and
-/// the few headers it acts on. Everything else a client sends is read past, within the
-/// bounds of ``HTTPLimits``.
+/// One request's head as the server and its responders need it: the method, the path and
+/// query as sent, the fields the application keeps (``HTTPServerConfiguration/keptRequestHeaders``)
+/// and those the server acts on itself. Everything else a client sends is read past,
+/// within the bounds of ``HTTPLimits``.
 package struct RequestHead: Sendable, Equatable {
     /// The method token as sent (`GET`, `HEAD`, `POST`...).
     package var method: String
@@ -12,22 +13,52 @@ package struct RequestHead: Sendable, Equatable {
     var minorVersion: Int
     /// Whether the client wants the connection kept after this response.
     var keepAlive: Bool
-    package var ifNoneMatch: String?
-    package var acceptEncoding: String?
     /// The request announces a body (`Content-Length` above 0): it is not read, so the
     /// connection is closed after the response.
     var hasBody: Bool
-    /// `Origin`, `Access-Control-Request-Method` and `-Headers`: what a CORS preflight sends.
-    package var origin: String? = nil
-    package var corsMethod: String? = nil
-    package var corsHeaders: String? = nil
+    /// The kept fields in the order they first came, names in lowercase; a field sent on
+    /// more than one line is one, its values joined by commas in order (a list, RFC 9110, 5.3).
+    package private(set) var fields: [RequestField] = []
     /// `Referer` and `User-Agent`, the bytes as sent (not decoded: the access log writes
     /// what the client sent, `\xHH` for what is not printable ASCII, as nginx does).
     var referer: [UInt8]? = nil
     var userAgent: [UInt8]? = nil
 
+    /// A head as parsed; `fields` by lowercase name (tests and responders' own requests).
+    package init(method: String, path: String, query: String?, minorVersion: Int = 1, keepAlive: Bool = true,
+                 hasBody: Bool = false, fields: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.minorVersion = minorVersion
+        self.keepAlive = keepAlive
+        self.hasBody = hasBody
+        self.fields = fields.sorted { $0.key < $1.key }.map { RequestField(name: $0.key.lowercased(), value: $0.value) }
+    }
+
+    /// The value of the kept field `name` (lowercase), or nil when the client did not send it.
+    package func field(_ name: String) -> String? {
+        for field in fields where field.name == name { return field.value }
+        return nil
+    }
+
+    /// Keeps `value` for `name`, after what came before under that name.
+    mutating func add(_ name: String, _ value: String) {
+        if let index = fields.firstIndex(where: { $0.name == name }) {
+            fields[index].value += "," + value
+        } else {
+            fields.append(RequestField(name: name, value: value))
+        }
+    }
+
     package var isGetOrHead: Bool { method == "GET" || method == "HEAD" }
     package var isHead: Bool { method == "HEAD" }
+}
+
+/// A request header field the application keeps: its lowercase name and its value as sent.
+package struct RequestField: Sendable, Equatable {
+    package let name: String
+    package var value: String
 }
 
 /// What a look at the buffered input found.
@@ -43,13 +74,18 @@ enum HeadScan: Equatable {
 /// Finds and parses one request head in a connection's input, resuming where it stopped
 /// when more bytes arrive, so a client that trickles its head costs one pass in all.
 package struct RequestHeadScanner {
+    /// The fields kept in each head (lowercase names).
+    private let kept: Set<String>
     private var position = 0
     private var lineStart = 0
     private var requestLine: Range<Int>?
     private var fields = 0
 
+    /// A scanner keeping the fields named in `kept` (lowercase).
+    package init(keeping kept: Set<String>) { self.kept = kept }
+
     /// Forgets the request scanned; call after its bytes were consumed.
-    mutating func reset() { self = RequestHeadScanner() }
+    mutating func reset() { self = RequestHeadScanner(keeping: kept) }
 
     /// Scans `input` (a connection's unconsumed bytes, which only grow between calls
     /// until ``reset()``) for a complete head.
@@ -64,7 +100,7 @@ package struct RequestHeadScanner {
                 if let requestLine {
                     if isEmpty {
                         let length = position + 1
-                        return Self.parse(input, requestLine: requestLine, fieldsEnd: lineStart, length: length, limits: limits)
+                        return Self.parse(input, requestLine: requestLine, fieldsEnd: lineStart, length: length, kept: kept)
                     }
                     fields += 1
                     if fields > limits.headerFields {
@@ -97,7 +133,7 @@ package struct RequestHeadScanner {
 
     /// Parses a complete head: the request line, then each field line up to `fieldsEnd`.
     private static func parse(_ input: UnsafeRawBufferPointer, requestLine: Range<Int>, fieldsEnd: Int,
-                              length: Int, limits: HTTPLimits) -> HeadScan {
+                              length: Int, kept: Set<String>) -> HeadScan {
         // The request line: method SP target SP version, single spaces.
         let line = input[requestLine]
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
@@ -124,8 +160,7 @@ package struct RequestHeadScanner {
         }
         if let hash = pathAndQuery.firstIndex(of: 0x23) { pathAndQuery = pathAndQuery[..<hash] }
         var head = RequestHead(method: String(decoding: methodBytes, as: UTF8.self), path: "", query: nil,
-                               minorVersion: minor == 0 ? 0 : 1, keepAlive: minor != 0, ifNoneMatch: nil,
-                               acceptEncoding: nil, hasBody: false)
+                               minorVersion: minor == 0 ? 0 : 1, keepAlive: minor != 0)
         if let question = pathAndQuery.firstIndex(of: 0x3F) {
             head.path = String(decoding: pathAndQuery[..<question], as: UTF8.self)
             head.query = String(decoding: pathAndQuery[(question + 1)...], as: UTF8.self)
@@ -158,27 +193,18 @@ package struct RequestHeadScanner {
             guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
                 return .rejected(status: .badRequest, reason: "a control character in a header value")
             }
-            switch lowercased(field[..<colon]) {
+            let name = lowercased(field[..<colon])
+            switch name {
             case "connection":
                 for option in lowercased(value).split(separator: ",") {
                     let word = option.trimmingSpaces
                     if word == "close" { head.keepAlive = false }
                     if word == "keep-alive" && head.minorVersion == 0 { head.keepAlive = true }
                 }
-            case "if-none-match":
-                head.ifNoneMatch = joined(head.ifNoneMatch, value)
-            case "origin":
-                head.origin = String(decoding: value, as: UTF8.self)
-            case "access-control-request-method":
-                head.corsMethod = String(decoding: value, as: UTF8.self)
-            case "access-control-request-headers":
-                head.corsHeaders = joined(head.corsHeaders, value)
             case "referer":
                 head.referer = Array(value)
             case "user-agent":
                 head.userAgent = Array(value)
-            case "accept-encoding":
-                head.acceptEncoding = joined(head.acceptEncoding, value)
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.allSatisfy({ digit($0) != nil }) else {
                     return .rejected(status: .badRequest, reason: "a malformed Content-Length")
@@ -192,7 +218,7 @@ package struct RequestHeadScanner {
                 // A GET has no body to chunk; with Content-Length too it is a smuggling attempt.
                 return .rejected(status: .badRequest, reason: "request bodies (Transfer-Encoding) are not accepted")
             default:
-                break
+                if kept.contains(name) { head.add(name, String(decoding: value, as: UTF8.self)) }
             }
         }
         head.hasBody = (contentLength ?? 0) > 0
@@ -209,14 +235,6 @@ package struct RequestHeadScanner {
             return rest[slash...]
         }
         return nil
-    }
-
-    /// A field that may come more than once, as one list (RFC 9110, 5.3): what came before,
-    /// a comma, then `value`; `value` alone the first time.
-    private static func joined(_ earlier: String?, _ value: Slice<UnsafeRawBufferPointer>) -> String {
-        let text = String(decoding: value, as: UTF8.self)
-        guard let earlier else { return text }
-        return earlier + "," + text
     }
 
     private static func digit(_ byte: UInt8) -> Int? { byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil }

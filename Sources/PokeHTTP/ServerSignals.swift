@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 
-/// SIGTERM, SIGINT and SIGHUP of a serving process, caught from the moment this is made
-/// (before the store, the listener or the log are opened), so that a signal that comes
-/// while the process starts is never the default action (SIGHUP's would end it): a stop
-/// asked for early stops each server as it is added, at once; a SIGHUP reopens the access
-/// logs added so far (one added after a SIGHUP was just opened, or is reopened).
+/// The signals a serving process gives its servers, as the application chooses them: those
+/// that stop the servers and those that reopen their access logs. Caught from the moment
+/// this is made (before the store, the listener or the log are opened), so that a signal
+/// that comes while the process starts is never the default action (a SIGHUP's would end
+/// it): a stop asked for early stops each server as it is added, at once; a reopen reopens
+/// the access logs added so far (one added after it was just opened, or is reopened).
 package final class ServerSignals: @unchecked Sendable {
     // @unchecked Sendable: the lists and flags are touched only with `lock` held; the
     // sources are set in init and cancelled in deinit.
@@ -16,23 +17,26 @@ package final class ServerSignals: @unchecked Sendable {
     private var stopping = false
     private var hungUp = false
 
-    package init() {
-        StandardStreams.prepare()
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            // Ignored by the default handler, seen by the dispatch source.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.received(number) }
-            source.resume()
-            sources.append(source)
+    /// Catches `stop` (each stops the servers) and `reopenLogs` (each reopens their access
+    /// logs) from now on; their default action is ignored, and no other signal is touched.
+    package init(stop: [Int32], reopenLogs: [Int32]) {
+        for (numbers, stops) in [(stop, true), (reopenLogs, false)] {
+            for number in numbers {
+                // Ignored by the default handler, seen by the dispatch source.
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [weak self] in self?.received(stops: stops) }
+                source.resume()
+                sources.append(source)
+            }
         }
     }
 
     deinit { sources.forEach { $0.cancel() } }
 
-    private func received(_ number: Int32) {
+    private func received(stops: Bool) {
         lock.lock()
-        if number == SIGHUP {
+        if !stops {
             hungUp = true
             let logs = self.logs
             lock.unlock()
@@ -45,8 +49,8 @@ package final class ServerSignals: @unchecked Sendable {
         servers.forEach { $0.stop() }
     }
 
-    /// `server` is stopped by the next SIGTERM or SIGINT (at once when one came already),
-    /// and its access log reopened by SIGHUP.
+    /// `server` is stopped by the next stop signal (at once when one came already), and its
+    /// access log reopened by a reopen signal.
     package func add(_ server: HTTPServer) {
         lock.lock()
         servers.append(server)

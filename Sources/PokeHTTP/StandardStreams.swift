@@ -2,21 +2,21 @@ import Foundation
 
 /// A serving process's standard output and error, which may go away under it: a closed
 /// descriptor (`>&-`), a pipe whose reader left (`| head -1`) or never read (`| true`).
-/// What cannot be written is lost and the server goes on: a write never raises SIGPIPE
-/// nor traps (as `FileHandle.write` does on EPIPE or EBADF).
+/// What cannot be written is lost and the server goes on: a write never traps (as
+/// `FileHandle.write` does on EPIPE or EBADF), nor raises SIGPIPE once it is ignored.
 ///
-/// SIGXFSZ is ignored too: an access log past the file-size limit (`ulimit -f`) fails its
+/// The application says which signals the process ignores (``prepare(ignoring:)``): a
+/// server's process ignores SIGPIPE (a closed pipe or socket is then an error to a write),
+/// and SIGXFSZ where an access log past the file-size limit (`ulimit -f`) should fail its
 /// writes with EFBIG, dropping and counting lines as a full disk does.
 package enum StandardStreams {
-    /// Run before anything is written or opened: SIGPIPE ignored (a closed pipe is an error
-    /// to a write, not a signal), SIGHUP ignored until ``ServerSignals`` catches it (a
-    /// SIGHUP sent at start never stops the process), and descriptors 0, 1 and 2 held
-    /// open, on /dev/null where they were closed, so that no store, log or socket opened
-    /// later takes a standard number and receives what is written to standard output.
-    package static func prepare() {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGHUP, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
+    /// Run before anything is written or opened: `signals` ignored (SIGPIPE, so that a
+    /// closed pipe is an error to a write, not the end; a signal a ``ServerSignals`` will
+    /// catch, so that one sent at start never stops the process), and descriptors 0, 1 and
+    /// 2 held open, on /dev/null where they were closed, so that no store, log or socket
+    /// opened later takes a standard number and receives what is written to standard output.
+    package static func prepare(ignoring signals: [Int32]) {
+        for number in signals { signal(number, SIG_IGN) }
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 {
             // The lowest free number: `descriptor` itself, the lower ones being open.
             let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)

@@ -13,22 +13,20 @@ final class Worker: @unchecked Sendable {
     private let inbox = LockedValue<[(Int32, ClientAddress)]>([])
     /// Open connections of this worker, read by the acceptor to balance.
     let load = LockedValue(0)
+    private let configuration: HTTPServerConfiguration
     private let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
-    private let accessLog: AccessLog?
-    private let defaultHeaders: [(String, String)]
     /// What this worker counted, handed over once a loop; read by the metrics.
     let counts = LockedValue(TrafficCounts())
     private var connections: [Int32: Connection] = [:]
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
-    init(limits: HTTPLimits, gauge: ConnectionGauge, accessLog: AccessLog?, defaultHeaders: [(String, String)],
+    init(configuration: HTTPServerConfiguration, gauge: ConnectionGauge,
          makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
-        self.accessLog = accessLog
-        self.defaultHeaders = defaultHeaders
-        self.limits = limits
+        self.configuration = configuration
+        limits = configuration.limits
         self.gauge = gauge
         self.makeResponder = makeResponder
         poller = try Poller()
@@ -70,8 +68,8 @@ final class Worker: @unchecked Sendable {
     /// turn, whatever the others ask for.
     func run() {
         let context: WorkerContext
-        do { context = WorkerContext(responder: try makeResponder(), log: accessLog, shared: counts) } catch {
-            StandardStreams.write("pokesync: a serve worker cannot start: \(error)\n")
+        do { context = WorkerContext(responder: try makeResponder(), log: configuration.accessLog, shared: counts) } catch {
+            configuration.report("a worker cannot start: \(error)")
             gauge.fail()
             return
         }
@@ -109,7 +107,7 @@ final class Worker: @unchecked Sendable {
             if gauge.wantsRoom { makeRoom(context, now: now) }
             if now - lastShed >= 0.1 {
                 lastShed = now
-                if ByteBuffer.liveBytes > limits.shedBytes { shed(context, now: now) }
+                if configuration.memory.liveBytes > limits.shedBytes { shed(context, now: now) }
             }
             if now - lastSweep >= 0.25 {
                 lastSweep = now
@@ -133,7 +131,7 @@ final class Worker: @unchecked Sendable {
         let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
         for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
             // Each its own time, in the order accepted: the oldest head goes first at the cap.
-            let connection = Connection(descriptor: descriptor, address: address, limits: limits, defaultHeaders: defaultHeaders,
+            let connection = Connection(descriptor: descriptor, address: address, configuration: configuration,
                                         now: monotonicSeconds())
             if stopping || !poller.add(descriptor, .read) {
                 connection.finish()
@@ -208,7 +206,7 @@ final class Worker: @unchecked Sendable {
             $0.isWriting && now - $0.lastProgress >= limits.shedAfterSeconds && $0.ownedBytes() > 0
         }.sorted { $0.lastProgress < $1.lastProgress }
         for connection in stalled {
-            guard ByteBuffer.liveBytes > limits.shedBytes else { break }
+            guard configuration.memory.liveBytes > limits.shedBytes else { break }
             connection.finish()
             context.closed(.shed)
         }

@@ -65,9 +65,10 @@ package enum PokeServer {
     ///   access log cannot be opened or a system call fails (74).
     package static func run(_ options: ServeOptions, announce: (String) -> Void) throws {
         tuneMemoryAllocator()
+        prepareProcess()
         // Caught before anything is opened: a signal while starting never ends the process
         // by its default action, and a stop asked for meanwhile stops the servers at once.
-        let signals = ServerSignals()
+        let signals = Self.signals()
         let board = VersionBoard()
         let keeper = try StoreKeeper(layout: options.layout)
         let first = try keeper.use { store, generation in try board.refresh(store: store, generation: generation) }
@@ -75,21 +76,23 @@ package enum PokeServer {
         let base = options.baseURL ?? "http://\(listener.boundAddress)"
         let sprites = options.spriteBase.map { _ in SpriteFiles(root: options.layout.spritesFolder) }
         let cries = options.spriteBase.map { _ in SpriteFiles(root: LinkedTree.cries.folder(options.layout)) }
+        // Every body and head of both servers, counted for the bounds below.
+        let memory = MemoryBudget()
         let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
                         board: board, sprites: sprites, cries: cries, layout: options.layout, keeper: keeper,
-                        bodyBytesLimit: options.cacheBytes + options.inFlightBytes)
+                        bodyBytesLimit: options.cacheBytes + options.inFlightBytes, memory: memory)
         var limits = options.limits
         // Stalled connections are closed well before new bodies are refused.
         limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
         let accessLog = try ServeError.mapping { () throws(HTTPServerError) in
-            try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path) }
+            try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path, report: report) }
         }
         // Every answer of the public address, refusals and rejections too, allows any origin.
+        let defaultHeaders = [("Access-Control-Allow-Origin", "*")]
+        let configuration = Self.configuration(limits: limits, workerCount: options.workers, defaultHeaders: { defaultHeaders },
+                                               memory: memory, accessLog: accessLog)
         let server = try ServeError.mapping { () throws(HTTPServerError) in
-            try HTTPServer(listener: listener, limits: limits, workerCount: options.workers, accessLog: accessLog,
-                           defaultHeaders: [("Access-Control-Allow-Origin", "*")]) {
-                APIResponder(site: site)
-            }
+            try HTTPServer(listener: listener, configuration: configuration) { APIResponder(site: site) }
         }
         var others: [HTTPServer] = []
         var metricsLine = ""
@@ -106,8 +109,10 @@ package enum PokeServer {
             // A quarter of the cap to one address, as on the public port: one client cannot
             // fill the 64 alone and make a health check from elsewhere wait for room.
             metricsLimits.connectionsPerAddress = 16
+            let metricsConfiguration = Self.configuration(limits: metricsLimits, workerCount: 1, defaultHeaders: { [] },
+                                                          memory: memory, accessLog: nil)
             others.append(try ServeError.mapping { () throws(HTTPServerError) in
-                try HTTPServer(listener: metricsListener, limits: metricsLimits, workerCount: 1) { [server] in
+                try HTTPServer(listener: metricsListener, configuration: metricsConfiguration) { [server] in
                     OperationsResponder(site: site, traffic: { server.traffic() })
                 }
             })

@@ -25,6 +25,9 @@ struct Site: Sendable {
     let smallBody = 64 << 10
     /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
     let maxAge = 300
+    /// Where every body serve makes is counted while it lives, with the heads the servers
+    /// write: what `bodyBytesLimit` and the servers' `HTTPLimits.shedBytes` are checked against.
+    let memory: MemoryBudget
 }
 
 /// Routes one request as the PokeAPI server (Django REST framework) does and answers it
@@ -49,12 +52,12 @@ final class APIResponder: Responder {
 
     private func busy() -> Reply {
         Reply.detail(.serviceUnavailable, "The server is busy; try again.",
-                     headers: [("Retry-After", "1")])
+                     headers: [("Retry-After", "1")], memory: site.memory)
     }
 
     /// Whether a new body of `size` bytes may be made now.
     private func checkRoom(_ size: Int) throws {
-        guard size <= site.smallBody || ByteBuffer.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
+        guard size <= site.smallBody || site.memory.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
     }
 
     func respond(to request: RequestHead) -> Reply {
@@ -73,9 +76,9 @@ final class APIResponder: Responder {
             return Self.preflight(names)
         case .methodNotAllowed(let method):
             return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
-                                headers: [("Allow", Route.allowedMethods)])
+                                headers: [("Allow", Route.allowedMethods)], memory: site.memory)
         case .badPath:
-            return Reply.detail(.badRequest, "A malformed path.")
+            return Reply.detail(.badRequest, "A malformed path.", memory: site.memory)
         case .sprite(let path):
             // Without a sprite tree, as any other path outside the API: not found.
             if let sprites = site.sprites { return linkedFile(sprites, path, request) }
@@ -98,11 +101,11 @@ final class APIResponder: Responder {
                 continue
             } catch {
                 StandardStreams.write("pokesync: serve: \(request.path): \(error)\n")
-                return Reply.detail(.internalServerError, "The mirror's store could not be read.")
+                return Reply.detail(.internalServerError, "The mirror's store could not be read.", memory: site.memory)
             }
         }
         return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
-                            headers: [("Retry-After", "1")])
+                            headers: [("Retry-After", "1")], memory: site.memory)
     }
 
     /// The served version, looked for again when another connection committed to the
@@ -186,7 +189,7 @@ final class APIResponder: Responder {
     }
 
     private func notFound(_ version: ServedVersion) -> Reply {
-        Reply.detail(.notFound, "Not found.", headers: [("X-PokeAPI-Hash", version.tag)])
+        Reply.detail(.notFound, "Not found.", headers: [("X-PokeAPI-Hash", version.tag)], memory: site.memory)
     }
 
     // MARK: Bodies
@@ -205,7 +208,8 @@ final class APIResponder: Responder {
         }
         guard let canonical else { throw VersionGone() }
         try checkRoom(canonical.count)
-        let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"")
+        let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"",
+                                memory: site.memory)
         site.cache.put(key, body)
         return reply(body, request, version)
     }
@@ -216,7 +220,7 @@ final class APIResponder: Responder {
         let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
         let text = "{" + members.joined(separator: ",") + "}"
         try checkRoom(text.utf8.count)
-        let body = Self.tagged(text)
+        let body = tagged(text)
         site.cache.put(key, body)
         return reply(body, request, version)
     }
@@ -239,15 +243,15 @@ final class APIResponder: Responder {
         }
         text += "]}"
         try checkRoom(text.utf8.count)
-        let body = Self.tagged(text)
+        let body = tagged(text)
         site.cache.put(key, body)
         return reply(body, request, version)
     }
 
     /// A body made here (root, list page) with its SHA-256 as entity tag.
-    private static func tagged(_ text: String) -> RenderedBody {
+    private func tagged(_ text: String) -> RenderedBody {
         let bytes = Array(text.utf8)
-        return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"")
+        return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"", memory: site.memory)
     }
 
     /// 200 with the body (gzip'd when accepted), or 304 when the client has it: in the
@@ -287,9 +291,9 @@ final class APIResponder: Responder {
 
     /// A file of the sprite or cries tree, unless the bodies alive are at their bound.
     private func linkedFile(_ files: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
-        guard ByteBuffer.liveBytes < site.bodyBytesLimit else { return busy() }
+        guard site.memory.liveBytes < site.bodyBytesLimit else { return busy() }
         guard let bytes = files.read(path) else {
-            return Reply.detail(.notFound, "Not found.")
+            return Reply.detail(.notFound, "Not found.", memory: site.memory)
         }
         let etag = "\"\(SHA256.hash(bytes).hex)\""
         var headers = [("Content-Type", SpriteFiles.contentType(path)), ("ETag", etag),
@@ -298,7 +302,7 @@ final class APIResponder: Responder {
             headers.removeAll { $0.0 == "Content-Type" }
             return Reply(status: .notModified, headers: headers, sendsBody: false)
         }
-        return Reply(status: .ok, headers: headers, body: ByteBuffer(bytes), sendsBody: !request.isHead)
+        return Reply(status: .ok, headers: headers, body: ByteBuffer(bytes, countedIn: site.memory), sendsBody: !request.isHead)
     }
 
     // MARK: Headers

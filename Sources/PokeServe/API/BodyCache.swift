@@ -13,12 +13,13 @@ final class RenderedBody: Sendable {
     /// validators of two content codings must differ, RFC 9110 8.8.1); nil without gzip.
     let gzipETag: String?
 
-    init(plain: [UInt8], etag: String) {
-        self.plain = ByteBuffer(plain)
+    /// `plain` and its gzip'd copy, counted in `memory` while they live.
+    init(plain: [UInt8], etag: String, memory: MemoryBudget) {
+        self.plain = ByteBuffer(plain, countedIn: memory)
         self.etag = etag
         if plain.count >= 256, let compressed = try? Zlib.compress(plain, format: .gzip, level: 6),
            compressed.count < plain.count {
-            gzip = ByteBuffer(compressed)
+            gzip = ByteBuffer(compressed, countedIn: memory)
             gzipETag = String(etag.dropLast()) + "-gzip\""
         } else {
             gzip = nil

@@ -16,16 +16,17 @@ final class OperationsResponder: Responder {
 
     func respond(to request: RequestHead) -> Reply {
         guard request.isGetOrHead else {
-            return Reply.detail(.methodNotAllowed, "Method \"\(request.method)\" not allowed.", headers: [("Allow", "GET, HEAD")])
+            return Reply.detail(.methodNotAllowed, "Method \"\(request.method)\" not allowed.", headers: [("Allow", "GET, HEAD")],
+                                memory: site.memory)
         }
         switch request.path {
         case "/metrics":
             return Reply(status: .ok, headers: [("Content-Type", PrometheusText.contentType), ("Cache-Control", "no-store")],
-                         body: ByteBuffer(Array(metrics().utf8)), route: "metrics")
+                         body: ByteBuffer(Array(metrics().utf8), countedIn: site.memory), route: "metrics")
         case "/healthz":
             return health()
         default:
-            return Reply.detail(.notFound, "Not found: this address answers /metrics and /healthz.")
+            return Reply.detail(.notFound, "Not found: this address answers /metrics and /healthz.", memory: site.memory)
         }
     }
 
@@ -34,11 +35,11 @@ final class OperationsResponder: Responder {
         let headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
         if let problem = site.keeper.problem() {
             let body = "{\"status\":\"unavailable\",\"detail\":\(jsonString(problem))}"
-            return Reply(status: .serviceUnavailable, headers: headers, body: ByteBuffer(Array(body.utf8)), route: "healthz")
+            return Reply(status: .serviceUnavailable, headers: headers, body: ByteBuffer(Array(body.utf8), countedIn: site.memory), route: "healthz")
         }
         let version = site.board.served?.number ?? 0
         let body = "{\"status\":\"ok\",\"version\":\(version)}"
-        return Reply(status: .ok, headers: headers, body: ByteBuffer(Array(body.utf8)), route: "healthz")
+        return Reply(status: .ok, headers: headers, body: ByteBuffer(Array(body.utf8), countedIn: site.memory), route: "healthz")
     }
 
     private func metrics() -> String {

@@ -73,7 +73,7 @@ struct ServeCommand {
     init(words: ArraySlice<String>) throws {
         // First of all: SIGPIPE and SIGHUP ignored and the standard descriptors held open,
         // so that neither a signal at start nor an output gone away stops serve.
-        StandardStreams.prepare()
+        PokeServer.prepareProcess()
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
     }

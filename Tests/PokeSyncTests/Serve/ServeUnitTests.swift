@@ -8,7 +8,7 @@ import PokeSyncCore
 @Suite("serve: head scanner, pagination, served form")
 struct ServeUnitTests {
     static func scan(_ text: String, limits: HTTPLimits = HTTPLimits()) -> HeadScan {
-        var scanner = RequestHeadScanner()
+        var scanner = RequestHeadScanner(keeping: RequestHead.servedFields)
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { scanner.scan($0, limits: limits) }
     }
@@ -117,7 +117,8 @@ struct ServeUnitTests {
         let cache = BodyCache(capacity: 4000)
         for index in 0 ..< 20 {
             _ = cache.get(.root(version: "\(index)"))
-            cache.put(.root(version: "\(index)"), RenderedBody(plain: Array(repeating: UInt8(index), count: 500), etag: "\"\(index)\""))
+            cache.put(.root(version: "\(index)"),
+                      RenderedBody(plain: Array(repeating: UInt8(index), count: 500), etag: "\"\(index)\"", memory: MemoryBudget()))
         }
         #expect(cache.bytes <= 4000)
         // While there is room every body is kept; once full, one asked for as often as
@@ -130,7 +131,9 @@ struct ServeUnitTests {
     /// (or twice): the cache admits a new body only over bodies asked for less often.
     @Test func aFloodOfDistinctBodiesDoesNotPushOutPopularOnes() {
         let cache = BodyCache(capacity: 40_000)
-        let body = { (index: Int) in RenderedBody(plain: Array(repeating: UInt8(index % 251), count: 900), etag: "\"\(index)\"") }
+        let body = { (index: Int) in
+            RenderedBody(plain: Array(repeating: UInt8(index % 251), count: 900), etag: "\"\(index)\"", memory: MemoryBudget())
+        }
         for round in 0 ..< 3 {
             for index in 0 ..< 10 where cache.get(.root(version: "popular \(index)")) == nil {
                 cache.put(.root(version: "popular \(index)"), body(index))
@@ -152,40 +155,31 @@ struct ServeUnitTests {
 
     /// The gzip representation has its own entity tag.
     @Test func gzipAndPlainBodiesHaveTwoEntityTags() {
-        let body = RenderedBody(plain: Array(repeating: UInt8(ascii: "a"), count: 1000), etag: "\"abc\"")
+        let body = RenderedBody(plain: Array(repeating: UInt8(ascii: "a"), count: 1000), etag: "\"abc\"", memory: MemoryBudget())
         #expect(body.gzip != nil && body.gzipETag == "\"abc-gzip\"")
-        #expect(RenderedBody(plain: Array("{}".utf8), etag: "\"x\"").gzipETag == nil)
+        #expect(RenderedBody(plain: Array("{}".utf8), etag: "\"x\"", memory: MemoryBudget()).gzipETag == nil)
     }
 }
 
 /// Past the bound on bodies alive, a request that needs a new large body is a 503; cached
 /// bodies and small new ones are still served (in-process, against a real mirror).
-/// The HTTP layer's own JSON strings (a refusal's detail) escape as the API layer's do.
-@Suite("serve: the HTTP layer's JSON strings")
-struct ServeJSONTextTests {
-    @Test func quotedAsTheCanonicalFormQuotes() {
-        for text in ["Not found.", "Method \"PÖST\" not allowed.", "a\\b", "tab\there\nline\u{1}end", "ピカチュウ", ""] {
-            #expect(JSONText.quoted(text) == jsonString(text), "\(text)")
-        }
-    }
-}
-
 @Suite("serve: the body bound")
 struct ServeBodyBoundTests {
     static func get(_ path: String, query: String? = nil) -> RequestHead {
-        RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true,
-                    ifNoneMatch: nil, acceptEncoding: nil, hasBody: false)
+        RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true, hasBody: false)
     }
 
     @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() async throws {
         try await withTemporaryDirectory { folder in
             let layout = MirrorLayout(root: try await ServeMirror.make(folder))
             let cache = BodyCache(capacity: 8 << 20), board = VersionBoard(), form = ServedForm(base: "http://x", spriteBase: nil)
+            // Both sites count their bodies in one budget, as serve's workers do.
+            let memory = MemoryBudget()
             let keeper = try StoreKeeper(layout: layout)
             let roomy = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
-                                                keeper: keeper, bodyBytesLimit: .max))
+                                                keeper: keeper, bodyBytesLimit: .max, memory: memory))
             let full = APIResponder(site: Site(form: form, cache: cache, board: board, sprites: nil, cries: nil, layout: layout,
-                                               keeper: keeper, bodyBytesLimit: 0))
+                                               keeper: keeper, bodyBytesLimit: 0, memory: memory))
             #expect(roomy.respond(to: Self.get("/api/v2/pokemon/25/")).status == .ok)
             #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == .ok)
             let refused = full.respond(to: Self.get("/api/v2/pokemon/133/"))
