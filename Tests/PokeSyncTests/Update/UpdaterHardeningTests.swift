@@ -158,8 +158,8 @@ struct UpdaterHardeningTests {
         }
     }
 
-    /// Its 100 ms is measured where nothing else runs (`UpdateCancellationTests`, in a process
-    /// of its own): here, other suites' blocking work holds Swift's cooperative threads and
+    /// Its 100 ms is measured where nothing else runs (`make bench`, `pokedex-bench cancel`;
+    /// `UpdateCancellationTests` runs it in a process of its own): here, other suites' blocking work holds Swift's cooperative threads and
     /// delays the awaiting task's return by tens of seconds in a full run, which says nothing
     /// of the updater. The bound kept is one an ignored cancel cannot meet: the trickle
     /// (20 bytes every 2 s) would hold this update for far longer than a minute.
