@@ -33,8 +33,10 @@ struct PokesyncCLI {
     @discardableResult
     func run(_ arguments: [String], addMirror: Bool = true) async throws -> Result {
         let child = start(arguments, addMirror: addMirror)
-        try child.process.run()
-        await child.waitUntilExit()
+        try await ChildSlots.shared.running {
+            try child.process.run()
+            await child.waitUntilExit()
+        }
         return child.result()
     }
 

@@ -62,13 +62,15 @@ enum SampleBundles {
                             "--port", "0", "--quiet", "--port-file", portFile.path, "--pid-file", pidFile.path]
         try server.run()
         defer { server.terminate(); server.waitUntilExit() }
-        let deadline = Date().addingTimeInterval(30)
+        // Generous: on a loaded full run the stand-in's start (every body gzipped) is slow,
+        // and a build that failed stays failed for every test that shares it.
+        let deadline = Date().addingTimeInterval(180)
         var port: String?
-        while port == nil && Date() < deadline {
+        while port == nil && Date() < deadline && server.isRunning {
             port = (try? String(contentsOf: portFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
             if port?.isEmpty ?? true { port = nil; try await Task.sleep(for: .milliseconds(50)) }
         }
-        guard let port else { throw Failure(description: "the stand-in did not start") }
+        guard let port else { throw Failure(description: "the stand-in did not start within 180 s") }
         let mirror = root.appendingPathComponent("Mirror")
         let base = "http://127.0.0.1:\(port)"
         try await run(["full", "--mirror", mirror.path, "--source", base + "/api/v2", "--sprite-source",

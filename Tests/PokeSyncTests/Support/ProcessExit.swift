@@ -41,10 +41,53 @@ final class ProcessExit: @unchecked Sendable {
 }
 
 extension Process {
-    /// Starts the child and returns once it has exited, without holding a thread meanwhile.
+    /// Starts the child and returns once it has exited, without holding a thread meanwhile;
+    /// it waits for one of ``ChildSlots/shared``'s slots first.
     func runToExit() async throws {
         let exit = ProcessExit(of: self)
-        try run()
-        await exit.wait()
+        try await ChildSlots.shared.running { try run(); await exit.wait() }
+    }
+}
+
+/// How many children the tests' runners run at once. Waiting for a child no longer holds a
+/// cooperative thread, so nothing else bounds them: every test of a full run would start its
+/// child at once (a load average of 18 on two cores), and each child, the stand-in's start
+/// among them, would take many times its time. A test waiting for a slot holds no thread.
+actor ChildSlots {
+    /// Four at once: two cores kept busy while children wait on their servers and disks.
+    static let shared = ChildSlots(count: 4)
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { free = count }
+
+    /// Runs `body` holding a slot: it waits (holding no thread) while all are taken.
+    nonisolated func running<T>(_ body: () async throws -> T) async rethrows -> T {
+        await take()
+        do {
+            let value = try await body()
+            await give()
+            return value
+        } catch {
+            await give()
+            throw error
+        }
+    }
+
+    private func take() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func give() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()  // the slot passes straight to the next
+        }
     }
 }
