@@ -79,7 +79,7 @@ enum SampleBundles {
     }
 
     private static func run(_ arguments: [String], step: String) async throws {
-        let result = try await runProgram(PokesyncCLI.binary.path, arguments)
+        let result = try await runProgram(PokesyncCLI.binary.path, arguments, heavy: true)
         guard result.status == 0 else { throw Failure(description: "pokesync \(step) exited \(result.status): \(result.stderr)") }
     }
 }

@@ -14,10 +14,12 @@ struct ProgramResult {
 /// is a path, to the end. Output goes through files, so a chatty program cannot block on a
 /// full pipe. Expecting success is the caller's business (see `runTool`). The one
 /// runner of programs that run to their end (servers have their own, in Support/).
-/// - Parameter environment: the child's whole environment; nil: this process's.
+/// - Parameters:
+///   - environment: the child's whole environment; nil: this process's.
+///   - heavy: a program that works for seconds waits for a slot (``Process/runToExit(heavy:)``).
 @discardableResult
 func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
-                environment: [String: String]? = nil) async throws -> ProgramResult {
+                environment: [String: String]? = nil, heavy: Bool = false) async throws -> ProgramResult {
     let process = Process()
     if name.hasPrefix("/") {
         process.executableURL = URL(fileURLWithPath: name)
@@ -39,7 +41,7 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
     process.standardOutput = try FileHandle(forWritingTo: outFile)
     process.standardError = try FileHandle(forWritingTo: errFile)
     process.standardInput = FileHandle.nullDevice
-    try await process.runToExit()
+    try await process.runToExit(heavy: heavy)
     return ProgramResult(status: process.terminationStatus, stdout: (try? Data(contentsOf: outFile)) ?? Data(),
                          stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
 }
@@ -47,9 +49,9 @@ func runProgram(_ name: String, _ arguments: [String], in directory: URL? = nil,
 /// Runs a program that must succeed (an issue is recorded otherwise) and returns its
 /// trimmed standard output.
 @discardableResult
-func runTool(_ name: String, _ arguments: [String], in directory: URL? = nil,
+func runTool(_ name: String, _ arguments: [String], in directory: URL? = nil, heavy: Bool = false,
              sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-    let result = try await runProgram(name, arguments, in: directory)
+    let result = try await runProgram(name, arguments, in: directory, heavy: heavy)
     #expect(result.status == 0, "\(name) \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
     return result.text
 }
@@ -58,5 +60,5 @@ func runTool(_ name: String, _ arguments: [String], in directory: URL? = nil,
 func runPython(_ script: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     let python = try PythonInterpreter.path.get()
     return try await runTool(python.path, [TestPaths.support.appendingPathComponent(script).path] + arguments,
-                       sourceLocation: sourceLocation)
+                             heavy: true, sourceLocation: sourceLocation)
 }

@@ -41,15 +41,22 @@ final class ProcessExit: @unchecked Sendable {
 }
 
 extension Process {
-    /// Starts the child and returns once it has exited, without holding a thread meanwhile;
-    /// it waits for one of ``ChildSlots/shared``'s slots first.
-    func runToExit() async throws {
+    /// Starts the child and returns once it has exited, without holding a thread meanwhile.
+    /// - Parameter heavy: a child that works for seconds (pokesync, a Python oracle) first
+    ///   waits for one of ``ChildSlots/shared``'s slots; a quick tool (`ss`, `tar`, `chmod`)
+    ///   starts at once, since a test may run it while something else's clock runs.
+    func runToExit(heavy: Bool = false) async throws {
         let exit = ProcessExit(of: self)
-        try await ChildSlots.shared.running { try run(); await exit.wait() }
+        if heavy {
+            try await ChildSlots.shared.running { try run(); await exit.wait() }
+        } else {
+            try run()
+            await exit.wait()
+        }
     }
 }
 
-/// How many children the tests' runners run at once. Waiting for a child no longer holds a
+/// How many heavy children the tests' runners run at once. Waiting for a child no longer holds a
 /// cooperative thread, so nothing else bounds them: every test of a full run would start its
 /// child at once (a load average of 18 on two cores), and each child, the stand-in's start
 /// among them, would take many times its time. A test waiting for a slot holds no thread.

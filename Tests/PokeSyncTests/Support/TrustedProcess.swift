@@ -50,7 +50,7 @@ enum TrustedProcess {
         environment.removeValue(forKey: "POKESYNC_MIRROR")
         environment.merge(added) { _, added in added }
         process.environment = environment
-        try await process.runToExit()
+        try await process.runToExit(heavy: true)
         return PokesyncCLI.Result(status: process.terminationStatus,
                                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
                                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
