@@ -51,8 +51,9 @@ package struct Reply {
 
     /// The head's bytes, counted in `memory`: status line, the reply's headers, `defaults`
     /// (those the reply does not set itself), then the framing ones, `server` the `Server` header's.
-    /// Written as bytes into one array made big enough at once (a String grown piece by piece,
-    /// then copied out as UTF-8, cost more on every answer).
+    /// Written as bytes into one array reserved for a usual head (512 bytes; a longer one
+    /// grows it): a String grown piece by piece, then copied out as UTF-8, cost more on
+    /// every answer.
     func head(keepAlive: Bool, date: String, defaults: [(String, String)], server: String, memory: MemoryBudget) -> ByteBuffer {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
