@@ -40,36 +40,39 @@ extension Pokedex {
         return try pokemon(named: trimmed, languages: languages)
     }
 
-    /// The `pokemon` and `species` rows, every declared column, read by name into the models.
+    /// The rows a detail page is read from, every declared column, by name into the models.
     private static let pokemonRow = DeclaredRow.Query(.pokemon)
+    private static let statRows = DeclaredRow.Query(.pokemonStat)
+    private static let spriteRows = DeclaredRow.Query(.pokemonSprite, orderedBy: ["key"])
     private static let speciesRow = DeclaredRow.Query(.species)
+    private static let flavorTextRows = DeclaredRow.Query(.speciesFlavorText, by: ["species_id", "language"],
+                                                          orderedBy: ["entry_index DESC", "version"])
 
     static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {
         let key = SQLValue.integer(Int64(id))
-        guard let base = try pokemonRow.row(id, in: database) else { return nil }
-        let types = try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [key]) {
-            $0.text(0)
-        }
+        guard let base = try pokemonRow.row(key, in: database) else { return nil }
+        let localizedTypes = try localizedTypes(pokemonID: id, languages: languages, in: database)
         let abilities = try localizedAbilities(pokemonID: id, languages: languages, in: database)
         let statNames = try localizedNames("""
             SELECT s.name, n.language, n.name FROM stat s JOIN stat_name n ON n.stat_id = s.id
             WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
             """, [key], languages, in: database)
-        let stats = try database.rows("SELECT stat, base_stat, effort FROM pokemon_stat WHERE pokemon_id = ?", [key]) {
-            PokemonStat(name: $0.text(0), baseStat: $0.int(1), effort: $0.int(2), localizedName: statNames[$0.text(0)])
+        let stats = try statRows.rows(key, in: database).models(PokemonStat.self, columns: ["name": "stat"]) { row in
+            ["localizedName": statNames[row.optionalText("stat") ?? ""] as Any]
         }
         // A URL that does not parse (pokesync writes none) leaves its sprite out rather than the detail.
-        let sprites = try database.rows("SELECT key, url, path FROM pokemon_sprite WHERE pokemon_id = ? ORDER BY key", [key]) { row in
-            UpstreamURL.make(row.text(1)).map { PokemonSprite(key: row.text(0), url: $0, path: row.optionalText(2)) }
-        }.compactMap { $0 }
+        let linked = try spriteRows.rows(key, in: database).compactMap { row in
+            row.optionalText("url").flatMap(UpstreamURL.make).map { (row: row, url: $0) }
+        }
+        var urls = linked.map(\.url).makeIterator()
+        let sprites = linked.map(\.row).models(PokemonSprite.self) { _ in ["url": urls.next() as Any] }
         let species = try base.optionalInt("species_id").flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
         let moveDetails = try localizedMoves(pokemonID: id, languages: languages, in: database)
         // The `pokemon` columns by property name; the rest from the other tables.
         return base.model(PokemonDetail.self, parts: [
-            "types": types, "abilities": abilities,
+            "types": localizedTypes.map(\.name), "abilities": abilities,
             // The slugs in the same order (by move) as the details that carry them.
-            "moves": moveDetails.map(\.name),
-            "localizedTypes": try localizedTypes(pokemonID: id, languages: languages, in: database),
+            "moves": moveDetails.map(\.name), "localizedTypes": localizedTypes,
             "moveDetails": moveDetails, "stats": stats.sorted(by: statOrder), "sprites": sprites, "species": species as Any,
         ])
     }
@@ -84,7 +87,7 @@ extension Pokedex {
 
     static func speciesDetail(id: Int, languages: [String], in database: Database) throws -> SpeciesDetail? {
         let key = SQLValue.integer(Int64(id))
-        guard let row = try speciesRow.row(id, in: database) else { return nil }
+        guard let row = try speciesRow.row(key, in: database) else { return nil }
         let names = try database.rows("SELECT language, name, genus FROM species_name WHERE species_id = ?", [key]) {
             (language: $0.text(0), name: $0.optionalText(1), genus: $0.optionalText(2))
         }
@@ -92,12 +95,13 @@ extension Pokedex {
                                    languages)
         let genus = choose(names.compactMap { row in row.genus.map { LocalizedText(text: $0, language: row.language) } },
                            languages)
-        // Newest game first: entry_index is the position in the API's list, which runs in game order.
-        let texts = try database.rows("""
-            SELECT language, version, entry_index, text FROM species_flavor_text
-            WHERE species_id = ? ORDER BY entry_index DESC, version
-            """, [key]) { FlavorText(text: $0.text(3), language: $0.text(0), version: $0.text(1), entryIndex: $0.int(2)) }
-        let language = PreferredLanguages.choose(from: Array(Set(texts.map(\.language))).sorted(), preferred: languages)
+        // One language's texts, newest game first: entry_index is the position in the API's
+        // list, which runs in game order. (Every language's would be ten times the strings.)
+        let textLanguages = try database.rows("SELECT DISTINCT language FROM species_flavor_text WHERE species_id = ?", [key]) {
+            $0.text(0)
+        }
+        let language = PreferredLanguages.choose(from: textLanguages.sorted(), preferred: languages)
+        let texts = try language.map { try flavorTextRows.rows(matching: [key, .text($0)], in: database) } ?? []
         let versionNames = try localizedNames("""
             SELECT v.name, n.language, n.name FROM version v JOIN version_name n ON n.version_id = v.id
             WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
@@ -106,9 +110,8 @@ extension Pokedex {
         // The `species` columns by property name; the rest from the other tables.
         return row.model(SpeciesDetail.self, parts: [
             "localizedName": localizedName as Any, "genus": genus as Any,
-            "flavorTexts": texts.filter { $0.language == language }.map {
-                FlavorText(text: $0.text, language: $0.language, version: $0.version, entryIndex: $0.entryIndex,
-                           versionName: versionNames[$0.version])
+            "flavorTexts": texts.models(FlavorText.self) { text in
+                ["versionName": versionNames[text.optionalText("version") ?? ""] as Any]
             }, "evolutionChain": chain as Any,
         ])
     }

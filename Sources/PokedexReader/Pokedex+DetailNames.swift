@@ -14,18 +14,23 @@ extension Pokedex {
         return Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
     }
 
+    /// The rows the lists are read from, every declared column, by name into the models.
+    private static let typesInSlots = DeclaredRow.Query(.type, through: .pokemonType, linking: ("type", "name"),
+                                                        by: "pokemon_id", orderedBy: ["slot"])
+    private static let abilitySlots = DeclaredRow.Query(.pokemonAbility, orderedBy: ["slot"])
+    private static let movesBySlug = DeclaredRow.Query(.move, through: .pokemonMove, linking: ("move", "name"),
+                                                       by: "pokemon_id", orderedBy: ["move"])
+
     static func localizedTypes(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonType] {
         let key = SQLValue.integer(Int64(id))
         let names = try localizedNames("""
             SELECT t.name, n.language, n.name FROM pokemon_type pt JOIN type t ON t.name = pt.type
             JOIN type_name n ON n.type_id = t.id WHERE pt.pokemon_id = ?
             """, [key], languages, in: database)
-        return try database.rows("""
-            SELECT pt.type, t.id, t.generation FROM pokemon_type pt LEFT JOIN type t ON t.name = pt.type
-            WHERE pt.pokemon_id = ? ORDER BY pt.slot
-            """, [key]) {
-            PokemonType(id: $0.optionalInt(1) ?? 0, name: $0.text(0), localizedName: names[$0.text(0)],
-                        generation: $0.optionalText(2))
+        // A type the bundle does not describe keeps its slug, with id 0 and no generation.
+        return try typesInSlots.rows(key, in: database).models(PokemonType.self) { row in
+            let slug = row.linkValue ?? ""
+            return ["name": slug, "localizedName": names[slug] as Any]
         }
     }
 
@@ -44,28 +49,25 @@ extension Pokedex {
             choose((byAbility[ability] ?? []).compactMap { row in pick(row).map { LocalizedText(text: $0, language: row.1) } },
                    languages)
         }
-        return try database.rows("SELECT ability, slot, is_hidden FROM pokemon_ability WHERE pokemon_id = ? ORDER BY slot",
-                                 [key]) {
-            let name = $0.text(0)
-            return PokemonAbility(name: name, slot: $0.int(1), isHidden: $0.int(2) != 0, localizedName: names[name],
-                                  shortEffect: text(name) { $0.2 }, flavorText: text(name) { $0.3 })
+        return try abilitySlots.rows(key, in: database).models(PokemonAbility.self, columns: ["name": "ability"]) { row in
+            let name = row.optionalText("ability") ?? ""
+            return ["localizedName": names[name] as Any, "shortEffect": text(name) { $0.2 } as Any,
+                    "flavorText": text(name) { $0.3 } as Any]
         }
     }
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
+        // A move the bundle does not describe (a small sample's) is a row of NULLs with its slug.
+        let moves = try movesBySlug.rows(key, in: database)
+        let typeNames = try Dictionary(database.rows("SELECT id, name FROM type", []) { ($0.int(0), $0.text(1)) },
+                                       uniquingKeysWith: { first, _ in first })
         // Only the languages that can be chosen: a pokemon may have 375 moves in 11 languages.
         // The API's codes are lowercase, so `language IN (...)` is a key lookup a move.
         let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
         let marks = wanted.map { _ in "?" }.joined(separator: ", ")
-        let facts = try database.rows("""
-            SELECT pm.move, t.name, m.damage_class, m.power, m.accuracy, m.pp, m.id FROM pokemon_move pm
-            LEFT JOIN move m ON m.name = pm.move LEFT JOIN type t ON t.id = m.type_id
-            WHERE pm.pokemon_id = ? ORDER BY pm.move
-            """, [key]) { ($0.text(0), $0.optionalText(1), $0.optionalText(2), $0.optionalInt(3), $0.optionalInt(4),
-                          $0.optionalInt(5), $0.optionalInt(6)) }
         // Names by the move ids just read: a key lookup each, no second walk through the slugs.
-        let ids = facts.compactMap(\.6)
+        let ids = moves.compactMap { $0.optionalInt("id") }
         var names: [Int: LocalizedText] = [:]
         if !ids.isEmpty {
             let rows = try database.rows("""
@@ -76,9 +78,9 @@ extension Pokedex {
             }
             names = Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
         }
-        return facts.map {
-            PokemonMove(name: $0.0, localizedName: $0.6.flatMap { names[$0] }, type: $0.1, damageClass: $0.2, power: $0.3,
-                        accuracy: $0.4, pp: $0.5)
+        return moves.models(PokemonMove.self) { row in
+            ["name": row.linkValue ?? "", "localizedName": row.optionalInt("id").flatMap { names[$0] } as Any,
+             "type": row.optionalInt("type_id").flatMap { typeNames[$0] } as Any]
         }
     }
 }

@@ -16,38 +16,55 @@ extension Pokedex {
         // The first type by slot; a pokemon without types sorts first rather than vanishing.
         case .type: "(SELECT t.type FROM pokemon_type t WHERE t.pokemon_id = p.id ORDER BY t.slot LIMIT 1), p.id"
         }
-        let sql = "SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p ORDER BY \(orderBy) LIMIT ? OFFSET ?"
         return try read { database in
-            let rows = try database.rows(sql, [.integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) {
-                ($0.int(0), $0.text(1), $0.optionalText(2))
-            }
-            return try rows.map { row in
-                PokemonSummary(id: row.0, name: row.1, types: try Self.types(of: row.0, in: database), thumbnail: row.2)
-            }
+            let ids = try database.rows("SELECT p.id FROM pokemon p ORDER BY \(orderBy) LIMIT ? OFFSET ?",
+                                        [.integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) { $0.int(0) }
+            let summaries = try Self.summaries(ids: ids, in: database)
+            return ids.compactMap { summaries[$0] }
         }
     }
 
     /// One pokemon's list row, by id; nil when there is no such pokemon.
     /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
     public func summary(id: Int) throws -> PokemonSummary? {
-        try read { database in
-            guard let name = try database.row("SELECT name FROM pokemon WHERE id = ?", [.integer(Int64(id))], { $0.text(0) })
-            else { return nil }
-            return try Self.summary(id: id, name: name, in: database)
-        }
+        try read { database in try Self.summaries(ids: [id], in: database)[id] }
     }
 
-    /// Builds a summary: types in slot order and the thumbnail.
-    static func summary(id: Int, name: String, in database: Database) throws -> PokemonSummary {
-        let thumbnail = try database.row("SELECT \(Thumbnail.sqlExpression) FROM pokemon p WHERE p.id = ?",
-                                         [.integer(Int64(id))]) { $0.optionalText(0) } ?? nil
-        return PokemonSummary(id: id, name: name, types: try types(of: id, in: database), thumbnail: thumbnail)
+    /// The `pokemon` rows a summary is read from, every declared column, by name into the model.
+    private static let pokemonRows = DeclaredRow.Query(.pokemon, orderedBy: ["id"])
+
+    /// The summaries of the pokemon with `ids` (those that exist), in three statements:
+    /// the rows, their types, their thumbnails.
+    static func summaries(ids: [Int], in database: Database) throws -> [Int: PokemonSummary] {
+        let keys = ids.map { SQLValue.integer(Int64($0)) }
+        let rows = try pokemonRows.rows(in: keys, in: database)
+        guard !rows.isEmpty else { return [:] }
+        let thumbnails = try Dictionary(database.rows("""
+            SELECT p.id, \(Thumbnail.sqlExpression) FROM pokemon p WHERE p.id IN (\(keys.map { _ in "?" }.joined(separator: ", ")))
+            """, keys) { ($0.int(0), $0.optionalText(1)) }, uniquingKeysWith: { first, _ in first })
+        return summaries(rows, types: try typesByPokemon(ids, in: database), thumbnails: thumbnails)
     }
 
-    /// A pokemon's type slugs in slot order.
-    static func types(of id: Int, in database: Database) throws -> [String] {
-        try database.rows("SELECT type FROM pokemon_type WHERE pokemon_id = ? ORDER BY slot", [.integer(Int64(id))]) {
-            $0.text(0)
+    /// Every pokemon's summary, by id (what search lists).
+    static func allSummaries(in database: Database) throws -> [Int: PokemonSummary] {
+        var types: [Int: [String]] = [:]
+        for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type ORDER BY pokemon_id, slot", [],
+                                            { ($0.int(0), $0.text(1)) }) {
+            types[id, default: []].append(type)
         }
+        let thumbnails = try Dictionary(database.rows("SELECT p.id, \(Thumbnail.sqlExpression) FROM pokemon p", []) {
+            ($0.int(0), $0.optionalText(1))
+        }, uniquingKeysWith: { first, _ in first })
+        return summaries(try pokemonRows.all(in: database), types: types, thumbnails: thumbnails)
+    }
+
+    /// Summaries from `pokemon` rows: the columns by property name, types and thumbnail given.
+    private static func summaries(_ rows: [DeclaredRow], types: [Int: [String]],
+                                  thumbnails: [Int: String?]) -> [Int: PokemonSummary] {
+        let models = rows.models(PokemonSummary.self) { row in
+            let id = row.optionalInt("id") ?? 0
+            return ["types": types[id] ?? [], "thumbnail": (thumbnails[id] ?? nil) as Any]
+        }
+        return Dictionary(models.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -1,23 +1,29 @@
 import PokeSQLite
 
 extension Pokedex {
+    /// The rows pokedexes are read from, every declared column, by name into the models.
+    private static let pokedexRows = DeclaredRow.Query(.pokedex, orderedBy: ["id"])
+    private static let entryRows = DeclaredRow.Query(.pokedexEntry, orderedBy: ["entry_number"])
+    private static let descriptionRows = DeclaredRow.Query(.pokedexDescription)
+    private static let speciesRows = DeclaredRow.Query(.species)
+
     /// Every pokedex, by id, with its description in the first of `languages` that has
     /// one (else English): what a pokedex picker shows.
     /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
     public func pokedexes(languages: [String] = PreferredLanguages.system) throws -> [PokedexInfo] {
         try read { database in
-            let rows = try database.rows("""
-                SELECT d.id, d.name, d.region, d.is_main_series,
-                       (SELECT count(*) FROM pokedex_entry e WHERE e.pokedex_id = d.id)
-                FROM pokedex d ORDER BY d.id
-                """) { ($0.int(0), $0.text(1), $0.optionalText(2), $0.int(3) != 0, $0.int(4)) }
-            return try rows.map { row in
-                let descriptions = try database.rows(
-                    "SELECT language, description FROM pokedex_description WHERE pokedex_id = ? AND description IS NOT NULL",
-                    [.integer(Int64(row.0))]) { LocalizedText(text: $0.text(1), language: $0.text(0)) }
+            let counts = try Dictionary(database.rows("SELECT pokedex_id, count(*) FROM pokedex_entry GROUP BY pokedex_id", []) {
+                ($0.int(0), $0.int(1))
+            }, uniquingKeysWith: { first, _ in first })
+            return try Self.pokedexRows.all(in: database).map { row in
+                let id = row.optionalInt("id") ?? 0
+                let descriptions = try Self.descriptionRows.rows(.integer(Int64(id)), in: database).compactMap { row in
+                    row.optionalText("description").map { LocalizedText(text: $0, language: row.optionalText("language") ?? "") }
+                }
                 let chosen = PreferredLanguages.choose(from: descriptions.map(\.language), preferred: languages)
-                return PokedexInfo(id: row.0, name: row.1, region: row.2, isMainSeries: row.3,
-                                   description: descriptions.first { $0.language == chosen }, entryCount: row.4)
+                return row.model(PokedexInfo.self, parts: [
+                    "description": descriptions.first { $0.language == chosen } as Any, "entryCount": counts[id] ?? 0,
+                ])
             }
         }
     }
@@ -26,19 +32,20 @@ extension Pokedex {
     /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
     public func entries(ofPokedex pokedexID: Int, offset: Int = 0, limit: Int = 20) throws -> [PokedexEntry] {
         try read { database in
-            let rows = try database.rows("""
-                SELECT e.entry_number, e.species_id, s.name, p.id, p.name
-                FROM pokedex_entry e
-                LEFT JOIN species s ON s.id = e.species_id
-                LEFT JOIN pokemon p ON p.species_id = e.species_id AND p.is_default = 1
-                WHERE e.pokedex_id = ? ORDER BY e.entry_number LIMIT ? OFFSET ?
-                """, [.integer(Int64(pokedexID)), .integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) {
-                ($0.int(0), $0.int(1), $0.optionalText(2), $0.optionalInt(3), $0.optionalText(4))
-            }
-            return try rows.map { row in
-                var pokemon: PokemonSummary?
-                if let id = row.3, let name = row.4 { pokemon = try Self.summary(id: id, name: name, in: database) }
-                return PokedexEntry(entryNumber: row.0, speciesID: row.1, speciesName: row.2, pokemon: pokemon)
+            let rows = try Self.entryRows.rows(.integer(Int64(pokedexID)), in: database, page: (limit, offset))
+            let speciesIDs = rows.compactMap { $0.optionalInt("species_id") }
+            let species = try Dictionary(Self.speciesRows.rows(in: speciesIDs.map { .integer(Int64($0)) }, in: database).map {
+                ($0.optionalInt("id") ?? 0, $0.optionalText("name"))
+            }, uniquingKeysWith: { first, _ in first })
+            let pokemonIDs = speciesIDs.isEmpty ? [:] : try Dictionary(database.rows("""
+                SELECT species_id, min(id) FROM pokemon WHERE is_default = 1
+                AND species_id IN (\(speciesIDs.map { _ in "?" }.joined(separator: ", "))) GROUP BY species_id
+                """, speciesIDs.map { .integer(Int64($0)) }) { ($0.int(0), $0.int(1)) }, uniquingKeysWith: { first, _ in first })
+            let summaries = try Self.summaries(ids: Array(pokemonIDs.values), in: database)
+            return rows.models(PokedexEntry.self) { row in
+                let speciesID = row.optionalInt("species_id") ?? 0
+                return ["speciesName": (species[speciesID] ?? nil) as Any,
+                        "pokemon": pokemonIDs[speciesID].flatMap { summaries[$0] } as Any]
             }
         }
     }

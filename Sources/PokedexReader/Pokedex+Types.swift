@@ -40,14 +40,12 @@ extension Pokedex {
     /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
     public func pokemon(ofType type: String, offset: Int = 0, limit: Int = 20) throws -> [PokemonSummary] {
         try read { database in
-            let rows = try database.rows("""
-                SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p
+            let ids = try database.rows("""
+                SELECT p.id FROM pokemon p
                 WHERE p.id IN (SELECT pokemon_id FROM pokemon_type WHERE type = ?) ORDER BY p.id LIMIT ? OFFSET ?
-                """, [.text(type), .integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) {
-                ($0.int(0), $0.text(1), $0.optionalText(2))
-            }
-            let types = try Self.typesByPokemon(rows.map(\.0), in: database)
-            return rows.map { PokemonSummary(id: $0.0, name: $0.1, types: types[$0.0] ?? [], thumbnail: $0.2) }
+                """, [.text(type), .integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]) { $0.int(0) }
+            let summaries = try Self.summaries(ids: ids, in: database)
+            return ids.compactMap { summaries[$0] }
         }
     }
 
@@ -59,14 +57,16 @@ extension Pokedex {
         }
     }
 
+    /// Every `type` row in id order, every declared column, by name into the model.
+    private static let typeRows = DeclaredRow.Query(.type, orderedBy: ["id"])
+
     static func allTypes(languages: [String], in database: Database) throws -> [PokemonType] {
         let names = try database.rows("SELECT type_id, language, name FROM type_name", []) {
             ($0.int(0), LocalizedText(text: $0.text(2), language: $0.text(1)))
         }
         let byType = Dictionary(grouping: names, by: \.0).mapValues { $0.map(\.1) }
-        return try database.rows("SELECT id, name, generation FROM type ORDER BY id", []) {
-            PokemonType(id: $0.int(0), name: $0.text(1), localizedName: choose(byType[$0.int(0)] ?? [], languages),
-                        generation: $0.optionalText(2))
+        return try typeRows.all(in: database).models(PokemonType.self) { row in
+            ["localizedName": choose(byType[row.optionalInt("id") ?? 0] ?? [], languages) as Any]
         }
     }
 

@@ -100,17 +100,10 @@ final class SearchIndex: Sendable {
                 close(id, from: first)
             }
         }
-        var types: [Int: [String]] = [:]
-        for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type ORDER BY pokemon_id, slot", [],
-                                            { ($0.int(0), $0.text(1)) }) {
-            types[id, default: []].append(type)
-        }
-        let rows = try database.rows("SELECT p.id, p.name, \(Thumbnail.sqlExpression) FROM pokemon p ORDER BY p.id", []) {
-            ($0.int(0), $0.text(1), $0.optionalText(2))
-        }
-        let entries = rows.map { id, name, thumbnail in
-            Entry(summary: PokemonSummary(id: id, name: name, types: types[id] ?? [], thumbnail: thumbnail),
-                  strings: ranges[id] ?? 0 ..< 0, types: (typeNames.types[id] ?? []).compactMap { typeIndex[$0] })
+        // Every pokemon's list row, as the list reads it (the declared columns by name).
+        let summaries = try Pokedex.allSummaries(in: database)
+        let entries = summaries.keys.sorted().map { id in
+            Entry(summary: summaries[id]!, strings: ranges[id] ?? 0 ..< 0, types: (typeNames.types[id] ?? []).compactMap { typeIndex[$0] })
         }
         return SearchIndex(bytes: bytes, stringStarts: starts, typeStrings: typeStrings, entries: entries)
     }
