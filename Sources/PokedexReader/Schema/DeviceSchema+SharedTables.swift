@@ -19,6 +19,9 @@
 /// users would need an index as large as what it saves). Flavor texts, the bulk, are
 /// removed with the last row that uses them: they are only shared within one species,
 /// so finding their other users is a lookup by the link table's key.
+///
+/// Each design is written for the columns it stores specially and rendered with the
+/// table's plain columns, the ones declared after those (`DeviceSchema+ViewColumns.swift`).
 extension DeviceSchema {
     /// The builder tables behind the views (not part of the logical schema).
     package static let builderTables = [

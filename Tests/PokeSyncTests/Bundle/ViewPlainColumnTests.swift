@@ -2,6 +2,7 @@ import Foundation
 import PokedexReader
 import PokeSQLite
 import Testing
+@testable import PokeSyncCore
 
 /// Plain columns added to a view table's declaration (a copy of it) are stored by the DDL
 /// made from it, with no SQL written for them: in the view's link table, given back by
@@ -47,6 +48,28 @@ struct ViewPlainColumnTests {
             try database.run("DELETE FROM \(table.quotedName) WHERE \(table.entityColumn) = ?", [rows[0][0]])
             #expect(try Self.read(table, database) == [Self.quoted(rows[1])])
             #expect(try database.integer("SELECT count(*) FROM \(link)") == 1)
+        }
+    }
+
+    /// A row of `pokemon_move` with a plain column, as the exporter's row type would have it.
+    struct MoveWithLevel: DeviceTableRow {
+        var pokemonID: Int
+        var move: String
+        var learnLevel: Int?
+    }
+
+    /// The exporter writes a view's link table itself (`insertShared`), each plain column
+    /// from the row's property of its name, so that column needs no SQL there either.
+    @Test func theWriterFillsAViewsPlainColumnsFromTheRow() throws {
+        try withTemporaryDirectory { folder in
+            let table = DeviceSchema.Table.pokemonMove.adding(.integer("learn_level"))
+            let database = try Database(path: folder.appendingPathComponent("scratch.sqlite").path)
+            try DeviceSchema.create(in: database, tables: DeviceSchema.tables.map { $0.name == table.name ? table : $0 })
+            try database.execute("INSERT INTO move_code(id, name) VALUES (1, 'double-kick'), (2, 'slam')")
+            let insert = try ViewLinkInsert(table, into: "pokemon_move_link", designed: ["pokemon_id", "move_id"], database)
+            try insert.run([25, 1], MoveWithLevel(pokemonID: 25, move: "double-kick", learnLevel: 9))
+            try insert.run([25, 2], MoveWithLevel(pokemonID: 25, move: "slam", learnLevel: nil))
+            #expect(try Self.read(table, database) == ["25|'double-kick'|9", "25|'slam'|NULL"])
         }
     }
 
