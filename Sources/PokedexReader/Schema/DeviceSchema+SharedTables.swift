@@ -29,6 +29,18 @@ extension DeviceSchema {
         "move_code", "pokemon_move_link", "sprite_key_code", "pokemon_sprite_link",
     ] + sharedTextTables
 
+    /// The delete trigger of `view`, a pokemon's rows each with one code: the row of
+    /// `<view>_link` whose `code` is the id, in `codes`, of the `name` `OLD.<column>`.
+    private static func deleteByCode(_ view: String, code: String, from codes: String, name: String,
+                                     column: String) -> String {
+        """
+        CREATE TRIGGER \(view)_delete INSTEAD OF DELETE ON \(view) BEGIN
+            DELETE FROM \(view)_link
+                WHERE pokemon_id = OLD.pokemon_id AND \(code) = (SELECT id FROM \(codes) WHERE \(name) = OLD.\(column));
+        END;
+        """
+    }
+
     static func sharedMoveDDL(_ plain: PlainViewColumns) -> String {
         """
         CREATE TABLE move_code(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -42,10 +54,7 @@ extension DeviceSchema {
             INSERT INTO pokemon_move_link(pokemon_id, move_id\(plain.names))
                 VALUES (NEW.pokemon_id, (SELECT id FROM move_code WHERE name = NEW.move)\(plain.inserted));
         END;
-        CREATE TRIGGER pokemon_move_delete INSTEAD OF DELETE ON pokemon_move BEGIN
-            DELETE FROM pokemon_move_link
-                WHERE pokemon_id = OLD.pokemon_id AND move_id = (SELECT id FROM move_code WHERE name = OLD.move);
-        END;
+        \(deleteByCode("pokemon_move", code: "move_id", from: "move_code", name: "name", column: "move"))
         """
     }
 
@@ -66,10 +75,7 @@ extension DeviceSchema {
                        NEW.path\(plain.inserted)
                 FROM sprite_key_code k WHERE k.key = NEW.key;
         END;
-        CREATE TRIGGER pokemon_sprite_delete INSTEAD OF DELETE ON pokemon_sprite BEGIN
-            DELETE FROM pokemon_sprite_link
-                WHERE pokemon_id = OLD.pokemon_id AND key_id = (SELECT id FROM sprite_key_code WHERE key = OLD.key);
-        END;
+        \(deleteByCode("pokemon_sprite", code: "key_id", from: "sprite_key_code", name: "key", column: "key"))
         """
     }
 

@@ -17,48 +17,69 @@ struct ScratchColumnUpdateTests {
     @Test func aColumnAddedToACopyOfTheDeclarationIsInstalledAndChangedByADelta() async throws {
         try await withTemporaryDirectory { folder in
             // Upstream changes pikachu's species document between the versions: its hatch counter.
-            let fixed = folder.appendingPathComponent("fixed-upstream")
-            try FileManager.default.copyItem(at: TestPaths.sample2026, to: fixed)
-            let pikachu = TestPaths.document(in: fixed, kind: "pokemon-species", id: 25)
-            let original = try String(contentsOf: pikachu, encoding: .utf8)
-            try #require(original.contains("\"hatch_counter\": 10"))
-            try original.replacingOccurrences(of: "\"hatch_counter\": 10", with: "\"hatch_counter\": 20")
-                .write(to: pikachu, atomically: true, encoding: .utf8)
+            let fixed = try Self.upstream(changing: "\"hatch_counter\": 10", to: "\"hatch_counter\": 20",
+                                          inPikachu: "pokemon-species", in: folder)
 
             let v1 = try await Self.version(1, from: TestPaths.sample2026, in: folder)
             let v2 = try await Self.version(2, from: fixed, in: folder)
-            let bundles = folder.appendingPathComponent("bundles", isDirectory: true)
-            try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
-            let device = folder.appendingPathComponent("device", isDirectory: true)
-            let updater = Updater(folder: device, tables: Self.extended)
-            let installed = device.appendingPathComponent("current/pokedex.sqlite")
-
-            // Version 1's full bundle: the shipped declaration's updater refuses it (its
-            // digest does not cover the column); the extended one installs it.
-            try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v1, into: bundles), deltas: [])
-            await #expect(throws: UpdateError.self) {
-                _ = try await Updater(folder: folder.appendingPathComponent("plain-device")).update(from: bundles)
+            let installed = try await Self.ship(v1, then: v2, tables: Self.extended, in: folder) { bundles, installed in
+                // The shipped declaration's updater refuses version 1 (its digest does not
+                // cover the column); the extended one installs it.
+                await #expect(throws: UpdateError.self) {
+                    _ = try await Updater(folder: folder.appendingPathComponent("plain-device")).update(from: bundles)
+                }
+                let counter = try Self.hatchCounter(installed)
+                #expect(counter == 10)
+            } built: { _, summary in
+                #expect(summary.upserted[.species] == [25])
             }
-            #expect(try await updater.update(from: bundles).kind == .full)
-            #expect(try Self.hatchCounter(installed) == 10)
-
-            // Version 2 as a delta from 1: it carries the column, and the device takes it.
-            let changes = folder.appendingPathComponent("changes.sqlite")
-            let summary = try DeltaBuilder(old: v1.database, new: v2.database, tables: Self.extended)
-                .write(to: changes, oldSpriteHashes: try UpdateFixtures.spriteHashes(v1),
-                       newSpriteHashes: try UpdateFixtures.spriteHashes(v2))
-            #expect(summary.upserted[.species] == [25])
-            let delta = try await UpdateFixtures.writeArchive(
-                bundles.appendingPathComponent("pokedex-1-2.delta.tar.gz"),
-                manifest: UpdateFixtures.manifest(for: v2, base: v1, removedSprites: summary.sprites.removed),
-                files: ["changes.sqlite": changes])
-            try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v2, into: bundles), deltas: [delta])
-            let update = try await updater.update(from: bundles)
-            #expect(update.kind == .delta && update.installedVersion == 2)
             #expect(try Self.hatchCounter(installed) == 20)
-            let database = try Database(path: installed.path, mode: .readOnly)
-            #expect(try ContentDigest.compute(database, tables: Self.extended).hex == v2.digest)
         }
+    }
+
+    /// A copy of the 2026 sample in `folder` whose pikachu document of `kind` has `old`,
+    /// which it holds once, changed to `new`: the upstream of version 2.
+    static func upstream(changing old: String, to new: String, inPikachu kind: String, in folder: URL) throws -> URL {
+        let fixed = folder.appendingPathComponent("fixed-upstream")
+        try FileManager.default.copyItem(at: TestPaths.sample2026, to: fixed)
+        let pikachu = TestPaths.document(in: fixed, kind: kind, id: 25)
+        let original = try String(contentsOf: pikachu, encoding: .utf8)
+        try #require(original.components(separatedBy: old).count == 2)
+        try original.replacingOccurrences(of: old, with: new).write(to: pikachu, atomically: true, encoding: .utf8)
+        return fixed
+    }
+
+    /// Ships `v1` as a full bundle and installs it with an updater of `tables`, then calls
+    /// `installed` (the bundles folder, the installed file); ships `v2` with a real delta
+    /// from `v1` built for `tables`, calls `built` (its `changes.sqlite`, its summary) and
+    /// updates: the device takes the delta and ends at `v2`'s digest. Returns the installed file.
+    static func ship(_ v1: UpdateFixtures.Version, then v2: UpdateFixtures.Version, tables: [DeviceSchema.Table],
+                     in folder: URL, installed: (URL, URL) async throws -> Void,
+                     built: (URL, DeltaBuilder.Summary) throws -> Void) async throws -> URL {
+        let bundles = folder.appendingPathComponent("bundles", isDirectory: true)
+        try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
+        let device = folder.appendingPathComponent("device", isDirectory: true)
+        let updater = Updater(folder: device, tables: tables)
+        let file = device.appendingPathComponent("current/pokedex.sqlite")
+        try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v1, into: bundles), deltas: [])
+        #expect(try await updater.update(from: bundles).kind == .full)
+        try await installed(bundles, file)
+
+        let changes = folder.appendingPathComponent("changes.sqlite")
+        let summary = try DeltaBuilder(old: v1.database, new: v2.database, tables: tables)
+            .write(to: changes, oldSpriteHashes: try UpdateFixtures.spriteHashes(v1),
+                   newSpriteHashes: try UpdateFixtures.spriteHashes(v2))
+        try built(changes, summary)
+        let delta = try await UpdateFixtures.writeArchive(
+            bundles.appendingPathComponent("pokedex-1-2.delta.tar.gz"),
+            manifest: UpdateFixtures.manifest(for: v2, base: v1, removedSprites: summary.sprites.removed),
+            files: ["changes.sqlite": changes])
+        try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v2, into: bundles), deltas: [delta])
+        let update = try await updater.update(from: bundles)
+        #expect(update.kind == .delta && update.installedVersion == 2)
+        let database = try Database(path: file.path, mode: .readOnly)
+        #expect(try ContentDigest.compute(database, tables: tables).hex == v2.digest)
+        return file
     }
 
     /// Version `number` of the extended schema: the sample's device database with every
@@ -94,50 +115,27 @@ struct ScratchColumnUpdateTests {
     @Test func aPlainColumnAddedToAViewTableIsInstalledAndChangedByADelta() async throws {
         try await withTemporaryDirectory { folder in
             // Upstream changes pikachu's document between the versions: it learns double-kick at 12, not 9.
-            let fixed = folder.appendingPathComponent("fixed-upstream")
-            try FileManager.default.copyItem(at: TestPaths.sample2026, to: fixed)
-            let pikachu = TestPaths.document(in: fixed, kind: "pokemon", id: 25)
-            let original = try String(contentsOf: pikachu, encoding: .utf8)
             let doubleKick = "\"name\": \"double-kick\",\n                \"url\": \"/api/v2/move/24/\"\n            },\n"
                 + "            \"version_group_details\": [\n                {\n                    \"level_learned_at\": "
-            try #require(original.components(separatedBy: doubleKick + "9,").count == 2)
-            try original.replacingOccurrences(of: doubleKick + "9,", with: doubleKick + "12,")
-                .write(to: pikachu, atomically: true, encoding: .utf8)
+            let fixed = try Self.upstream(changing: doubleKick + "9,", to: doubleKick + "12,", inPikachu: "pokemon", in: folder)
 
             let v1 = try await Self.learnLevelVersion(1, from: TestPaths.sample2026, in: folder)
             let v2 = try await Self.learnLevelVersion(2, from: fixed, in: folder)
-            let bundles = folder.appendingPathComponent("bundles", isDirectory: true)
-            try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
-            let device = folder.appendingPathComponent("device", isDirectory: true)
-            let updater = Updater(folder: device, tables: Self.withLearnLevel)
-            let installed = device.appendingPathComponent("current/pokedex.sqlite")
-
-            // Version 1's full bundle: the values are in the link table and the view gives them.
-            try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v1, into: bundles), deltas: [])
-            #expect(try await updater.update(from: bundles).kind == .full)
-            #expect(try Self.learnLevel(installed) == 9)
-            let stored = try Database(path: installed.path, mode: .readOnly)
-                .integer("SELECT count(*) FROM pokemon_move_link WHERE learn_level IS NOT NULL") ?? 0
-            #expect(stored > 0)
-
-            // Version 2 as a delta from 1: it carries the column, and the view's triggers take it.
-            let changes = folder.appendingPathComponent("changes.sqlite")
-            let summary = try DeltaBuilder(old: v1.database, new: v2.database, tables: Self.withLearnLevel)
-                .write(to: changes, oldSpriteHashes: try UpdateFixtures.spriteHashes(v1),
-                       newSpriteHashes: try UpdateFixtures.spriteHashes(v2))
-            #expect(summary.upserted[.pokemon] == [25])
-            #expect(try Self.learnLevel(changes) == 12)
-            let delta = try await UpdateFixtures.writeArchive(
-                bundles.appendingPathComponent("pokedex-1-2.delta.tar.gz"),
-                manifest: UpdateFixtures.manifest(for: v2, base: v1, removedSprites: summary.sprites.removed),
-                files: ["changes.sqlite": changes])
-            try UpdateFixtures.writeIndex(bundles, full: try await UpdateFixtures.writeFullBundle(v2, into: bundles), deltas: [delta])
-            let update = try await updater.update(from: bundles)
-            #expect(update.kind == .delta && update.installedVersion == 2)
+            var stored = 0
+            let installed = try await Self.ship(v1, then: v2, tables: Self.withLearnLevel, in: folder) { _, installed in
+                // The values are in the view's link table, and the view gives them back.
+                let level = try Self.learnLevel(installed)
+                #expect(level == 9)
+                stored = try Self.storedLearnLevels(installed)
+                #expect(stored > 0)
+            } built: { changes, summary in
+                #expect(summary.upserted[.pokemon] == [25])
+                let carried = try Self.learnLevel(changes)
+                #expect(carried == 12)
+            }
+            // The view's triggers applied the delta's plain SQL, the new column included.
             #expect(try Self.learnLevel(installed) == 12)
-            let database = try Database(path: installed.path, mode: .readOnly)
-            #expect(try ContentDigest.compute(database, tables: Self.withLearnLevel).hex == v2.digest)
-            #expect(try database.integer("SELECT count(*) FROM pokemon_move_link WHERE learn_level IS NOT NULL") == stored)
+            #expect(try Self.storedLearnLevels(installed) == stored)
         }
     }
 
@@ -171,5 +169,10 @@ struct ScratchColumnUpdateTests {
     static func learnLevel(_ database: URL) throws -> Int? {
         try Database(path: database.path, mode: .readOnly)
             .integer("SELECT learn_level FROM pokemon_move WHERE pokemon_id = 25 AND move = 'double-kick'")
+    }
+
+    static func storedLearnLevels(_ database: URL) throws -> Int {
+        try Database(path: database.path, mode: .readOnly)
+            .integer("SELECT count(*) FROM pokemon_move_link WHERE learn_level IS NOT NULL") ?? 0
     }
 }
