@@ -11,12 +11,17 @@ import PokeSQLite
 /// has its own, stricter rule (``ChangesSchema``).
 package enum DeviceDatabaseSchema {
     /// The views, triggers and indexes the reader's DDL makes, by type and name, with their SQL.
-    static let expectedCode: [String: String] = {
-        guard let database = try? Database(path: ":memory:"), (try? DeviceSchema.create(in: database)) != nil,
+    static let expectedCode = expectedCode(for: DeviceSchema.tables)
+
+    /// The views, triggers and indexes the DDL of `tables` makes (a test's copy of the
+    /// declaration has its own views), by type and name, with their SQL; empty when it
+    /// does not build.
+    static func expectedCode(for tables: [DeviceSchema.Table]) -> [String: String] {
+        guard let database = try? Database(path: ":memory:"), (try? DeviceSchema.create(in: database, tables: tables)) != nil,
               let rows = try? database.rows("SELECT type, name, sql FROM sqlite_master WHERE type != 'table' AND sql IS NOT NULL", [], {
                   ($0.text(0) + " " + $0.text(1), normalized($0.text(2))) }) else { return [:] }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }()
+    }
 
     /// `sql` with runs of white space made one space: an exporter that indents its DDL
     /// differently still makes the same statement.
@@ -26,15 +31,17 @@ package enum DeviceDatabaseSchema {
 
     /// Throws when the `pokedex.sqlite` at `path`, from the bundle named `file`, is not a
     /// device database this reader may run: what install, verify and `show --bundle` check.
+    /// `tables` is the schema it is checked against (a test's copy of the declaration).
     /// - Throws: ``BundleCheckError`` naming `file` and the problem.
-    package static func check(at path: URL, file: String) throws(BundleCheckError) {
-        if let problem = problem(at: path) {
+    package static func check(at path: URL, file: String, tables: [DeviceSchema.Table] = DeviceSchema.tables) throws(BundleCheckError) {
+        if let problem = problem(at: path, tables: tables) {
             throw BundleCheckError(file: file, reason: "holds a pokedex.sqlite that \(problem)")
         }
     }
 
     /// Why the database at `path` is not a device database this reader may run, or nil.
-    package static func problem(at path: URL) -> String? {
+    package static func problem(at path: URL, tables: [DeviceSchema.Table] = DeviceSchema.tables) -> String? {
+        let expectedCode = tables == DeviceSchema.tables ? expectedCode : expectedCode(for: tables)
         guard !expectedCode.isEmpty else { return "cannot be checked: the reader's own schema did not build" }
         do {
             let database = try Database(path: path.path, mode: .immutable)

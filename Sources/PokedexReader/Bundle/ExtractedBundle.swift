@@ -55,6 +55,6 @@ package struct ExtractedBundle: Sendable {
         if manifest.isDelta, let problem = ChangesSchema.problem(at: database, tables: tables) {
             throw BundleCheckError(file: file, reason: "holds a changes.sqlite that \(problem)")
         }
-        if !manifest.isDelta { try DeviceDatabaseSchema.check(at: database, file: file) }
+        if !manifest.isDelta { try DeviceDatabaseSchema.check(at: database, file: file, tables: tables) }
     }
 }

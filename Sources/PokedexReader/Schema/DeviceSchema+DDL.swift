@@ -52,8 +52,8 @@ extension DeviceSchema.Table {
     /// takes a line of its own. A column added at the end joins the last line that has room.
     package var createStatement: String {
         switch storage {
-        case let .view(ddl):
-            return ddl
+        case let .view(view):
+            return view.ddl(PlainViewColumns(plainColumns))
         case let .table(quotedName):
             let name = quotedName ? self.quotedName : self.name
             let end = isWithoutRowid ? ") WITHOUT ROWID;" : ");"

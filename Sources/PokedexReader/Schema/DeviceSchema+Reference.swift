@@ -54,6 +54,6 @@ extension DeviceSchema.Table {
         let kind = entity.rawValue
         return Self("\(kind)_text", entity: entity, keyCount: 2, [
             .integer("\(kind)_id"), .text("language"), .text("short_effect"), .text("flavor_text"),
-        ], storage: .view(ddl: DeviceSchema.sharedTextDDL(kind)))
+        ], storage: .view(.texts(kind: kind)))
     }
 }

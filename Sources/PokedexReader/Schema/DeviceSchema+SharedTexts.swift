@@ -16,7 +16,7 @@ extension DeviceSchema {
     static let sharedTextTables = ["ability_text_body", "ability_text_link", "move_text_body", "move_text_link"]
 
     /// The view `<kind>_text` over `<kind>_text_link` and `<kind>_text_body`.
-    static func sharedTextDDL(_ kind: String) -> String {
+    static func sharedTextDDL(_ kind: String, _ plain: PlainViewColumns) -> String {
         let id = "\(kind)_id", body = "\(kind)_text_body", link = "\(kind)_text_link"
         // The id of NEW.<column>'s text among the bodies, if there is one.
         func bodyOf(_ column: String) -> String {
@@ -30,20 +30,20 @@ extension DeviceSchema {
         return """
         CREATE TABLE \(body)(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
         CREATE TABLE \(link)(
-            \(id) INTEGER NOT NULL, language_id INTEGER NOT NULL, short_effect_id INTEGER, flavor_text_id INTEGER,
+            \(id) INTEGER NOT NULL, language_id INTEGER NOT NULL, short_effect_id INTEGER, flavor_text_id INTEGER,\(plain.definitionLine)
             PRIMARY KEY(\(id), language_id)) WITHOUT ROWID;
-        CREATE VIEW \(kind)_text(\(id), language, short_effect, flavor_text) AS
-            SELECT l.\(id), c.code, s.text, f.text
+        CREATE VIEW \(kind)_text(\(id), language, short_effect, flavor_text\(plain.names)) AS
+            SELECT l.\(id), c.code, s.text, f.text\(plain.selected)
             FROM \(link) l JOIN language_code c ON c.id = l.language_id
             LEFT JOIN \(body) s ON s.id = l.short_effect_id LEFT JOIN \(body) f ON f.id = l.flavor_text_id;
         CREATE TRIGGER \(kind)_text_insert INSTEAD OF INSERT ON \(kind)_text BEGIN
             INSERT OR IGNORE INTO language_code(code) VALUES (NEW.language);
             \(insertBody("short_effect"))
-            INSERT INTO \(link)(\(id), language_id, short_effect_id, flavor_text_id)
+            INSERT INTO \(link)(\(id), language_id, short_effect_id, flavor_text_id\(plain.names))
                 VALUES (NEW.\(id), (SELECT id FROM language_code WHERE code = NEW.language),
                         CASE WHEN NEW.short_effect IS NULL THEN NULL
                              ELSE coalesce(\(bodyOf("short_effect")), (SELECT max(id) FROM \(body))) END,
-                        NULL);
+                        NULL\(plain.inserted));
             \(insertBody("flavor_text"))
             UPDATE \(link) SET flavor_text_id = CASE WHEN NEW.flavor_text IS NULL THEN NULL ELSE
                     coalesce(\(bodyOf("flavor_text")), (SELECT max(id) FROM \(body))) END

@@ -43,10 +43,11 @@ package enum DeviceSchema {
         /// also derives the statement's line layout). `quotedName` writes the name in quotes.
         case table(quotedName: Bool = false)
         /// A view over the builder's own tables (<doc:PokedexReader/DeviceDatabase#Views-over-shared-tables>):
-        /// `ddl` creates those tables, the view and the `INSTEAD OF` triggers that take a
-        /// delta's plain SQL. The view's columns must be the declared ones, in order
-        /// (`DeviceSchemaDeclarationTests` holds them to it).
-        case view(ddl: String)
+        /// the design creates those tables, the view and the `INSTEAD OF` triggers that take
+        /// a delta's plain SQL, for the table's leading columns; the columns declared after
+        /// them (``Table/plainColumns``) are stored as they are in its link table. The view's
+        /// columns are the declared ones, in order (`DeviceSchemaDeclarationTests` holds them to it).
+        case view(SharedView)
     }
 
     /// One table of the schema.
@@ -65,6 +66,9 @@ package enum DeviceSchema {
 
         package init(_ name: String, entity: Entity?, keyCount: Int, _ columns: [Column], storage: Storage = .table()) {
             precondition(keyCount >= 1 && keyCount <= columns.count, "\(name): the key is 1 to \(columns.count) columns")
+            if case let .view(view) = storage {
+                precondition(columns.count >= view.designedColumnCount, "\(name): its view's design stores \(view.designedColumnCount) columns")
+            }
             self.name = name
             self.declaredColumns = columns
             self.columns = columns.map(\.name)
@@ -85,9 +89,17 @@ package enum DeviceSchema {
         /// The first key column as SQL: the entity's id in every table of an entity.
         package var entityColumn: String { DeviceSchema.quoted(columns[0]) }
 
+        /// A view table's columns declared after those its design stores specially
+        /// (``SharedView/designedColumnCount``): each is stored as it is in the view's link
+        /// table, so adding one takes no SQL. None for a plain table.
+        package var plainColumns: ArraySlice<Column> {
+            guard case let .view(view) = storage else { return [] }
+            return declaredColumns.dropFirst(view.designedColumnCount)
+        }
+
         /// The same table with `column` declared after the others: how a test shows a new
-        /// column travelling through the file, the digest and a delta. (A view's column
-        /// needs its view and triggers changed too.)
+        /// column travelling through the file, the digest and a delta (for a view, a plain
+        /// column).
         package func adding(_ column: Column) -> Table {
             Table(name, entity: entity, keyCount: keyCount, declaredColumns + [column], storage: storage)
         }
@@ -170,10 +182,10 @@ extension DeviceSchema.Table {
         .integer("is_hidden", "NOT NULL"),
     ])
     package static let pokemonMove = Self("pokemon_move", entity: .pokemon, keyCount: 2, [.integer("pokemon_id"), .text("move")],
-                                           storage: .view(ddl: DeviceSchema.sharedMoveDDL))
+                                           storage: .view(.pokemonMoves))
     package static let pokemonSprite = Self("pokemon_sprite", entity: .pokemon, keyCount: 2, [
         .integer("pokemon_id"), .text("key"), .text("url"), .text("path"),
-    ], storage: .view(ddl: DeviceSchema.sharedSpriteDDL))
+    ], storage: .view(.pokemonSprites))
     package static let species = Self("species", entity: .species, keyCount: 1, [
         .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("generation"), .integer("evolution_chain_id"),
         .integer("evolves_from_species_id"), .integer("is_baby", "NOT NULL"), .integer("is_legendary", "NOT NULL"),
@@ -185,7 +197,7 @@ extension DeviceSchema.Table {
     ])
     package static let speciesFlavorText = Self("species_flavor_text", entity: .species, keyCount: 3, [
         .integer("species_id"), .text("language"), .text("version"), .integer("entry_index"), .text("text"),
-    ], storage: .view(ddl: DeviceSchema.sharedFlavorTextDDL))
+    ], storage: .view(.speciesFlavorTexts))
     package static let pokedex = Self("pokedex", entity: .pokedex, keyCount: 1, [
         .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("region"), .integer("is_main_series", "NOT NULL"),
     ])

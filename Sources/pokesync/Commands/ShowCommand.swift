@@ -22,7 +22,9 @@ struct ShowCommand {
     bundle the mirror's (--mirror DIR) bundles/index.json names. --json prints one object (id, name, types, height,
     weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain,
     type_defense: attacking type to factor, and localized_name, type_names, ability_names,
-    move_names, stat_names in L).
+    move_names, stat_names in L), and every column of the pokemon table the reader's model
+    carries, by column name (base_experience, is_default); the species table's in
+    species_facts.
     Exit 64 when nothing has that name or id.
     """
 

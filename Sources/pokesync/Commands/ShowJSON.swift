@@ -6,6 +6,13 @@ import PokedexReader
 /// sprites (key to bundled path or null), genus, flavor_text, evolution_chain,
 /// type_defense (attacking type slug to factor); and the names of the pokemon, its
 /// types, abilities, moves and stats in the chosen language (English where it has none).
+///
+/// Besides these curated fields, every property of ``PokemonDetail`` that a declared
+/// column of `pokemon` gives, at the top level by column name (`base_experience`), and
+/// every property of ``SpeciesDetail`` that a declared column of `species` gives, by
+/// column name in `species_facts` (null when the pokemon has no species). Those come
+/// from ``ModelColumns`` and are listed nowhere: a column added to the declaration and
+/// the model shows here with no edit.
 struct ShowJSON: Encodable {
     struct Ability: Encodable {
         var name: String
@@ -99,11 +106,16 @@ struct ShowJSON: Encodable {
     var evolutionChain: Evolution?
     /// Every attacking type's slug to its factor against this pokemon.
     var typeDefense: [String: Double]
+    /// The model's `pokemon` columns by column name, written at the top level.
+    var pokemonColumns: [String: ColumnValue]
+    /// The species model's `species` columns by column name.
+    var speciesFacts: [String: ColumnValue]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, species, localizedName = "localized_name", types, typeNames = "type_names", height, weight
         case stats, statNames = "stat_names", abilities, abilityNames = "ability_names", moves, moveNames = "move_names"
         case sprites, genus, flavorText = "flavor_text", evolutionChain = "evolution_chain", typeDefense = "type_defense"
+        case speciesFacts = "species_facts"
     }
 
     init(_ detail: PokemonDetail, defense: TypeDefense? = nil) {
@@ -133,6 +145,8 @@ struct ShowJSON: Encodable {
         }
         evolutionChain = detail.species?.evolutionChain.map(Evolution.init)
         typeDefense = Dictionary((defense?.factors ?? []).map { ($0.type.name, $0.factor) }, uniquingKeysWith: { _, last in last })
+        pokemonColumns = ModelColumns.values(of: detail, in: .pokemon)
+        speciesFacts = detail.species.map { ModelColumns.values(of: $0, in: .species) }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -156,6 +170,16 @@ struct ShowJSON: Encodable {
         try container.encode(flavorText, forKey: .flavorText)
         try container.encode(evolutionChain, forKey: .evolutionChain)
         try container.encode(typeDefense, forKey: .typeDefense)
+        try container.encode(speciesFacts, forKey: .speciesFacts)
+        // The `pokemon` columns join the same object (JSONEncoder gives a second keyed
+        // container of one encoder the same object, keys sorted across both). A column whose name is a curated key
+        // is left out, so the curated field wins: `id`, `name`, `height` and `weight` are
+        // both today and hold the same value, but a column named like a curated field of
+        // another meaning (`species`, `types`) must not change what that key has meant.
+        var columns = encoder.container(keyedBy: ColumnKey.self)
+        for (column, value) in pokemonColumns where CodingKeys(rawValue: column) == nil {
+            try columns.encode(value, forKey: ColumnKey(stringValue: column))
+        }
     }
 }
 

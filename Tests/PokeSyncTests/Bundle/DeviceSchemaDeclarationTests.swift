@@ -7,7 +7,7 @@ import Testing
 
 /// `DeviceSchema.tables` is the one declaration of the device tables' columns: the DDL is
 /// made from it (and its text is what every shipped file has always held), the views
-/// written by hand have its columns, the Python oracles list the same ones, and a column
+/// have its columns, the Python oracles list the same ones, and a column
 /// added to it is created, digested and carried through a delta.
 @Suite("Device schema declaration")
 struct DeviceSchemaDeclarationTests {
@@ -30,8 +30,8 @@ struct DeviceSchemaDeclarationTests {
     }
 
     /// What SQLite made of the DDL, table by table: the declared columns in order, and for a
-    /// plain table their types, NOT NULL and key; a view (written by hand) at least has the
-    /// declared columns, so one added to the declaration but not to its view fails here.
+    /// plain table their types, NOT NULL and key; a view (its design written by hand) at
+    /// least has the declared columns, so a design that drops one fails here.
     @Test func everyTableAndViewHasTheDeclaredColumns() throws {
         let database = try Database(path: ":memory:")
         try DeviceSchema.create(in: database)

@@ -1,8 +1,12 @@
 import Foundation
+@testable import PokeSyncCore
+import PokedexReader
 import Testing
+@testable import pokesync
 
 /// `pokesync show --language`, `show --json`'s `type_defense` and `search --json --language`
-/// on a device installed from a real bundle of the 2026 sample.
+/// on a device installed from a real bundle of the 2026 sample; `show --json`'s columns
+/// of `pokemon` and `species` (``ModelColumns``) against the stored rows.
 @Suite("show and search in the device's language")
 struct LocalizedCLITests {
     @Test func showInKoreanNamesTypesAbilitiesStatsAndChartsTheTypes() async throws {
@@ -36,5 +40,106 @@ struct LocalizedCLITests {
             #expect(hits.last?["localized_name"] as? String == "Dracaufeu")
             #expect(hits.first?["name"] as? String == "reshiram")
         }
+    }
+
+    /// The top-level keys `show --json` has always had, whatever the columns.
+    static let curatedKeys: Set<String> = [
+        "id", "name", "species", "localized_name", "types", "type_names", "height", "weight", "stats", "stat_names",
+        "abilities", "ability_names", "moves", "move_names", "sprites", "genus", "flavor_text", "evolution_chain",
+        "type_defense", "species_facts",
+    ]
+
+    @Test func showJSONGivesEveryColumnTheModelsCarryAsStored() async throws {
+        let device = try await SampleBundles.device(sprites: "default")
+        let database = device.appendingPathComponent("current/pokedex.sqlite")
+        let pokedex = try Pokedex(folder: device)
+        try await withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            for query in ["pikachu", "charizard-mega-x"] {
+                let shown = try await cli.run(["show", query, "--bundle", device.path, "--json"], addMirror: false)
+                #expect(shown.status == 0, "\(shown.stderr)")
+                let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(shown.stdout.utf8))
+                let detail = try #require(try pokedex.pokemon(named: query, languages: ["en"]))
+                let species = try #require(detail.species)
+
+                // The keys expected, from the models' properties and the declaration.
+                let pokemonColumns = Self.carried(by: detail, in: .pokemon)
+                let speciesColumns = Self.carried(by: species, in: .species)
+                #expect(pokemonColumns.keys.contains("base_experience") && pokemonColumns.keys.contains("is_default"))
+                #expect(speciesColumns.keys.contains("is_legendary") && speciesColumns.keys.contains("capture_rate"))
+                #expect(Set(object.keys) == Self.curatedKeys.union(pokemonColumns.keys), "\(object.keys.sorted())")
+                guard case .object(let facts)? = object["species_facts"] else {
+                    Issue.record("species_facts is no object: \(shown.stdout)")
+                    continue
+                }
+                #expect(Set(facts.map(\.0)) == Set(speciesColumns.keys), "\(facts.map(\.0).sorted())")
+
+                // The values, from the rows as the real sqlite3 reads them.
+                let pokemonRow = try await Self.storedRow(of: .pokemon, id: detail.id, in: database)
+                for (column, isFlag) in pokemonColumns {
+                    #expect(object[column] == Self.expected(pokemonRow[column], isFlag: isFlag), "\(query) \(column)")
+                }
+                let speciesRow = try await Self.storedRow(of: .species, id: species.id, in: database)
+                let shownFacts = Dictionary(facts, uniquingKeysWith: { first, _ in first })
+                for (column, isFlag) in speciesColumns {
+                    #expect(shownFacts[column] == Self.expected(speciesRow[column], isFlag: isFlag), "\(query) species \(column)")
+                }
+            }
+        }
+    }
+
+    /// A column added to the declaration and a property to the model shows, and a property
+    /// that is no declared column does not: nothing lists the columns.
+    @Test func aNewColumnOfTheModelShowsWithNoEdit() {
+        struct HatchingSpecies {
+            let id: Int
+            let isBaby: Bool
+            let hatchCounter: Int?
+            let color: String?
+            let localizedName: String
+        }
+        let model = HatchingSpecies(id: 175, isBaby: true, hatchCounter: nil, color: "white", localizedName: "Togepi")
+        #expect(ModelColumns.values(of: model, in: .species) == ["id": .integer(175), "is_baby": .flag(true), "color": .text("white")])
+        #expect(ModelColumns.values(of: model, in: .species.adding(.integer("hatch_counter")))
+                == ["id": .integer(175), "is_baby": .flag(true), "color": .text("white"), "hatch_counter": .null])
+    }
+
+    /// A `pokemon` column named like a curated field leaves that field as it was.
+    @Test func aCuratedFieldWinsOverAColumnOfItsName() async throws {
+        let device = try await SampleBundles.device(sprites: "default")
+        let detail = try #require(try Pokedex(folder: device).pokemon(named: "pikachu", languages: ["en"]))
+        var shown = ShowJSON(detail)
+        shown.pokemonColumns["types"] = .integer(7)
+        shown.pokemonColumns["id"] = .integer(-1)
+        let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(try JSONLine.string(shown).utf8))
+        #expect(object["types"] == .array([.string("electric")]))
+        #expect(object["id"] == .integer(25))
+        #expect(object["is_default"] == .bool(true), "the other columns are still written")
+    }
+
+    /// The declared columns of `table` that `model` has a property for (by
+    /// `DeviceSchema.columnName(ofProperty:)`), each with whether the property is a flag.
+    static func carried(by model: Any, in table: DeviceSchema.Table) -> [String: Bool] {
+        var columns: [String: Bool] = [:]
+        for child in Mirror(reflecting: model).children {
+            guard let label = child.label else { continue }
+            let column = DeviceSchema.columnName(ofProperty: label)
+            guard table.columns.contains(column) else { continue }
+            columns[column] = type(of: child.value) == Bool.self || type(of: child.value) == Bool?.self
+        }
+        return columns
+    }
+
+    /// The row of `table` whose first key is `id`, every column, from `sqlite3 -json`.
+    static func storedRow(of table: DeviceSchema.Table, id: Int, in database: URL) async throws -> [String: JSONValue] {
+        let text = try await runTool("sqlite3", ["-json", database.path, "SELECT * FROM \(table.quotedName) WHERE \(table.entityColumn) = \(id)"])
+        let rows = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(text.utf8))
+        return try #require(rows.first)
+    }
+
+    /// A stored value as `show --json` writes it: a flag's 0 or 1 as false or true.
+    static func expected(_ stored: JSONValue?, isFlag: Bool) -> JSONValue? {
+        if isFlag, case .integer(let number)? = stored { return .bool(number != 0) }
+        return stored
     }
 }

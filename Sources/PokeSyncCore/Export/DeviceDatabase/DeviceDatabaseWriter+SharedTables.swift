@@ -1,5 +1,6 @@
 import Foundation
 import PokeSQLite
+import PokedexReader
 
 /// Fills the builder tables behind the five view tables (`DeviceSchema+SharedTables`)
 /// directly, in key order: what the views' `INSTEAD OF INSERT` triggers would store, row
@@ -16,16 +17,17 @@ extension DeviceDatabaseWriter {
         try insertFlavorTexts(rows.speciesFlavorTexts, languages: languages, database)
         try insertMoves(rows.pokemonMoves, database)
         try insertSprites(rows.pokemonSprites, database)
-        try insertTexts(rows.abilityTexts, kind: "ability", languages: languages, database)
-        try insertTexts(rows.moveTexts, kind: "move", languages: languages, database)
+        try insertTexts(rows.abilityTexts, of: .abilityText, languages: languages, database)
+        try insertTexts(rows.moveTexts, of: .moveText, languages: languages, database)
     }
 
-    /// The rows of `ability_text` or `move_text`, in key order, into `<kind>_text_link`
+    /// The rows of `ability_text` or `move_text` (`table`), in key order, into `<kind>_text_link`
     /// and `<kind>_text_body`: one body per distinct text of the kind, numbered language
     /// by language (then entity), as species flavor texts are, and within a language in
     /// text order, which puts alike texts ("The user ...") together for gzip.
-    static func insertTexts(_ rows: [DeviceRow.Text], kind: String, languages: [String: Int64],
+    static func insertTexts(_ rows: [DeviceRow.Text], of table: DeviceSchema.Table, languages: [String: Int64],
                             _ database: Database) throws {
+        let kind = table.entity!.rawValue
         let byLanguage = rows.indices.sorted { a, b in
             let (lx, ly) = (languages[rows[a].language]!, languages[rows[b].language]!)
             if lx != ly { return lx < ly }
@@ -48,12 +50,11 @@ extension DeviceDatabaseWriter {
             ids[index].shortEffect = try bodyID(rows[index].shortEffect)
             ids[index].flavorText = try bodyID(rows[index].flavorText)
         }
-        let insert = try database.statement("""
-            INSERT INTO \(kind)_text_link(\(kind)_id, language_id, short_effect_id, flavor_text_id) VALUES (?, ?, ?, ?)
-            """)
+        let insert = try ViewLinkInsert(table, into: "\(kind)_text_link",
+                                        designed: ["\(kind)_id", "language_id", "short_effect_id", "flavor_text_id"], database)
         for (index, row) in rows.enumerated() {
             try insert.run([SQLValue(row.id), .integer(languages[row.language]!), ids[index].shortEffect,
-                            ids[index].flavorText])
+                            ids[index].flavorText], row)
         }
     }
 
@@ -100,12 +101,11 @@ extension DeviceDatabaseWriter {
                 try insertBody.run([.integer(id), .text(body.text)])
             }
         }
-        let insert = try database.statement("""
-            INSERT INTO species_flavor_link(species_id, language_id, version_id, entry_index, text_id) VALUES (?, ?, ?, ?, ?)
-            """)
+        let insert = try ViewLinkInsert(.speciesFlavorText, into: "species_flavor_link",
+                                        designed: ["species_id", "language_id", "version_id", "entry_index", "text_id"], database)
         for (index, row) in rows.enumerated() {
             try insert.run([SQLValue(row.speciesID), .integer(languages[row.language]!), .integer(versions[row.version]!),
-                            SQLValue(row.entryIndex), .integer(textIDs[index])])
+                            SQLValue(row.entryIndex), .integer(textIDs[index])], row)
         }
     }
 
@@ -113,8 +113,8 @@ extension DeviceDatabaseWriter {
     static func insertMoves(_ rows: [DeviceRow.PokemonMove], _ database: Database) throws {
         let moves = codes(rows.map(\.move))
         try insertCodes(moves, "INSERT INTO move_code(id, name) VALUES (?, ?)", database)
-        let insert = try database.statement("INSERT INTO pokemon_move_link(pokemon_id, move_id) VALUES (?, ?)")
-        for row in rows { try insert.run([SQLValue(row.pokemonID), .integer(moves[row.move]!)]) }
+        let insert = try ViewLinkInsert(.pokemonMove, into: "pokemon_move_link", designed: ["pokemon_id", "move_id"], database)
+        for row in rows { try insert.run([SQLValue(row.pokemonID), .integer(moves[row.move]!)], row) }
     }
 
     /// The rows of `pokemon_sprite`, in key order, into `sprite_key_code` and
@@ -127,11 +127,12 @@ extension DeviceDatabaseWriter {
             let pattern = patterns[key]
             try insertKey.run([.integer(id), .text(key), SQLValue(pattern?.prefix), SQLValue(pattern?.suffix)])
         }
-        let insert = try database.statement("INSERT INTO pokemon_sprite_link(pokemon_id, key_id, url, path) VALUES (?, ?, ?, ?)")
+        let insert = try ViewLinkInsert(.pokemonSprite, into: "pokemon_sprite_link",
+                                        designed: ["pokemon_id", "key_id", "url", "path"], database)
         for row in rows {
             let follows = patterns[row.key]?.url(pokemon: row.pokemonID) == row.url
             try insert.run([SQLValue(row.pokemonID), .integer(keys[row.key]!), follows ? .null : .text(row.url),
-                            SQLValue(row.path)])
+                            SQLValue(row.path)], row)
         }
     }
 }
