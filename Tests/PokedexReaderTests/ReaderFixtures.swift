@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 import Testing
 
 /// Device folders and databases for the reader's own tests, built without the crawler:
@@ -30,7 +31,7 @@ enum ReaderFixtures {
     static func makeDatabase(from sample: URL, at out: URL, version: Int) async throws {
         try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
         let (status, output) = try await run(["python3", makeDeviceDB.path, "--source", sample.path, "--out", out.path,
-                                        "--version", String(version)])
+                                        "--version", String(version), "--schema-version", String(DeviceSchema.version)])
         guard status == 0 else { throw Failure(description: "make_device_db.py exited \(status): \(output)") }
     }
 

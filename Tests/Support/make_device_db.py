@@ -200,7 +200,9 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--sprites", default="default")
     parser.add_argument("--version", type=int, default=1)
-    parser.add_argument("--schema-version", default="2")
+    # The version the schema above is (the reader's DeviceSchema.version), given by the
+    # caller so that raising it does not mean editing this oracle.
+    parser.add_argument("--schema-version", required=True)
     args = parser.parse_args()
 
     bundle_all = args.sprites == "all"

@@ -89,7 +89,7 @@ def add_steps(db, chain_id, link):
         add_steps(db, chain_id, child)
 
 
-def build(sample, out, version, lineage, sprites_out):
+def build(sample, out, version, lineage, sprites_out, schema_version):
     db = sqlite3.connect(out)
     for name, columns in TABLES:
         db.execute(f"CREATE TABLE {name} ({columns})")
@@ -143,7 +143,7 @@ def build(sample, out, version, lineage, sprites_out):
     for c in documents(sample, "evolution-chain"):
         insert(db, "evolution_chain", (c["id"], url_id(c["chain"]["species"]["url"]), name_of(c["baby_trigger_item"])))
         add_steps(db, c["id"], c["chain"])
-    meta = {"schema_version": "2", "lineage": lineage, "version": str(version),
+    meta = {"schema_version": schema_version, "lineage": lineage, "version": str(version),
             "created_at": f"2026-01-{version:02d}T00:00:00Z", "source": "test-sample",
             "profile": '{"languages":"all","sprites":"default"}', "content_digest": ""}
     for key, value in meta.items():
@@ -160,7 +160,10 @@ if __name__ == "__main__":
     parser.add_argument("--version", type=int, required=True)
     parser.add_argument("--lineage", required=True)
     parser.add_argument("--sprites-out")
+    # The version the tables above are (the reader's DeviceSchema.version): given by the
+    # caller, so that raising it does not mean editing this oracle.
+    parser.add_argument("--schema-version", required=True)
     args = parser.parse_args()
     if os.path.exists(args.out):
         sys.exit(f"{args.out} exists")
-    build(args.sample, args.out, args.version, args.lineage, args.sprites_out)
+    build(args.sample, args.out, args.version, args.lineage, args.sprites_out, args.schema_version)

@@ -23,7 +23,7 @@ enum ReaderDatabases {
     /// Builds `folder/current/pokedex.sqlite` (a device folder's layout) from `source`.
     @discardableResult
     static func makeDeviceFolder(_ folder: URL, source: URL = TestPaths.sample2026, sprites: String = "default",
-                                 schemaVersion: String = "2") async throws -> URL {
+                                 schemaVersion: String = String(DeviceSchema.version)) async throws -> URL {
         let current = folder.appendingPathComponent("current", isDirectory: true)
         try FileManager.default.createDirectory(at: current, withIntermediateDirectories: true)
         let database = current.appendingPathComponent("pokedex.sqlite")

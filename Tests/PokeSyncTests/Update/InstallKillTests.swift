@@ -44,6 +44,10 @@ struct InstallKillTests {
                 if child.process.isRunning {
                     kill(child.process.processIdentifier, SIGKILL)
                     killed += 1
+                } else {
+                    // Done before the kill: the machine got quicker than when calibrated (other
+                    // work on the two cores ended), so the window narrows to keep landing kills.
+                    window[start] = max(20_000, window[start]! * 3 / 4)
                 }
                 child.process.waitUntilExit()
                 let current = device.appendingPathComponent("current")

@@ -36,7 +36,7 @@ enum UpdateFixtures {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let database = root.appendingPathComponent("pokedex.sqlite")
         try await run("python3", [builderScript.path, sample.path, database.path, "--version", String(number),
-                            "--lineage", lineage, "--sprites-out", root.path])
+                            "--lineage", lineage, "--sprites-out", root.path, "--schema-version", String(DeviceSchema.version)])
         let db = try Database(path: database.path)
         try edit(db)
         let digest = try ContentDigest.compute(db).hex
