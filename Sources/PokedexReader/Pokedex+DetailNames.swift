@@ -70,13 +70,20 @@ extension Pokedex {
         let ids = moves.compactMap { $0.optionalInt("id") }
         var names: [Int: LocalizedText] = [:]
         if !ids.isEmpty {
-            let rows = try database.rows("""
+            // Each move's name in the first preferred language it has (what `choose` picks),
+            // kept as the rows come: no list of a move's names to build and search.
+            let order = languages + ["en"]
+            var ranks: [Int: Int] = [:]
+            _ = try database.rows("""
                 SELECT move_id, language, name FROM move_name
                 WHERE move_id IN (\(ids.map { _ in "?" }.joined(separator: ", "))) AND language IN (\(marks))
-                """, ids.map { .integer(Int64($0)) } + wanted.map { .text($0) }) {
-                ($0.int(0), LocalizedText(text: $0.text(2), language: $0.text(1)))
+                """, ids.map { .integer(Int64($0)) } + wanted.map { .text($0) }) { row in
+                let (id, language) = (row.int(0), row.text(1))
+                guard let rank = order.firstIndex(where: { PreferredLanguages.sameCode($0, language) }),
+                      rank < ranks[id, default: .max] else { return }
+                ranks[id] = rank
+                names[id] = LocalizedText(text: row.text(2), language: language)
             }
-            names = Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
         }
         return moves.models(PokemonMove.self) { row in
             ["name": row.linkValue ?? "", "localizedName": row.optionalInt("id").flatMap { names[$0] } as Any,
