@@ -44,6 +44,8 @@ final class RowDecoder: Decoder {
     var usedParts = 0
     /// How an earlier read of the same model through the same query went, if one did.
     private var plan: ReadPlan?
+    /// Whether this read follows `plan` (it has the plan's renames and part names).
+    private var following = false
     /// This read's steps, when there was no plan to follow.
     private(set) var learnt: ReadPlan?
     private var step = 0
@@ -52,7 +54,7 @@ final class RowDecoder: Decoder {
         self.row = row
         self.columns = columns
         self.modelType = modelType
-        plan = row.query.plans.plan(for: modelType).flatMap { $0.renames.elementsEqual(columns, by: ==) ? $0 : nil }
+        plan = row.query.plans.plan(for: modelType)
     }
 
     /// Begins reading a model from `row` (of the same query) and `parts`.
@@ -61,7 +63,8 @@ final class RowDecoder: Decoder {
         self.parts = parts
         usedParts = 0
         step = 0
-        if plan == nil { learnt = ReadPlan(renames: Array(columns), steps: []) }
+        following = plan?.fits(columns, parts) ?? false
+        if plan == nil { learnt = ReadPlan(renames: Array(columns), partNames: parts.map(\.key), steps: []) }
     }
 
     /// Ends a model's read: the first read's steps become the plan of the next ones.
@@ -80,13 +83,12 @@ final class RowDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { preconditionFailure("\(model) is read as a keyed set of properties") }
     func singleValueContainer() throws -> any SingleValueDecodingContainer { preconditionFailure("\(model) is read as a keyed set of properties") }
 
-    /// Where `property` comes from: the plan's next step when it names the same property
-    /// (and, for a part, the part is where it was), else worked out by name.
+    /// Where `property` comes from: the plan's next step when this read follows the plan
+    /// and the step names the same property, else worked out by name.
     func source(_ property: String) -> ReadPlan.Source {
         let source: ReadPlan.Source
-        if let plan, step < plan.steps.count, plan.steps[step].property == property,
-           case let planned = plan.steps[step].source, planned.isValid(for: property, parts: parts) {
-            source = planned
+        if following, let plan, step < plan.steps.count, plan.steps[step].property == property {
+            source = plan.steps[step].source
         } else {
             source = resolve(property)
         }

@@ -2,25 +2,28 @@ import Foundation
 
 /// The steps of one model's read through one query: which part or column each property
 /// read took, in order. A model's initializer asks for the same properties in the same
-/// order every time, so later reads follow the steps instead of searching by name.
+/// order every time, so later reads given the same renames and the same part names, in
+/// the same order, follow the steps instead of searching by name; any other read
+/// searches by name.
 struct ReadPlan: Sendable {
     enum Source: Sendable {
         case part(Int)
         case column(Int32)
-
-        /// A part is only where it was if the same name is at that position this time.
-        func isValid(for property: String, parts: KeyValuePairs<String, Any>) -> Bool {
-            guard case .part(let index) = self else { return true }
-            return index < parts.count && parts[index].key == property
-        }
     }
     struct Step: Sendable {
         let property: String
         let source: Source
     }
-    /// The renames the steps were learnt with (followed only with the same).
+    /// The renames the steps were learnt with.
     let renames: [(key: String, value: String)]
+    /// The part names the steps were learnt with, in order.
+    let partNames: [String]
     var steps: [Step]
+
+    /// Whether a read with `renames` and `parts` may follow these steps.
+    func fits(_ renames: KeyValuePairs<String, String>, _ parts: KeyValuePairs<String, Any>) -> Bool {
+        self.renames.elementsEqual(renames, by: ==) && partNames.elementsEqual(parts.lazy.map(\.key))
+    }
 }
 
 /// A query's plans by model type, shared by the threads that read through it.
