@@ -42,11 +42,12 @@ extension Pokedex {
         let thumbnails = try Dictionary(database.rows("""
             SELECT p.id, \(Thumbnail.sqlExpression) FROM pokemon p WHERE p.id IN (\(keys.map { _ in "?" }.joined(separator: ", ")))
             """, keys) { ($0.int(0), $0.optionalText(1)) }, uniquingKeysWith: { first, _ in first })
-        return summaries(rows, types: try typesByPokemon(ids, in: database), thumbnails: thumbnails)
+        let models = summaries(rows, types: try typesByPokemon(ids, in: database), thumbnails: thumbnails)
+        return Dictionary(models.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Every pokemon's summary, by id (what search lists).
-    static func allSummaries(in database: Database) throws -> [Int: PokemonSummary] {
+    /// Every pokemon's summary, in id order (what search lists).
+    static func allSummaries(in database: Database) throws -> [PokemonSummary] {
         var types: [Int: [String]] = [:]
         for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type ORDER BY pokemon_id, slot", [],
                                             { ($0.int(0), $0.text(1)) }) {
@@ -58,13 +59,13 @@ extension Pokedex {
         return summaries(try pokemonRows.all(in: database), types: types, thumbnails: thumbnails)
     }
 
-    /// Summaries from `pokemon` rows: the columns by property name, types and thumbnail given.
+    /// Summaries from `pokemon` rows, in their order: the columns by property name, types
+    /// and thumbnail given.
     private static func summaries(_ rows: [DeclaredRow], types: [Int: [String]],
-                                  thumbnails: [Int: String?]) -> [Int: PokemonSummary] {
-        let models = rows.models(PokemonSummary.self) { row in
+                                  thumbnails: [Int: String?]) -> [PokemonSummary] {
+        rows.models(PokemonSummary.self) { row in
             let id = row.optionalInt("id") ?? 0
             return ["types": types[id] ?? [], "thumbnail": (thumbnails[id] ?? nil) as Any]
         }
-        return Dictionary(models.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -48,6 +48,7 @@ extension DeclaredRow {
         convenience init(_ table: DeviceSchema.Table, through link: DeviceSchema.Table, linking: (String, String),
                          by column: String, orderedBy: [String]) {
             Self.check([linking.1], in: table)
+            Self.check([linking.0], in: link)
             self.init(table, from: "FROM \(link.quotedName) l LEFT JOIN \(table.quotedName) t ON t.\(DeviceSchema.quoted(linking.1)) = l.\(DeviceSchema.quoted(linking.0))",
                       select: "l.\(DeviceSchema.quoted(linking.0))", keyTable: link, by: [column], orderedBy: orderedBy)
         }

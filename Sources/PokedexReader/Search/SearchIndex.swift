@@ -101,9 +101,9 @@ final class SearchIndex: Sendable {
             }
         }
         // Every pokemon's list row, as the list reads it (the declared columns by name).
-        let summaries = try Pokedex.allSummaries(in: database)
-        let entries = summaries.keys.sorted().map { id in
-            Entry(summary: summaries[id]!, strings: ranges[id] ?? 0 ..< 0, types: (typeNames.types[id] ?? []).compactMap { typeIndex[$0] })
+        let entries = try Pokedex.allSummaries(in: database).map { summary in
+            Entry(summary: summary, strings: ranges[summary.id] ?? 0 ..< 0,
+                  types: (typeNames.types[summary.id] ?? []).compactMap { typeIndex[$0] })
         }
         return SearchIndex(bytes: bytes, stringStarts: starts, typeStrings: typeStrings, entries: entries)
     }
