@@ -18,6 +18,11 @@ one Markdown article per subject, readable on GitHub as they are. This script fa
 - the README links a file (`Sources/PokeServe/PokeServe.docc/Serving.md#headers`: how it
   points to the reference it keeps in the articles) that does not exist, or a heading the
   file does not have;
+- the target table of the data-flow article (`DataFlow.md`, its `## The targets`) is not
+  Package.swift's: a target (tests aside) in no row or in two, a row naming no target, or a
+  row whose "depends on" column does not name exactly the targets its targets depend on
+  (targets in one row depend on the same ones; words that are no target, Foundation or
+  "the system", are free);
 - a line of `Sources/`, `Tests/` (comments, test and suite names, helper scripts; the
   data in `Tests/Fixtures` aside, its Markdown included), the README, `Mirror/`, `cron/`,
   `.ci/`, the Makefile or Package.swift cites what a newcomer cannot follow: an issue
@@ -230,6 +235,69 @@ def article_problems(root, articles):
                     yield f"{landing.relative_to(root)}: ## Topics does not list <doc:{name}>"
 
 
+def package_targets(text):
+    """{target: [its target dependencies]} of a Package.swift, test targets aside: each
+    `.target(`, `.executableTarget(` or `.systemLibrary(` call read to its closing
+    parenthesis, its `name:` and the quoted names in its `dependencies: [...]`."""
+    found, inside_until = {}, 0
+    for match in re.finditer(r"\.(systemLibrary|target|executableTarget|testTarget)\(", text):
+        if match.start() < inside_until:
+            continue  # `.target(name: "CCurl", condition: ...)` in a dependency list names, not declares
+        depth, end = 0, match.end() - 1
+        for end in range(match.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        call, inside_until = text[match.end():end], end
+        name = re.match(r"\s*name:\s*\"([^\"]+)\"", call)
+        if name is None or match.group(1) == "testTarget":
+            continue
+        dependencies = call.partition("dependencies:")[2]
+        dependencies = dependencies[:dependencies.find("]")] if dependencies else ""
+        found[name.group(1)] = re.findall(r"\"([^\"]+)\"", dependencies)
+    return found
+
+
+def target_table_problems(root, articles):
+    """The data-flow article's `## The targets` table against Package.swift."""
+    package = root / "Package.swift"
+    article = next((files["DataFlow"] for files in articles.values() if "DataFlow" in files), None)
+    if not package.is_file() or article is None:
+        return
+    targets = package_targets(package.read_text(encoding="utf-8"))
+    where = article.relative_to(root)
+    rows, inside = [], False
+    for number, line in unfenced_lines(article):
+        if line.startswith("#"):
+            inside = line.strip() == "## The targets"
+        elif inside and line.startswith("|") and not re.match(r"\|\s*(target\s*\||-)", line):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            rows.append((number, re.findall(r"`([^`]+)`", cells[0]), set(re.findall(r"`([^`]+)`", cells[-1]))))
+    if not rows:
+        yield f"{where}: no table under ## The targets (Package.swift has {len(targets)} targets)"
+        return
+    seen = {}
+    for number, names, depends in rows:
+        if not names:
+            yield f"{where}:{number}: a row of ## The targets names no target"
+        for name in names:
+            if name not in targets:
+                yield f"{where}:{number}: `{name}` is no target of Package.swift"
+                continue
+            if name in seen:
+                yield f"{where}:{number}: `{name}` has a row already (line {seen[name]})"
+            seen[name] = number
+            wanted, written = set(targets[name]), depends & set(targets)
+            if written != wanted:
+                missing, extra = sorted(wanted - written), sorted(written - wanted)
+                yield (f"{where}:{number}: `{name}` depends on " + (", ".join(targets[name]) or "no target")
+                       + (f"; the row lacks {', '.join(missing)}" if missing else "")
+                       + (f"; the row adds {', '.join(extra)}" if extra else ""))
+    for name in targets:
+        if name not in seen:
+            yield f"{where}: ## The targets has no row for `{name}` (Package.swift declares it)"
+
+
 def main():
     arguments = sys.argv[1:]
     citations_only = "--citations" in arguments
@@ -244,7 +312,7 @@ def main():
         print(f"{root}/Sources: no DocC catalog (Sources/<Target>/<Target>.docc)")
         return 1
     found = (list(source_problems(root, articles)) + list(article_problems(root, articles))
-             + list(readme_problems(root)) + cited)
+             + list(target_table_problems(root, articles)) + list(readme_problems(root)) + cited)
     count = sum(len(files) for files in articles.values())
     print("\n".join(found) if found else f"every design link resolves ({len(articles)} catalogs, {count} articles, "
           "the README), and nothing cites an issue number or a document the repo does not have")

@@ -56,4 +56,52 @@ struct DesignDocsTests {
         #expect(citations.status == 1 && citations.text.contains("ThingTests.swift:2: cites an issue number"), "\(citations.text)")
         #expect(!citations.text.contains("<doc:"), "\(citations.text)")
     }
+
+    /// The data-flow article's target table is Package.swift's: a target left out, one named
+    /// twice, a dependency missing or added, and a name that is no target are each named.
+    @Test func theTargetTableIsThePackages() async throws {
+        let package = """
+            let package = Package(name: "thing", targets: [
+                .systemLibrary(name: "CThing", path: "Sources/CThing"),
+                .target(name: "Core", dependencies: ["CThing", .target(name: "CNet", condition: .when(platforms: [.linux]))]),
+                .systemLibrary(name: "CNet", path: "Sources/CNet"),
+                .executableTarget(name: "tool", dependencies: ["Core"]),
+                .target(name: "Extra"),
+                .testTarget(name: "CoreTests", dependencies: ["Core"]),
+            ])
+            """
+        let article = """
+            # Data flow
+
+            ## The targets
+
+            | target | what | depends on |
+            |---|---|---|
+            | `CThing`, `CNet` | system libraries | the system |
+            | `Core` | the core | `CThing`, Foundation |
+            | `tool` | the command line | `Core`, `CThing` |
+            | `Gone` | removed long ago | nothing |
+            | `tool` | again | `Core` |
+
+            ## After
+            """
+        let tree: KeyValuePairs<String, String> = [
+            "Package.swift": package,
+            "Sources/Thing/Thing.docc/Thing.md": "# ``Thing``\n\n## Topics\n\n- <doc:DataFlow>\n",
+            "Sources/Thing/Thing.docc/DataFlow.md": article,
+        ]
+        let result = try await Self.checker.withTree(tree) { root in try await Self.checker.run(root) }
+        #expect(result.status == 1, "\(result.text)\n\(result.stderr)")
+        for expected in ["DataFlow.md:8: `Core` depends on CThing, CNet; the row lacks CNet",
+                         "DataFlow.md:9: `tool` depends on Core; the row adds CThing",
+                         "DataFlow.md:10: `Gone` is no target of Package.swift",
+                         "DataFlow.md:11: `tool` has a row already (line 9)",
+                         "## The targets has no row for `Extra`"] {
+            #expect(result.text.contains(expected), "no \(expected) in:\n\(result.text)")
+        }
+        // The system row is right, and test targets need no row.
+        for fine in ["DataFlow.md:7", "CoreTests"] {
+            #expect(!result.text.contains(fine), "\(fine) in:\n\(result.text)")
+        }
+    }
 }
