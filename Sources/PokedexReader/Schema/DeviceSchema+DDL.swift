@@ -20,19 +20,23 @@ extension DeviceSchema {
     /// content gives equal bytes.
     package static let pageSize = 4096
 
-    /// `CREATE` statements of the device tables, the search table included.
-    package static let ddl = ddl(for: tables)
+    /// `CREATE` statements of the device tables, the search table included: the text this
+    /// schema version shipped with (``shippedDDL``), or, for a version not yet pinned there,
+    /// the text rendered from the declaration.
+    package static let ddl = shippedDDL[version] ?? ddl(for: tables)
 
-    /// `CREATE` statements of `tables`, in order, then the search table's.
+    /// `CREATE` statements of `tables`, in order, then the search table's, rendered from
+    /// the declaration: a test's copy of it, or a version not yet shipped.
     package static func ddl(for tables: [Table]) -> String {
         (tables.map(\.createStatement) + [DeviceSearchIndex.ddl]).joined(separator: "\n")
     }
 
-    /// Creates the schema of `tables` in an empty database, with the fixed page size.
+    /// Creates the schema of `tables` in an empty database, with the fixed page size: the
+    /// shipped text for the declaration itself, the rendered one for another list.
     /// - Throws: `DatabaseError` when the database is not empty or cannot be written.
     package static func create(in database: Database, tables: [Table] = tables) throws {
         try database.execute("PRAGMA page_size=\(pageSize);")
-        try database.execute(ddl(for: tables))
+        try database.execute(tables == self.tables ? ddl : ddl(for: tables))
     }
 }
 
@@ -41,15 +45,10 @@ extension DeviceSchema.Table {
     package var isWithoutRowid: Bool { !(keyCount == 1 && declaredColumns[0].type == .integer) }
 
     /// The statement that creates the table (for a view, its builder tables, the view and
-    /// its triggers), ending in `;`.
-    ///
-    /// A plain table's text is derived from its columns, never written by hand: SQLite
-    /// keeps it in the file, so its layout is part of the file's bytes, and this rule gives
-    /// the text every shipped file holds (`DeviceSchemaDeclarationTests` holds it to that).
-    /// A table keyed by one column goes on one line when it fits ``DDLLayout/oneLine``;
-    /// otherwise the column definitions are wrapped into lines of at most
-    /// ``DDLLayout/lineWidth`` characters, indented by four, and a key of several columns
-    /// takes a line of its own. A column added at the end joins the last line that has room.
+    /// its triggers), ending in `;`, rendered from the declaration: a table keyed by one
+    /// column on one line, any other with a column definition a line and its key last.
+    /// A released version's files hold the text of ``DeviceSchema/shippedDDL`` instead,
+    /// which this rendering need not reproduce.
     package var createStatement: String {
         switch storage {
         case let .view(view):
@@ -59,43 +58,10 @@ extension DeviceSchema.Table {
             let end = isWithoutRowid ? ") WITHOUT ROWID;" : ");"
             let definitions = declaredColumns.map(\.definition)
             if keyCount == 1 {
-                let statement = "CREATE TABLE \(name)(" + definitions.joined(separator: ", ") + end
-                if statement.count <= DDLLayout.oneLine { return statement }
+                return "CREATE TABLE \(name)(" + definitions.joined(separator: ", ") + end
             }
-            var lines = wrappedDefinitions()
-            if keyCount > 1 { lines.append("PRIMARY KEY(\(keyColumns.joined(separator: ", ")))") }
-            return "CREATE TABLE \(name)(\n" + lines.map { DDLLayout.indent + $0 }.joined(separator: ",\n") + end
+            let lines = definitions + ["PRIMARY KEY(\(keyColumns.joined(separator: ", ")))"]
+            return "CREATE TABLE \(name)(\n" + lines.map { "    " + $0 }.joined(separator: ",\n") + end
         }
     }
-
-    /// The column definitions, greedily filled into lines of at most ``DDLLayout/lineWidth``
-    /// characters (indent included, the separator after the line not), each line also
-    /// breaking before a column ``DDLLayout/shippedBreaks`` names.
-    private func wrappedDefinitions() -> [String] {
-        let breaks = DDLLayout.shippedBreaks[name] ?? []
-        var lines: [String] = []
-        for column in declaredColumns {
-            let definition = column.definition
-            if let last = lines.last, !breaks.contains(column.name),
-               DDLLayout.indent.count + last.count + 2 + definition.count <= DDLLayout.lineWidth {
-                lines[lines.count - 1] = last + ", " + definition
-            } else {
-                lines.append(definition)
-            }
-        }
-        return lines
-    }
-}
-
-/// The widths that give the shipped `CREATE TABLE` texts (``DeviceSchema/Table/createStatement``).
-package enum DDLLayout {
-    /// The longest statement of a single-key table written on one line.
-    static let oneLine = 124
-    /// The longest line of a wrapped statement, its indent included.
-    static let lineWidth = 107
-    static let indent = "    "
-    /// The one line break of the shipped texts the widths do not give: `pokemon`'s first
-    /// line holds its identity (`id`, `name`, `species_id`). Kept so that the file's bytes
-    /// stay those of every bundle already published; no new column needs an entry.
-    static let shippedBreaks: [String: Set<String>] = [DeviceSchema.Table.pokemon.name: ["height"]]
 }

@@ -50,7 +50,7 @@ struct PlainViewColumns {
 
     init(_ columns: some Collection<DeviceSchema.Column>) {
         func list(_ item: (String) -> String) -> String { columns.map { ", " + item($0.name) }.joined() }
-        definitionLine = columns.isEmpty ? "" : "\n" + DDLLayout.indent + columns.map(\.definition).joined(separator: ", ") + ","
+        definitionLine = columns.isEmpty ? "" : "\n    " + columns.map(\.definition).joined(separator: ", ") + ","
         names = list { $0 }
         selected = list { "l.\($0)" }
         inserted = list { "NEW.\($0)" }
