@@ -36,7 +36,13 @@ final class Connection {
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
     private var scanner: RequestHeadScanner
-    private var output: [(buffer: ByteBuffer, offset: Int)] = []
+    /// The heads of the replies queued, written one after the other; emptied once all is
+    /// written (a head is written here, not allocated: ``Reply/write(into:keepAlive:date:framing:)``).
+    private var heads = HeadBytes()
+    /// The bytes of `heads` counted in the configuration's memory (its capacity).
+    private var countedHeadBytes = 0
+    /// What is queued for the socket, in order: each part of `heads` or a body.
+    private var output: [Piece] = []
     /// Bytes of `output` not written yet.
     private(set) var unwrittenBytes = 0
     /// Requests answered in the current turn.
@@ -62,6 +68,13 @@ final class Connection {
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
 
+    /// Bytes queued: a range of a body, or of `heads` when `buffer` is nil.
+    private struct Piece {
+        var buffer: ByteBuffer?
+        var start: Int
+        let end: Int
+    }
+
     init(descriptor: Int32, address: ClientAddress, configuration: HTTPServerConfiguration, now: Double) {
         self.configuration = configuration
         self.descriptor = descriptor
@@ -73,10 +86,14 @@ final class Connection {
         lastProgress = now
         idleSince = now
         headSince = now
+        countedHeadBytes = heads.capacity
+        configuration.memory.add(countedHeadBytes)
     }
 
     deinit {
         input.deallocate()
+        heads.deallocate()
+        configuration.memory.add(-countedHeadBytes)
         if phase != .closed { close(descriptor) }
     }
 
@@ -109,8 +126,8 @@ final class Connection {
     /// is shared, and closing the connection would free none of it).
     func ownedBytes() -> Int {
         var owned = 0
-        for index in output.indices where isKnownUniquelyReferenced(&output[index].buffer) {
-            owned += output[index].buffer.count
+        for index in output.indices where output[index].buffer == nil || isKnownUniquelyReferenced(&output[index].buffer) {
+            owned += output[index].end - output[index].start
         }
         return owned
     }
@@ -221,7 +238,7 @@ final class Connection {
                 let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
                     && !(stopping && !hasCompleteRequest)
                     && served < limits.requestsPerConnection
-                queue(reply, keepAlive: keepAlive, date: &context.date)
+                queue(reply, keepAlive: keepAlive, context)
                 context.answered(reply, request: head, address: addressText,
                                  bodyBytes: reply.sendsBody ? reply.body.count : 0, started: started)
                 if !keepAlive { closeAfterOutput = true }
@@ -234,20 +251,24 @@ final class Connection {
     private func reject(_ reply: Reply, _ context: WorkerContext) {
         var reply = reply
         reply.route = "rejected"
-        queue(reply, keepAlive: false, date: &context.date)
+        queue(reply, keepAlive: false, context)
         context.answered(reply, request: nil, address: addressText, bodyBytes: reply.body.count, started: headSince)
         closeAfterOutput = true
     }
 
-    private func queue(_ reply: Reply, keepAlive: Bool, date: inout HTTPDate) {
+    private func queue(_ reply: Reply, keepAlive: Bool, _ context: WorkerContext) {
         // A stall is measured from when replies start waiting.
         if output.isEmpty { lastProgress = monotonicSeconds() }
-        let head = reply.head(keepAlive: keepAlive, date: date.now(), defaults: configuration.defaultHeaders(),
-                              server: configuration.serverName, memory: configuration.memory)
-        output.append((head, 0))
-        unwrittenBytes += head.count
+        let start = heads.count
+        reply.write(into: &heads, keepAlive: keepAlive, date: context.date.now(), framing: context.framing)
+        if heads.capacity != countedHeadBytes {
+            configuration.memory.add(heads.capacity - countedHeadBytes)
+            countedHeadBytes = heads.capacity
+        }
+        output.append(Piece(buffer: nil, start: start, end: heads.count))
+        unwrittenBytes += heads.count - start
         if reply.sendsBody && reply.body.count > 0 {
-            output.append((reply.body, 0))
+            output.append(Piece(buffer: reply.body, start: 0, end: reply.body.count))
             unwrittenBytes += reply.body.count
         }
         idleSince = .infinity
@@ -269,12 +290,13 @@ final class Connection {
             if closeAfterOutput || peerClosed && inputCount == 0 { linger(now: now) }
             return
         }
-        var vectors = [iovec](repeating: iovec(), count: 16)
+        let vectors = context.vectors
         while !output.isEmpty {
-            let count = min(output.count, vectors.count)
+            let count = min(output.count, WorkerContext.vectorCount)
             for index in 0 ..< count {
-                let (buffer, offset) = output[index]
-                vectors[index] = iovec(iov_base: buffer.base + offset, iov_len: buffer.count - offset)
+                let piece = output[index]
+                let base = piece.buffer?.base ?? heads.base
+                vectors[index] = iovec(iov_base: base + piece.start, iov_len: piece.end - piece.start)
             }
             let written = writev(descriptor, vectors, Int32(count))
             if written < 0 {
@@ -288,18 +310,19 @@ final class Connection {
             unwrittenBytes -= written
             var remaining = written
             while remaining > 0, let first = output.first {
-                let left = first.buffer.count - first.offset
+                let left = first.end - first.start
                 if remaining >= left {
                     remaining -= left
                     output.removeFirst()
                 } else {
-                    output[0].offset += remaining
+                    output[0].start += remaining
                     remaining = 0
                 }
             }
         }
         if output.isEmpty {
             unwrittenBytes = 0
+            emptyHeads()
             if closeAfterOutput || peerClosed && inputCount == 0 { return linger(now: now) }
             if inputCount == 0 { idleSince = now }
             deadline = inputCount > 0 ? now + limits.headSeconds : now + limits.idleSeconds
@@ -318,7 +341,19 @@ final class Connection {
         interest = .read
         deadline = now + 2
         output.removeAll()
+        emptyHeads()
         unwrittenBytes = 0
+    }
+
+    /// Forgets the heads written (all sent, or dropped); memory grown by many pipelined
+    /// answers is given back rather than kept for the connection's life.
+    private func emptyHeads() {
+        heads.removeAll()
+        guard heads.capacity > 16 << 10 else { return }
+        heads.deallocate()
+        heads = HeadBytes()
+        configuration.memory.add(heads.capacity - countedHeadBytes)
+        countedHeadBytes = heads.capacity
     }
 
     /// On SIGTERM: an idle connection or one in the middle of a head closes now; one

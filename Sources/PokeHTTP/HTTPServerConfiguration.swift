@@ -15,10 +15,11 @@ package struct HTTPServerConfiguration: Sendable {
     /// The `Server` header's value, on every answer.
     package var serverName: String
     /// Headers every answer carries unless the reply sets them itself, refusals at accept
-    /// and the parser's rejections included (``Reply/head(keepAlive:date:defaults:server:memory:)``).
-    /// Asked once an answer, on the thread writing it, so a value may change while serving
-    /// (the version served): keep it cheap, values made ahead rather than formatted each time.
-    package var defaultHeaders: @Sendable () -> [(String, String)]
+    /// and the parser's rejections included (``Reply/write(into:keepAlive:date:framing:)``).
+    /// Fixed for the server's life: each worker writes their lines once and copies them into
+    /// every head (a ``PreparedHead`` holds them already). What changes while serving (the
+    /// version served) is the responder's to set.
+    package var defaultHeaders: [(String, String)]
     /// The body of a refusal the server answers itself (a head too long or malformed, an
     /// address past its share of connections), from its status and a sentence saying why.
     package var errorBody: @Sendable (_ status: HTTPStatus, _ message: String) -> ErrorBody
@@ -42,7 +43,7 @@ package struct HTTPServerConfiguration: Sendable {
     /// header, a plain-text error body, no request header kept, a budget of its own, no
     /// access log, troubles written to standard error.
     package init(serverName: String, limits: HTTPLimits = HTTPLimits(), workerCount: Int = 1,
-                 defaultHeaders: @escaping @Sendable () -> [(String, String)] = { [] },
+                 defaultHeaders: [(String, String)] = [],
                  errorBody: @escaping @Sendable (HTTPStatus, String) -> ErrorBody = ErrorBody.plainText,
                  keptRequestHeaders: Set<String> = [], memory: MemoryBudget = MemoryBudget(), accessLog: AccessLog? = nil,
                  threadName: String = "http", report: @escaping @Sendable (String) -> Void = { StandardStreams.write($0 + "\n") }) {

@@ -151,8 +151,8 @@ package final class Listener: @unchecked Sendable {
         let reply = configuration.refusal(.serviceUnavailable, "Too many connections from this address (at most \(perAddress)).",
                                           headers: [("Retry-After", "1")])
         var date = HTTPDate()
-        let head = reply.head(keepAlive: false, date: date.now(), defaults: configuration.defaultHeaders(),
-                              server: configuration.serverName, memory: configuration.memory)
+        let head = reply.head(keepAlive: false, date: String(decoding: date.now(), as: UTF8.self),
+                              defaults: configuration.defaultHeaders, server: configuration.serverName, memory: configuration.memory)
         var vectors = [iovec(iov_base: head.base, iov_len: head.count), iovec(iov_base: reply.body.base, iov_len: reply.body.count)]
         _ = writev(client, &vectors, 2)
         shutdown(client, Int32(SHUT_WR))

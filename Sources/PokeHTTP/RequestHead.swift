@@ -74,18 +74,23 @@ enum HeadScan: Equatable {
 /// Finds and parses one request head in a connection's input, resuming where it stopped
 /// when more bytes arrive, so a client that trickles its head costs one pass in all.
 package struct RequestHeadScanner {
-    /// The fields kept in each head (lowercase names).
-    private let kept: Set<String>
+    /// The fields kept in each head (lowercase names), with their bytes to compare a name with.
+    private let kept: [(name: String, bytes: [UInt8])]
     private var position = 0
     private var lineStart = 0
     private var requestLine: Range<Int>?
     private var fields = 0
 
     /// A scanner keeping the fields named in `kept` (lowercase).
-    package init(keeping kept: Set<String>) { self.kept = kept }
+    package init(keeping kept: Set<String>) { self.kept = kept.sorted().map { ($0, Array($0.utf8)) } }
 
     /// Forgets the request scanned; call after its bytes were consumed.
-    mutating func reset() { self = RequestHeadScanner(keeping: kept) }
+    mutating func reset() {
+        position = 0
+        lineStart = 0
+        requestLine = nil
+        fields = 0
+    }
 
     /// Scans `input` (a connection's unconsumed bytes, which only grow between calls
     /// until ``reset()``) for a complete head.
@@ -133,14 +138,19 @@ package struct RequestHeadScanner {
 
     /// Parses a complete head: the request line, then each field line up to `fieldsEnd`.
     private static func parse(_ input: UnsafeRawBufferPointer, requestLine: Range<Int>, fieldsEnd: Int,
-                              length: Int, kept: Set<String>) -> HeadScan {
+                              length: Int, kept: [(name: String, bytes: [UInt8])]) -> HeadScan {
         // The request line: method SP target SP version, single spaces.
         let line = input[requestLine]
-        let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            return .rejected(status: .badRequest, reason: parts.count == 2 ? "HTTP/0.9 is not served" : "a malformed request line")
+        var spaces = (first: line.endIndex, second: line.endIndex), spaceCount = 0
+        for index in line.indices where input[index] == 0x20 {
+            if spaceCount == 0 { spaces.first = index } else if spaceCount == 1 { spaces.second = index }
+            spaceCount += 1
         }
-        let methodBytes = parts[0], target = parts[1], version = parts[2]
+        guard spaceCount == 2 else {
+            return .rejected(status: .badRequest, reason: spaceCount == 1 ? "HTTP/0.9 is not served" : "a malformed request line")
+        }
+        let methodBytes = input[line.startIndex ..< spaces.first], target = input[spaces.first + 1 ..< spaces.second]
+        let version = input[spaces.second + 1 ..< line.endIndex]
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
             return .rejected(status: .badRequest, reason: "a malformed method")
         }
@@ -193,19 +203,18 @@ package struct RequestHeadScanner {
             guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
                 return .rejected(status: .badRequest, reason: "a control character in a header value")
             }
-            let name = lowercased(field[..<colon])
-            switch name {
-            case "connection":
+            let name = field[..<colon]
+            if equalsIgnoringCase(name, Self.connection) {
                 for option in lowercased(value).split(separator: ",") {
                     let word = option.trimmingSpaces
                     if word == "close" { head.keepAlive = false }
                     if word == "keep-alive" && head.minorVersion == 0 { head.keepAlive = true }
                 }
-            case "referer":
+            } else if equalsIgnoringCase(name, Self.referer) {
                 head.referer = Array(value)
-            case "user-agent":
+            } else if equalsIgnoringCase(name, Self.userAgent) {
                 head.userAgent = Array(value)
-            case "content-length":
+            } else if equalsIgnoringCase(name, Self.contentLength) {
                 guard !value.isEmpty, value.count <= 18, value.allSatisfy({ digit($0) != nil }) else {
                     return .rejected(status: .badRequest, reason: "a malformed Content-Length")
                 }
@@ -214,11 +223,11 @@ package struct RequestHeadScanner {
                     return .rejected(status: .badRequest, reason: "two different Content-Length values")
                 }
                 contentLength = number
-            case "transfer-encoding":
+            } else if equalsIgnoringCase(name, Self.transferEncoding) {
                 // A GET has no body to chunk; with Content-Length too it is a smuggling attempt.
                 return .rejected(status: .badRequest, reason: "request bodies (Transfer-Encoding) are not accepted")
-            default:
-                if kept.contains(name) { head.add(name, String(decoding: value, as: UTF8.self)) }
+            } else if let keptName = kept.first(where: { equalsIgnoringCase(name, $0.bytes) })?.name {
+                head.add(keptName, String(decoding: value, as: UTF8.self))
             }
         }
         head.hasBody = (contentLength ?? 0) > 0
@@ -235,6 +244,24 @@ package struct RequestHeadScanner {
             return rest[slash...]
         }
         return nil
+    }
+
+    // The fields the server acts on itself (lowercase): compared with each name as sent,
+    // nothing made of a field that is neither one of these nor kept.
+    private static let connection = Array("connection".utf8), referer = Array("referer".utf8)
+    private static let userAgent = Array("user-agent".utf8), contentLength = Array("content-length".utf8)
+    private static let transferEncoding = Array("transfer-encoding".utf8)
+
+    /// Whether `name` is `lowercase` (a field name, lowercase) in any case.
+    private static func equalsIgnoringCase(_ name: Slice<UnsafeRawBufferPointer>, _ lowercase: [UInt8]) -> Bool {
+        guard name.count == lowercase.count else { return false }
+        var index = name.startIndex
+        for byte in lowercase {
+            let sent = name.base[index]
+            guard sent == byte || sent >= 0x41 && sent <= 0x5A && sent + 0x20 == byte else { return false }
+            index += 1
+        }
+        return true
     }
 
     private static func digit(_ byte: UInt8) -> Int? { byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil }

@@ -68,7 +68,7 @@ final class Worker: @unchecked Sendable {
     /// turn, whatever the others ask for.
     func run() {
         let context: WorkerContext
-        do { context = WorkerContext(responder: try makeResponder(), log: configuration.accessLog, shared: counts) } catch {
+        do { context = WorkerContext(responder: try makeResponder(), configuration: configuration, shared: counts) } catch {
             configuration.report("a worker cannot start: \(error)")
             gauge.fail()
             return

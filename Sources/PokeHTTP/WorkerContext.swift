@@ -6,16 +6,25 @@ import Foundation
 final class WorkerContext {
     let responder: Responder
     var date = HTTPDate()
+    /// The lines every head of this server writes alike.
+    let framing: HeadFraming
+    /// Room for the pieces one `writev` sends, reused by every write of the worker.
+    let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: vectorCount)
+    static let vectorCount = 16
     private(set) var counts = TrafficCounts()
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
     let shared: LockedValue<TrafficCounts>
 
-    init(responder: Responder, log: AccessLog?, shared: LockedValue<TrafficCounts>) {
+    init(responder: Responder, configuration: HTTPServerConfiguration, shared: LockedValue<TrafficCounts>) {
         self.responder = responder
+        framing = HeadFraming(defaults: configuration.defaultHeaders, server: configuration.serverName)
+        let log = configuration.accessLog
         self.shared = shared
         self.log = log.map(AccessLogBuffer.init)
     }
+
+    deinit { vectors.deallocate() }
 
     /// One answer queued: counted, and logged when there is an access log.
     /// `started`: when the request's head began to arrive (its time is logged from then).

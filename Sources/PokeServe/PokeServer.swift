@@ -87,9 +87,7 @@ package enum PokeServer {
         let accessLog = try ServeError.mapping { () throws(HTTPServerError) in
             try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path, report: report) }
         }
-        // Every answer of the public address, refusals and rejections too, allows any origin.
-        let defaultHeaders = [("Access-Control-Allow-Origin", "*")]
-        let configuration = Self.configuration(limits: limits, workerCount: options.workers, defaultHeaders: { defaultHeaders },
+        let configuration = Self.configuration(limits: limits, workerCount: options.workers, defaultHeaders: Self.defaultHeaders,
                                                memory: memory, accessLog: accessLog)
         let server = try ServeError.mapping { () throws(HTTPServerError) in
             try HTTPServer(listener: listener, configuration: configuration) { APIResponder(site: site) }
@@ -109,7 +107,7 @@ package enum PokeServer {
             // A quarter of the cap to one address, as on the public port: one client cannot
             // fill the 64 alone and make a health check from elsewhere wait for room.
             metricsLimits.connectionsPerAddress = 16
-            let metricsConfiguration = Self.configuration(limits: metricsLimits, workerCount: 1, defaultHeaders: { [] },
+            let metricsConfiguration = Self.configuration(limits: metricsLimits, workerCount: 1, defaultHeaders: [],
                                                           memory: memory, accessLog: nil)
             others.append(try ServeError.mapping { () throws(HTTPServerError) in
                 try HTTPServer(listener: metricsListener, configuration: metricsConfiguration) { [server] in

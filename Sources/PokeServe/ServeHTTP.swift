@@ -8,6 +8,10 @@ extension PokeServer {
     /// The `Server` header of every answer.
     static let serverName = "pokesync"
 
+    /// The headers every answer of the public address carries, refusals and rejections too:
+    /// any origin is allowed. A cached body's prepared head holds them already (``APIResponder``).
+    static let defaultHeaders = [("Access-Control-Allow-Origin", "*")]
+
     /// Ignored from serve's first instruction (``prepareProcess()``): SIGPIPE (an output or
     /// a client gone away is an error to a write, not the end), SIGHUP until ``signals()``
     /// catches it (one sent at start never stops the process), SIGXFSZ (an access log past
@@ -31,9 +35,9 @@ extension PokeServer {
     }
 
     /// A server of serve's: `limits`, `workerCount` workers, the headers every answer
-    /// carries (asked once an answer: values made ahead), errors worded as Django REST framework words them, the request fields
+    /// carries, errors worded as Django REST framework words them, the request fields
     /// ``RequestHead`` gives the responders, its heads counted in `memory`.
-    static func configuration(limits: HTTPLimits, workerCount: Int, defaultHeaders: @escaping @Sendable () -> [(String, String)],
+    static func configuration(limits: HTTPLimits, workerCount: Int, defaultHeaders: [(String, String)],
                               memory: MemoryBudget, accessLog: AccessLog?) -> HTTPServerConfiguration {
         HTTPServerConfiguration(serverName: serverName, limits: limits, workerCount: workerCount,
                                 defaultHeaders: defaultHeaders, errorBody: Reply.detailBody,

@@ -24,7 +24,7 @@ struct Site: Sendable {
     /// page is never refused.
     let smallBody = 64 << 10
     /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
-    let maxAge = 300
+    static let maxAge = 300
     /// Where every body serve makes is counted while it lives, with the heads the servers
     /// write: what `bodyBytesLimit` and the servers' `HTTPLimits.shedBytes` are checked against.
     let memory: MemoryBudget
@@ -259,25 +259,35 @@ final class APIResponder: Responder {
     /// may keep using it; RFC 9111, 4.3.4), with the tag of the one it holds.
     private func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
         let gzip = Self.acceptsGzip(request.acceptEncoding) ? body.gzip : nil
-        let selected = gzip == nil ? body.etag : body.gzipETag ?? body.etag
-        var headers = [("Content-Type", "application/json"), ("ETag", selected),
-                       ("Cache-Control", "public, max-age=\(site.maxAge)"), ("Vary", "Accept-Encoding"),
-                       ("X-PokeAPI-Hash", version.tag)]
         if let tags = request.ifNoneMatch {
             // The gzip one only for a client that takes gzip.
-            let held = [selected, body.etag].first { Self.matches(tags, $0) }
-            if let held {
+            let selected = gzip == nil ? body.etag : body.gzipETag ?? body.etag
+            if let held = [selected, body.etag].first(where: { Self.matches(tags, $0) }) {
                 // A 304 has no body, so no Content-Type; its tag is the one the client holds.
-                var notModified = Reply(status: .notModified, headers: headers.filter { $0.0 != "Content-Type" }, sendsBody: false)
-                notModified.setHeader("ETag", held)
-                return notModified
+                let headers = RenderedBody.headers(etag: held).filter { $0.0 != "Content-Type" } + [("X-PokeAPI-Hash", version.tag)]
+                return Reply(status: .notModified, headers: headers, sendsBody: false)
             }
         }
-        if let compressed = gzip {
-            headers.append(("Content-Encoding", "gzip"))
-            return Reply(status: .ok, headers: headers, body: compressed, sendsBody: !request.isHead)
+        // Its head made ahead, in three pieces: the body's (`RenderedBody.headers`), the
+        // version's `X-PokeAPI-Hash`, the coding's `Content-Encoding` and the default headers.
+        if let compressed = gzip, let head = body.gzipHead {
+            return Reply(status: .ok, prepared: PreparedHead(head, version.tagLine, Self.gzipLines), body: compressed,
+                         sendsBody: !request.isHead)
         }
-        return Reply(status: .ok, headers: headers, body: body.plain, sendsBody: !request.isHead)
+        return Reply(status: .ok, prepared: PreparedHead(body.plainHead, version.tagLine, Self.plainLines), body: body.plain,
+                     sendsBody: !request.isHead)
+    }
+
+    /// The lines after `X-PokeAPI-Hash` of a cached body's 200 in each coding: its
+    /// `Content-Encoding`, then the default headers every answer carries (none of them a
+    /// header of the body's: checked once, when first used).
+    static let plainLines = prepared(PokeServer.defaultHeaders)
+    static let gzipLines = prepared([("Content-Encoding", "gzip")] + PokeServer.defaultHeaders)
+
+    private static func prepared(_ headers: [(String, String)]) -> ByteBuffer {
+        let own = Set((RenderedBody.headers(etag: "") + [("X-PokeAPI-Hash", ""), ("Content-Encoding", "")]).map(\.0))
+        precondition(PokeServer.defaultHeaders.allSatisfy { !own.contains($0.0) }, "a default header a body's head sets")
+        return ByteBuffer(PreparedHead.lines(headers), countedIn: MemoryBudget())
     }
 
     /// A CORS preflight allows the methods served and the headers asked for
@@ -321,6 +331,10 @@ final class APIResponder: Responder {
     /// `Accept-Encoding` names gzip (or `*`) with a quality above 0.
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
+        // `gzip` as the first item, without a quality (what wrk, curl --compressed and the
+        // browsers send): the answer is yes, known without a lowercased copy of the list.
+        let bytes = header.utf8
+        if bytes.starts(with: "gzip".utf8) && (bytes.count == 4 || bytes.dropFirst(4).first == UInt8(ascii: ",")) { return true }
         var star: Bool?
         for item in header.lowercased().split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingSpaces }

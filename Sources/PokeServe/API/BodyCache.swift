@@ -3,7 +3,9 @@ import PokeArchive
 import PokeHTTP
 import PokeSyncCore
 
-/// A body as served: the bytes, gzip'd once (when that is smaller), and its entity tags.
+/// A body as served: the bytes, gzip'd once (when that is smaller), its entity tags, and
+/// the start of its 200's head in each coding, made once (``APIResponder``'s answer adds
+/// the version's and the coding's lines after it, and the HTTP layer the framing).
 final class RenderedBody: Sendable {
     let plain: ByteBuffer
     let gzip: ByteBuffer?
@@ -12,22 +14,37 @@ final class RenderedBody: Sendable {
     /// The gzip representation's: the plain one's with `-gzip` inside the quotes (strong
     /// validators of two content codings must differ, RFC 9110 8.8.1); nil without gzip.
     let gzipETag: String?
+    /// The status line and the headers before `X-PokeAPI-Hash` of a 200 with `plain`, and
+    /// with `gzip` (``headers(etag:)``).
+    let plainHead: ByteBuffer
+    let gzipHead: ByteBuffer?
 
     /// `plain` and its gzip'd copy, counted in `memory` while they live.
     init(plain: [UInt8], etag: String, memory: MemoryBudget) {
         self.plain = ByteBuffer(plain, countedIn: memory)
         self.etag = etag
+        plainHead = ByteBuffer(PreparedHead.lines(.ok, Self.headers(etag: etag)), countedIn: memory)
         if plain.count >= 256, let compressed = try? Zlib.compress(plain, format: .gzip, level: 6),
            compressed.count < plain.count {
             gzip = ByteBuffer(compressed, countedIn: memory)
-            gzipETag = String(etag.dropLast()) + "-gzip\""
+            let gzipETag = String(etag.dropLast()) + "-gzip\""
+            self.gzipETag = gzipETag
+            gzipHead = ByteBuffer(PreparedHead.lines(.ok, Self.headers(etag: gzipETag)), countedIn: memory)
         } else {
             gzip = nil
             gzipETag = nil
+            gzipHead = nil
         }
     }
 
-    var cost: Int { plain.count + (gzip?.count ?? 0) + 128 }
+    /// A body's headers before the version's (`X-PokeAPI-Hash`), in the order written, with
+    /// the representation's entity tag `etag`.
+    static func headers(etag: String) -> [(String, String)] {
+        [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", "public, max-age=\(Site.maxAge)"),
+         ("Vary", "Accept-Encoding")]
+    }
+
+    var cost: Int { plain.count + (gzip?.count ?? 0) + plainHead.count + (gzipHead?.count ?? 0) + 128 }
 }
 
 /// What a cached body is: a document (by content hash: the base URL is fixed for the

@@ -1,4 +1,5 @@
 import PokeArchive
+import PokeHTTP
 import PokeSyncCore
 
 /// One published version as `serve` answers from it: the root's endpoints, each kind's
@@ -29,6 +30,8 @@ final class ServedVersion: Sendable {
     /// `X-PokeAPI-Hash`: a digest of everything the version serves (40 hex digits), so two
     /// servers of the same content send the same value, and another content never does.
     let tag: String
+    /// The `X-PokeAPI-Hash` header's line, as a prepared head writes it (``APIResponder``).
+    let tagLine: ByteBuffer
     /// The root's endpoints, in order.
     let endpoints: [ResourceKind]
     let kinds: [ResourceKind: Kind]
@@ -59,6 +62,7 @@ final class ServedVersion: Sendable {
         }
         if let meta { digest.update(Array("meta\t\(meta.hex)\n".utf8)) }
         tag = String(digest.finalize().hex.prefix(40))
+        tagLine = ByteBuffer(PreparedHead.lines([("X-PokeAPI-Hash", tag)]), countedIn: MemoryBudget())
     }
 
     /// Reads version `version` from `store` (inside the caller's snapshot) in the API's
