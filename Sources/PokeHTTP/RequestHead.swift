@@ -33,7 +33,9 @@ package struct RequestHead: Sendable, Equatable {
         self.minorVersion = minorVersion
         self.keepAlive = keepAlive
         self.hasBody = hasBody
-        self.fields = fields.sorted { $0.key < $1.key }.map { RequestField(name: $0.key.lowercased(), value: $0.value) }
+        if !fields.isEmpty {
+            self.fields = fields.sorted { $0.key < $1.key }.map { RequestField(name: $0.key.lowercased(), value: $0.value) }
+        }
     }
 
     /// The value of the kept field `name` (lowercase), or nil when the client did not send it.
@@ -95,9 +97,19 @@ package struct RequestHeadScanner {
     /// Scans `input` (a connection's unconsumed bytes, which only grow between calls
     /// until ``reset()``) for a complete head.
     mutating func scan(_ input: UnsafeRawBufferPointer, limits: HTTPLimits) -> HeadScan {
-        let count = input.count
+        // The input never holds more than a head's limit (the connection's buffer).
+        let count = min(input.count, limits.head)
         while position < count {
             let byte = input[position]
+            if byte > 0x0D {
+                // Neither LF, CR nor NUL: the usual byte, counted against the request line's limit alone.
+                position += 1
+                if requestLine == nil && position - lineStart > limits.requestLine {
+                    return .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
+                }
+                if position >= limits.head { break }
+                continue
+            }
             if byte == 0x0A {
                 var contentEnd = position
                 if contentEnd > lineStart && input[contentEnd - 1] == 0x0D { contentEnd -= 1 }
@@ -127,11 +139,12 @@ package struct RequestHeadScanner {
             if requestLine == nil && byte != 0x0D && position - lineStart > limits.requestLine {
                 return .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
             }
-            if position >= limits.head {
-                return requestLine == nil
-                    ? .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
-                    : .rejected(status: .headerFieldsTooLarge, reason: "the head is longer than \(limits.head) bytes")
-            }
+            if position >= limits.head { break }
+        }
+        if position >= limits.head {
+            return requestLine == nil
+                ? .rejected(status: .uriTooLong, reason: "the request line is longer than \(limits.requestLine) bytes")
+                : .rejected(status: .headerFieldsTooLarge, reason: "the head is longer than \(limits.head) bytes")
         }
         return .incomplete
     }
@@ -142,7 +155,7 @@ package struct RequestHeadScanner {
         // The request line: method SP target SP version, single spaces.
         let line = input[requestLine]
         var spaces = (first: line.endIndex, second: line.endIndex), spaceCount = 0
-        for index in line.indices where input[index] == 0x20 {
+        for index in requestLine where input[index] == 0x20 {
             if spaceCount == 0 { spaces.first = index } else if spaceCount == 1 { spaces.second = index }
             spaceCount += 1
         }

@@ -82,48 +82,75 @@ enum Route: Equatable {
             self = .badPath
             return
         }
-        if path.hasPrefix("/sprites/") {
+        if path.utf8.starts(with: "/sprites/".utf8) {
             self = .sprite(path: String(path.dropFirst("/sprites/".count)))
-        } else if path.hasPrefix("/cries/") {
+        } else if path.utf8.starts(with: "/cries/".utf8) {
             self = .cry(path: String(path.dropFirst("/cries/".count)))
         } else {
             self = Self.api(path, request)
         }
     }
 
-    /// A path below `/api/v2`, decoded.
+    /// A path below `/api/v2`, decoded. Split at its bytes `/` (as Django's patterns match
+    /// it), not at its characters: no grapheme is looked for in a request's path, and
+    /// nothing is made of it but the kind's and the key's text.
     private static func api(_ path: String, _ request: RequestHead) -> Route {
-        let prefix = APIShape.basePath
-        guard path == prefix || path.hasPrefix(APIShape.rootPath) else { return .notFound }
-        let rest = path.dropFirst(prefix.count)
-        let slashed = rest.hasSuffix("/")
-        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            .dropLast(slashed ? 1 : 0)
-        if segments.contains(where: \.isEmpty) { return .notFound }
-        let target: Route
-        switch segments.count {
-        case 0:
-            target = .root
-        case 1:
-            let kind = ResourceKind(rawValue: String(segments[segments.startIndex]))
-            target = kind == .meta ? .meta : .list(kind: kind, page: Pagination(query: request.query))
-        case 2:
-            let kind = ResourceKind(rawValue: String(segments[segments.startIndex])), key = segments[segments.startIndex + 1]
-            // DRF's lookup: one path segment without a dot.
-            guard !key.contains(".") else { return .notFound }
-            target = .document(kind: kind, key: isID(key) ? Int(key).map(Key.id) ?? .idOutOfRange : .name(NameLookup.key(key)))
-        case 3 where segments[segments.startIndex] == ResourceKind.pokemon.apiName
-            && segments[segments.startIndex + 2] == ResourceKind.encountersSegment:
-            let key = segments[segments.startIndex + 1]
-            guard key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int(key) else { return .notFound }
-            return .encounters(id: id)
-        default:
-            return .notFound
-        }
+        var path = path
+        guard let (target, slashed) = path.withUTF8({ apiTarget($0, request) }) else { return .notFound }
         guard slashed else {
             return .redirect(location: request.path + "/" + (request.query.map { "?" + $0 } ?? ""), target: target)
         }
         return target
+    }
+
+    /// What the path's bytes below `/api/v2` name (an encounters route whatever its slash),
+    /// and whether the path ends with a slash; nil for a path that names nothing.
+    private static func apiTarget(_ bytes: UnsafeBufferPointer<UInt8>, _ request: RequestHead) -> (Route, slashed: Bool)? {
+        let slash = UInt8(ascii: "/"), prefix = APIShape.rootPathBytes.count - 1  // `/api/v2`
+        guard bytes.count >= prefix else { return nil }
+        for index in 0 ..< prefix where bytes[index] != APIShape.rootPathBytes[index] { return nil }
+        guard bytes.count == prefix || bytes[prefix] == slash else { return nil }
+        let slashed = bytes.last == slash
+        // The segments after `/api/v2/`, the empty one after a last slash left out: none
+        // for `/api/v2` and `/api/v2/`; an empty one, or more than three, name nothing.
+        var segments = (0 ..< 0, 0 ..< 0, 0 ..< 0), count = 0
+        if bytes.count > prefix + 1 {
+            let end = slashed ? bytes.count - 1 : bytes.count
+            var start = prefix + 1
+            while true {
+                var stop = start
+                while stop < end && bytes[stop] != slash { stop += 1 }
+                guard stop > start else { return nil }
+                count += 1
+                switch count {
+                case 1: segments.0 = start ..< stop
+                case 2: segments.1 = start ..< stop
+                case 3: segments.2 = start ..< stop
+                default: return nil
+                }
+                if stop == end { break }
+                start = stop + 1
+            }
+        }
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        switch count {
+        case 0:
+            return (.root, slashed)
+        case 1:
+            let kind = ResourceKind(rawValue: text(segments.0))
+            return (kind == .meta ? .meta : .list(kind: kind, page: Pagination(query: request.query)), slashed)
+        case 2:
+            // DRF's lookup: one path segment without a dot.
+            guard !bytes[segments.1].contains(UInt8(ascii: ".")) else { return nil }
+            let key = Substring(text(segments.1))
+            return (.document(kind: ResourceKind(rawValue: text(segments.0)),
+                              key: isID(key) ? Int(key).map(Key.id) ?? .idOutOfRange : .name(NameLookup.key(key))), slashed)
+        default:
+            guard text(segments.0) == ResourceKind.pokemon.apiName && text(segments.2) == ResourceKind.encountersSegment,
+                  bytes[segments.1].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int(text(segments.1)) else { return nil }
+            // Answered with or without the slash: never redirected.
+            return (.encounters(id: id), true)
+        }
     }
 
     /// PokeAPI's id pattern (`-?[0-9]+`): anything else in an id's place is a name.

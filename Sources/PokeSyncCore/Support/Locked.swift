@@ -5,14 +5,17 @@ import Foundation
 /// SwiftPM cannot give the crawler a floor of its own).
 // @unchecked Sendable: `value` is read and written only inside `withLock`, while `lock` is held.
 package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    // Inlinable, so a caller in another module (serve's body cache, on every request)
+    // gets `withLock` specialized for its value rather than a generic call.
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, one caller at a time, and returns what it returns.
+    @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
