@@ -35,14 +35,18 @@ final class Connection {
     private let configuration: HTTPServerConfiguration
     private let input: UnsafeMutableRawPointer
     private var inputCount = 0
-    private var scanner: RequestHeadScanner
+    // The three below are changed in place on every request (a mutating scan, a head written
+    // through `inout`, the queue appended to): unchecked, they skip the runtime's exclusivity
+    // bookkeeping (about 140 instructions an access, 2,300 a request in all). Only this
+    // connection's methods touch them, on its worker's thread, never re-entrantly.
+    @exclusivity(unchecked) private var scanner: RequestHeadScanner
     /// The heads of the replies queued, written one after the other; emptied once all is
     /// written (a head is written here, not allocated: ``Reply/write(into:keepAlive:date:framing:)``).
-    private var heads = HeadBytes()
+    @exclusivity(unchecked) private var heads = HeadBytes()
     /// The bytes of `heads` counted in the configuration's memory (its capacity).
     private var countedHeadBytes = 0
     /// What is queued for the socket, in order: each part of `heads` or a body.
-    private var output: [Piece] = []
+    @exclusivity(unchecked) private var output: [Piece] = []
     /// Bytes of `output` not written yet.
     private(set) var unwrittenBytes = 0
     /// Requests answered in the current turn.

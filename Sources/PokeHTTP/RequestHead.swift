@@ -167,7 +167,7 @@ package struct RequestHeadScanner {
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
             return .rejected(status: .badRequest, reason: "a malformed method")
         }
-        guard version.count == 8, version.starts(with: "HTTP/".utf8),
+        guard version.count == 8, equalsIgnoringCase(version.prefix(5), Self.httpSlash, exactly: true),
               let major = digit(version[version.startIndex + 5]), version[version.startIndex + 6] == 0x2E,
               let minor = digit(version[version.startIndex + 7]) else {
             return .rejected(status: .badRequest, reason: "a malformed HTTP version")
@@ -181,10 +181,10 @@ package struct RequestHeadScanner {
         guard var pathAndQuery = originForm(target) else {
             return .rejected(status: .badRequest, reason: "a request target that is not a path")
         }
-        if let hash = pathAndQuery.firstIndex(of: 0x23) { pathAndQuery = pathAndQuery[..<hash] }
+        if let hash = firstIndex(of: 0x23, in: pathAndQuery) { pathAndQuery = pathAndQuery[..<hash] }
         var head = RequestHead(method: String(decoding: methodBytes, as: UTF8.self), path: "", query: nil,
                                minorVersion: minor == 0 ? 0 : 1, keepAlive: minor != 0)
-        if let question = pathAndQuery.firstIndex(of: 0x3F) {
+        if let question = firstIndex(of: 0x3F, in: pathAndQuery) {
             head.path = String(decoding: pathAndQuery[..<question], as: UTF8.self)
             head.query = String(decoding: pathAndQuery[(question + 1)...], as: UTF8.self)
         } else {
@@ -205,7 +205,7 @@ package struct RequestHeadScanner {
             guard let first = field.first, first != 0x20, first != 0x09 else {
                 return .rejected(status: .badRequest, reason: "a folded or empty header line")
             }
-            guard let colon = field.firstIndex(of: 0x3A), colon > field.startIndex,
+            guard let colon = firstIndex(of: 0x3A, in: field), colon > field.startIndex,
                   field[..<colon].allSatisfy(isTokenByte) else {
                 return .rejected(status: .badRequest, reason: "a malformed header field")
             }
@@ -263,18 +263,31 @@ package struct RequestHeadScanner {
     // nothing made of a field that is neither one of these nor kept.
     private static let connection = Array("connection".utf8), referer = Array("referer".utf8)
     private static let userAgent = Array("user-agent".utf8), contentLength = Array("content-length".utf8)
-    private static let transferEncoding = Array("transfer-encoding".utf8)
+    private static let transferEncoding = Array("transfer-encoding".utf8), httpSlash = Array("HTTP/".utf8)
 
-    /// Whether `name` is `lowercase` (a field name, lowercase) in any case.
-    private static func equalsIgnoringCase(_ name: Slice<UnsafeRawBufferPointer>, _ lowercase: [UInt8]) -> Bool {
+    /// Whether `name` is `lowercase` (a field name, lowercase) in any case; `exactly`: in
+    /// that case only.
+    private static func equalsIgnoringCase(_ name: Slice<UnsafeRawBufferPointer>, _ lowercase: [UInt8],
+                                           exactly: Bool = false) -> Bool {
         guard name.count == lowercase.count else { return false }
         var index = name.startIndex
         for byte in lowercase {
             let sent = name.base[index]
-            guard sent == byte || sent >= 0x41 && sent <= 0x5A && sent + 0x20 == byte else { return false }
+            guard sent == byte || !exactly && sent >= 0x41 && sent <= 0x5A && sent + 0x20 == byte else { return false }
             index += 1
         }
         return true
+    }
+
+    /// Where `byte` first is in `bytes` (a plain loop: the generic `firstIndex(of:)` on a
+    /// slice cost a few hundred instructions a call, four calls a request).
+    private static func firstIndex(of byte: UInt8, in bytes: Slice<UnsafeRawBufferPointer>) -> Int? {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes.base[index] == byte { return index }
+            index += 1
+        }
+        return nil
     }
 
     private static func digit(_ byte: UInt8) -> Int? { byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil }

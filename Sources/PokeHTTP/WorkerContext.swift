@@ -5,13 +5,15 @@ import Foundation
 /// thread only; `shared` is where the counts go for the metrics to read.
 final class WorkerContext {
     let responder: Responder
-    var date = HTTPDate()
+    // Changed in place on every answer, on the worker's thread alone: unchecked, as the
+    // connection's queue is (Connection.swift says why).
+    @exclusivity(unchecked) var date = HTTPDate()
     /// The lines every head of this server writes alike.
     let framing: HeadFraming
     /// Room for the pieces one `writev` sends, reused by every write of the worker.
     let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: vectorCount)
     static let vectorCount = 16
-    private(set) var counts = TrafficCounts()
+    @exclusivity(unchecked) private(set) var counts = TrafficCounts()
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
     let shared: LockedValue<TrafficCounts>

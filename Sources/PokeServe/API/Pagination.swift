@@ -134,7 +134,8 @@ struct Pagination: Equatable {
 
 /// `%XX` escapes decoded as UTF-8 (invalid sequences become U+FFFD); nil when an escape is malformed.
 func percentDecoded(_ text: some StringProtocol) -> String? {
-    guard text.utf8.contains(0x25) else { return String(text) }
+    // In place when the text is contiguous (a path always is): no escape, no copy.
+    guard text.utf8.withContiguousStorageIfAvailable({ $0.contains(0x25) }) ?? text.utf8.contains(0x25) else { return String(text) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count)
     var iterator = text.utf8.makeIterator()

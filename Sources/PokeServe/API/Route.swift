@@ -82,12 +82,22 @@ enum Route: Equatable {
             self = .badPath
             return
         }
-        if path.utf8.starts(with: "/sprites/".utf8) {
+        if Self.starts(path, with: "/sprites/") {
             self = .sprite(path: String(path.dropFirst("/sprites/".count)))
-        } else if path.utf8.starts(with: "/cries/".utf8) {
+        } else if Self.starts(path, with: "/cries/") {
             self = .cry(path: String(path.dropFirst("/cries/".count)))
         } else {
             self = Self.api(path, request)
+        }
+    }
+
+    /// Whether `text` begins with `prefix`'s bytes, compared in place.
+    private static func starts(_ text: String, with prefix: StaticString) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+            for index in 0 ..< prefix.utf8CodeUnitCount where bytes[index] != prefix.utf8Start[index] { return false }
+            return true
         }
     }
 
