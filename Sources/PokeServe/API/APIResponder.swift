@@ -332,9 +332,14 @@ final class APIResponder: Responder {
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
         // `gzip` as the first item, without a quality (what wrk, curl --compressed and the
-        // browsers send): the answer is yes, known without a lowercased copy of the list.
-        let bytes = header.utf8
-        if bytes.starts(with: "gzip".utf8) && (bytes.count == 4 || bytes.dropFirst(4).first == UInt8(ascii: ",")) { return true }
+        // browsers send): the answer is yes, known from the bytes in place, without a
+        // lowercased copy of the list.
+        var copy = header
+        let usual = copy.withUTF8 { bytes in
+            bytes.count >= 4 && bytes[0] == 0x67 && bytes[1] == 0x7A && bytes[2] == 0x69 && bytes[3] == 0x70
+                && (bytes.count == 4 || bytes[4] == UInt8(ascii: ","))
+        }
+        if usual { return true }
         var star: Bool?
         for item in header.lowercased().split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingSpaces }

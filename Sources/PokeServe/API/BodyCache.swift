@@ -92,8 +92,10 @@ final class BodyCache: Sendable {
             state.frequency.record(key.hashValue)
             guard let node = state.nodes[key] else { state.misses += 1; return nil }
             state.hits += 1
-            Self.unlink(node, &state)
-            Self.pushNewest(node, &state)
+            if node !== state.newest {
+                Self.unlink(node, &state)
+                Self.pushNewest(node, &state)
+            }
             return node.body
         }
     }
