@@ -29,9 +29,10 @@ Targets (Benchmarks.md): the probe answered within 1 s, never a 503, serve under
 (a warm-up run first, for both servers); the bodies are compressed once, at first request.
 Last, a fresh start (--fresh-start-only runs it alone; --compare BINARY alternates another
 build with it in each turn): serve started anew, crawled whole (`full --kinds all`), then wrk
-with gzip for 8 s at once and 8 s again, each beside nginx's gzip_static with as many
-workers (worker_processes auto). Targets: in both runs p99 at most 1.5x nginx's, the rate at
-least 0.9x nginx's.
+with gzip for 8 s at once and 8 s again, then 8 s without gzip, each beside nginx's
+gzip_static with as many workers (worker_processes auto), both servers' CPU a request from
+/proc. Targets (Benchmarks.md): serve's CPU a request at most 0.7x nginx's, its rate at least
+1.2x nginx's (1.5x without gzip) with a p99 at most nginx's, peak RSS under 100 MB.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
@@ -183,15 +184,17 @@ def nginx_config_http(export, port, mode):
 
 
 def wrk(url, script, gzip_header, seconds, connections=64, cpu_of=None, cpu=None):
-    """Requests a second and p99 (ms); with `cpu_of` (a pid), the CPU seconds that process
-    spent per request during the run are appended to `cpu`."""
+    """Requests a second and p99 (ms); with `cpu_of` (a pid, or a list of them: nginx's
+    master and workers), the CPU seconds those processes spent per request during the run
+    are appended to `cpu`."""
     command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script]
     if gzip_header:
         command += ["-H", "Accept-Encoding: gzip"]
-    before = process_cpu(cpu_of) if cpu_of else 0
+    pids = [] if not cpu_of else cpu_of if isinstance(cpu_of, list) else [cpu_of]
+    before = sum(process_cpu(pid) for pid in pids)
     output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
-    if cpu_of:
-        cpu.append((process_cpu(cpu_of) - before) / int(re.search(r"(\d+) requests in", output).group(1)))
+    if pids:
+        cpu.append((sum(process_cpu(pid) for pid in pids) - before) / int(re.search(r"(\d+) requests in", output).group(1)))
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
@@ -261,10 +264,12 @@ def peak_rss_mb(pid):
 def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat=3, crawl=True):
     """A fresh start as an operator sees it: serve started anew, a whole-API crawl through it
     (`pokesync full --kinds all`, the clients that fill its cache with everything once), then
-    wrk with gzip for `seconds` right away (the first run) and once more (warmed), each beside
-    nginx's gzip_static with as many workers as serve has (2 on 2 cores: worker_processes
-    auto), A and B alternated in each turn. `binaries`: label -> serve binary (two to compare a
-    build with another). Prints each one's medians and spreads, p99 and rate against nginx's."""
+    wrk with gzip for `seconds` right away (the first run), once more (warmed), and once
+    without gzip (identity), each beside nginx's gzip_static with as many workers as serve
+    has (2 on 2 cores: worker_processes auto), A and B alternated in each turn. `binaries`:
+    label -> serve binary (two to compare a build with another). Prints each one's medians
+    and spreads, p99, rate and CPU a request (utime + stime from /proc, nginx's master and
+    workers together) against nginx's, and serve's peak RSS."""
     port = free_port()
     config = write_nginx_config(work, "fresh-static", nginx_config_http(export, port, "static"), workers="auto")
     process = subprocess.Popen([nginx, "-c", config, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -272,7 +277,8 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
         wait_for_port(port, process, "nginx (gzip_static, workers auto)")
         nginx_url = f"http://127.0.0.1:{port}"
         wrk(nginx_url, script, True, 2)  # the files in the page cache, as after any start
-        results = {}
+        results, cpu, rss = {}, {}, {}
+        nginx_pids = process_tree(process.pid)
         for turn in range(repeat):
             labels = list(binaries) if turn % 2 == 0 else list(binaries)[::-1]
             for label in labels:
@@ -288,22 +294,35 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                                         "--sprites", "none", "--kinds", "all"],
                                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                         shutil.rmtree(crawled, ignore_errors=True)
-                    # serve's first run and nginx's beside it, then both again (warmed).
-                    for phase in ["first", "warm"]:
-                        results.setdefault((label, phase, "serve"), []).append(wrk(url, script, True, seconds))
-                        results.setdefault((label, phase, "nginx"), []).append(wrk(nginx_url, script, True, seconds))
+                    # serve's first run and nginx's beside it, then both again (warmed), then without gzip.
+                    for phase in ["first", "warm", "identity"]:
+                        gzip_header = phase != "identity"
+                        results.setdefault((label, phase, "serve"), []).append(
+                            wrk(url, script, gzip_header, seconds, cpu_of=serve.pid, cpu=cpu.setdefault((label, phase, "serve"), [])))
+                        results.setdefault((label, phase, "nginx"), []).append(
+                            wrk(nginx_url, script, gzip_header, seconds, cpu_of=nginx_pids,
+                                cpu=cpu.setdefault((label, phase, "nginx"), [])))
+                    rss.setdefault(label, []).append(peak_rss_mb(serve.pid))
                 finally:
                     stop([serve])
+        names = {"first": "first 8 s after the crawl", "warm": "warm (the run after)", "identity": "identity (no gzip)"}
         for label in binaries:
-            for phase in ["first", "warm"]:
+            for phase in ["first", "warm", "identity"]:
                 mine, theirs = results[(label, phase, "serve")], results[(label, phase, "nginx")]
                 rate_ratio = [a[0] / b[0] for a, b in zip(mine, theirs)]
                 p99_ratio = [a[1] / b[1] for a, b in zip(mine, theirs)]
-                print(f"     {label:<10} {phase + (' 8 s after the crawl' if phase == 'first' else ' (the run after)'):<26} "
-                      f"serve {spread([r for r, _ in mine], '/s')} p99 {spread([p for _, p in mine], ' ms', 2)}; "
-                      f"nginx {spread([r for r, _ in theirs], '/s')} p99 {spread([p for _, p in theirs], ' ms', 2)}; "
-                      f"rate {spread(rate_ratio, 'x', 2)} (target >= 0.9), p99 {spread(p99_ratio, 'x', 2)} (target <= 1.5)",
-                      flush=True)
+                serve_cpu = [seconds * 1e6 for seconds in cpu[(label, phase, "serve")]]
+                nginx_cpu = [seconds * 1e6 for seconds in cpu[(label, phase, "nginx")]]
+                cpu_ratio = [a / b for a, b in zip(serve_cpu, nginx_cpu)]
+                rate_target = 1.5 if phase == "identity" else 1.2
+                print(f"     {label:<10} {names[phase]:<26} "
+                      f"serve {spread([r for r, _ in mine], '/s')} p99 {spread([p for _, p in mine], ' ms', 2)} "
+                      f"CPU {spread(serve_cpu, ' us', 1)}; "
+                      f"nginx {spread([r for r, _ in theirs], '/s')} p99 {spread([p for _, p in theirs], ' ms', 2)} "
+                      f"CPU {spread(nginx_cpu, ' us', 1)}; "
+                      f"rate {spread(rate_ratio, 'x', 2)} (target >= {rate_target}), p99 {spread(p99_ratio, 'x', 2)} "
+                      f"(target <= 1), CPU a request {spread(cpu_ratio, 'x', 2)} (target <= 0.7)", flush=True)
+            print(f"     {label:<10} serve's peak RSS {spread(rss[label], ' MB')} (target < 100)", flush=True)
     finally:
         stop([process])
 
