@@ -119,20 +119,14 @@ package struct PreparedHead: Sendable {
         self.third = third
     }
 
-    /// `status`'s line then `headers`' lines, as a head writes them (a first piece).
-    package static func lines(_ status: HTTPStatus, _ headers: [(String, String)]) -> [UInt8] {
+    /// `status`'s line (a first piece; none for a later one) then `headers`' lines, as a
+    /// head writes them.
+    package static func lines(_ status: HTTPStatus?, _ headers: [(String, String)]) -> [UInt8] {
         var bytes = HeadBytes()
         defer { bytes.deallocate() }
-        bytes.appendStatusLine(status)
+        if let status { bytes.appendStatusLine(status) }
         for (name, value) in headers { bytes.appendField(name, value) }
         return [UInt8](UnsafeRawBufferPointer(start: bytes.base, count: bytes.count))
-    }
-
-    /// `headers`' lines, as a head writes them (a later piece).
-    package static func lines(_ headers: [(String, String)]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for (name, value) in headers { bytes += Array("\(name): \(value)\r\n".utf8) }
-        return bytes
     }
 }
 
@@ -145,7 +139,7 @@ struct HeadFraming {
 
     init(defaults: [(String, String)], server: String) {
         self.defaults = defaults
-        defaultLines = PreparedHead.lines(defaults)
+        defaultLines = PreparedHead.lines(nil, defaults)
         serverLine = Array("Server: \(server)\r\n".utf8)
     }
 }

@@ -287,7 +287,7 @@ final class APIResponder: Responder {
     private static func prepared(_ headers: [(String, String)]) -> ByteBuffer {
         let own = Set((RenderedBody.headers(etag: "") + [("X-PokeAPI-Hash", ""), ("Content-Encoding", "")]).map(\.0))
         precondition(PokeServer.defaultHeaders.allSatisfy { !own.contains($0.0) }, "a default header a body's head sets")
-        return ByteBuffer(PreparedHead.lines(headers), countedIn: MemoryBudget())
+        return ByteBuffer(PreparedHead.lines(nil, headers), countedIn: MemoryBudget())
     }
 
     /// A CORS preflight allows the methods served and the headers asked for

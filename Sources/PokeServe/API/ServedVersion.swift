@@ -62,7 +62,7 @@ final class ServedVersion: Sendable {
         }
         if let meta { digest.update(Array("meta\t\(meta.hex)\n".utf8)) }
         tag = String(digest.finalize().hex.prefix(40))
-        tagLine = ByteBuffer(PreparedHead.lines([("X-PokeAPI-Hash", tag)]), countedIn: MemoryBudget())
+        tagLine = ByteBuffer(PreparedHead.lines(nil, [("X-PokeAPI-Hash", tag)]), countedIn: MemoryBudget())
     }
 
     /// Reads version `version` from `store` (inside the caller's snapshot) in the API's
