@@ -20,7 +20,8 @@ struct CronJobTests {
         environment["POKESYNC_KEEP_LOGS"] = String(keepLogs)
         if let publish { environment["POKESYNC_PUBLISH"] = publish.path }
         let night = try await runProgram("/bin/bash", [Self.script.path] + extra, environment: environment)
-        let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path).sorted()
+        let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
+            .filter { $0.hasPrefix("nightly-") }.sorted()
         let newest = try #require(try logs.max { a, b in
             try Self.modified(mirror, a) < Self.modified(mirror, b)
         })
@@ -74,7 +75,7 @@ struct CronJobTests {
 
             _ = try await night(mirror, keepLogs: 2)
             let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
-            #expect(logs.count == 2)
+            #expect(logs.filter { $0.hasPrefix("nightly-") }.count == 2, "\(logs)")
         }
     }
 
@@ -115,9 +116,69 @@ struct CronJobTests {
             #expect(third.status == 0 && third.log.contains("no changes since version 2"), "\(third.log)")
             #expect(third.mail.isEmpty, "a night with no changes is quiet: \(third.mail)")
             #expect(try String(contentsOf: record, encoding: .utf8).split(separator: "\n").count == 3)
-            // No stamp file is left behind.
+            // No stamp file is left behind: the logs and the mark of the last mail.
             let logs = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("logs").path)
-            #expect(logs.allSatisfy { $0.hasPrefix("nightly-") }, "\(logs)")
+            #expect(logs.allSatisfy { $0.hasPrefix("nightly-") || $0 == ".mailed" }, "\(logs)")
+        }
+    }
+
+    /// A night killed outright in its export (SIGKILL to the whole job, as when the machine
+    /// stops), after its sync published version 2: it mailed nothing and left its marker.
+    /// The next night (no changes upstream) mails version 2's diff, saying which night
+    /// published it, removes the marker and exports the bundle; the night after is quiet.
+    @Test func aVersionPublishedByANightKilledInItsExportIsMailedByTheNext() async throws {
+        try await withTemporaryDirectory { scratch in
+            let mirror = scratch.appendingPathComponent("Mirror")
+            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+            let upstream = scratch.appendingPathComponent("upstream")
+            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2025)
+            try """
+            {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
+            """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+            let first = try await nightWithOutput(mirror)
+            try #require(first.status == 0, "\(first.log)")
+
+            try FileManager.default.removeItem(at: upstream)
+            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2026)
+            // pokesync, except that its first export kills the night's whole process group
+            // (the job runs in a session of its own, so nothing else is in it).
+            let trigger = scratch.appendingPathComponent("kill-the-export")
+            let killer = scratch.appendingPathComponent("pokesync-killed-in-export")
+            try """
+            #!/bin/sh
+            if [ "$1" = export ] && [ -e "\(trigger.path)" ]; then rm -f "\(trigger.path)"; kill -9 0; fi
+            exec "\(PokesyncCLI.binary.path)" "$@"
+            """.write(to: killer, atomically: true, encoding: .utf8)
+            chmod(killer.path, 0o755)
+            _ = FileManager.default.createFile(atPath: trigger.path, contents: nil)
+            var environment = ProcessInfo.processInfo.environment
+            environment["POKESYNC"] = killer.path
+            environment["POKESYNC_MIRROR"] = mirror.path
+            let killed = try await runProgram("/usr/bin/setsid", ["-w", "/bin/bash", Self.script.path], environment: environment)
+            #expect(killed.status != 0 && killed.stdout.isEmpty, "the killed night mailed: \(killed.text)")
+            #expect(!FileManager.default.fileExists(atPath: trigger.path), "the export never started")
+            let logs = mirror.appendingPathComponent("logs")
+            let markers = try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasPrefix(".night-") }
+            #expect(markers.count == 1, "the killed night's marker: \(markers)")
+            let pid = try #require(markers.first).dropFirst(".night-".count)
+            let killedLog = try #require(try FileManager.default.contentsOfDirectory(atPath: logs.path).first {
+                $0.hasPrefix("nightly-") && $0.hasSuffix("-\(pid).log")
+            })
+            #expect(try String(contentsOf: logs.appendingPathComponent(killedLog), encoding: .utf8).contains("published version 2:"))
+            #expect(!FileManager.default.fileExists(atPath: mirror.appendingPathComponent("bundles/pokedex-2.tar.gz").path))
+
+            let next = try await nightWithOutput(mirror)
+            #expect(next.status == 0 && next.log.contains("no changes since version 2"), "\(next.log)")
+            let diff = try String(contentsOf: mirror.appendingPathComponent("diffs/1-2.txt"), encoding: .utf8)
+            #expect(next.mail.contains(diff), "the next night mails version 2's diff: \(next.mail)")
+            #expect(next.mail.contains("not mailed before") && next.mail.contains("version 2, published ")
+                    && next.mail.contains(killedLog), "it says which night published it: \(next.mail)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: logs.path).allSatisfy { !$0.hasPrefix(".night-") },
+                    "the killed night's marker is cleaned")
+            #expect(FileManager.default.fileExists(atPath: mirror.appendingPathComponent("bundles/pokedex-2.tar.gz").path))
+
+            let quiet = try await nightWithOutput(mirror)
+            #expect(quiet.status == 0 && quiet.mail.isEmpty, "mailed once, not again: \(quiet.mail)")
         }
     }
 
