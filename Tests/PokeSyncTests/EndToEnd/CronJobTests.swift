@@ -42,6 +42,25 @@ struct CronJobTests {
         return (hook, record)
     }
 
+    /// A mirror folder whose mirror.json names one source path, `upstream`, whose content
+    /// changes between nights as upstream's does (the December sample first); no sprites.
+    static func mirrorOfChangingUpstream(in scratch: URL) throws -> (mirror: URL, upstream: URL) {
+        let mirror = scratch.appendingPathComponent("Mirror")
+        try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
+        let upstream = scratch.appendingPathComponent("upstream")
+        try point(upstream, at: TestPaths.sample2025)
+        try """
+        {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
+        """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+        return (mirror, upstream)
+    }
+
+    /// Upstream serves `sample` from now on.
+    static func point(_ upstream: URL, at sample: URL) throws {
+        try? FileManager.default.removeItem(at: upstream)
+        try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: sample)
+    }
+
     static func modified(_ mirror: URL, _ name: String) throws -> Date {
         try FileManager.default.attributesOfItem(atPath: mirror.appendingPathComponent("logs/\(name)").path)[.modificationDate] as! Date
     }
@@ -84,14 +103,7 @@ struct CronJobTests {
     /// night with no changes prints nothing. The publish hook gets the bundles folder.
     @Test func aNightThatPublishesMailsItsDiffAndAQuietNightSaysNothing() async throws {
         try await withTemporaryDirectory { scratch in
-            let mirror = scratch.appendingPathComponent("Mirror")
-            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
-            // One source path whose content changes between nights, as upstream's does.
-            let upstream = scratch.appendingPathComponent("upstream")
-            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2025)
-            try """
-            {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
-            """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+            let (mirror, upstream) = try Self.mirrorOfChangingUpstream(in: scratch)
             // The hook records what it was given and whether the index was there.
             let (hook, record) = try CronJobTests.recordingHook(in: scratch)
 
@@ -100,8 +112,7 @@ struct CronJobTests {
             #expect(first.mail.isEmpty, "a first version has no diff to mail: \(first.mail)")
             #expect(try String(contentsOf: record, encoding: .utf8) == "published \(mirror.path)/bundles\n")
 
-            try FileManager.default.removeItem(at: upstream)
-            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2026)
+            try Self.point(upstream, at: TestPaths.sample2026)
             let second = try await nightWithOutput(mirror, publish: hook)
             #expect(second.status == 0 && second.log.contains("published version 2"), "\(second.log)")
             let diff = try String(contentsOf: mirror.appendingPathComponent("diffs/1-2.txt"), encoding: .utf8)
@@ -128,18 +139,11 @@ struct CronJobTests {
     /// published it, removes the marker and exports the bundle; the night after is quiet.
     @Test func aVersionPublishedByANightKilledInItsExportIsMailedByTheNext() async throws {
         try await withTemporaryDirectory { scratch in
-            let mirror = scratch.appendingPathComponent("Mirror")
-            try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
-            let upstream = scratch.appendingPathComponent("upstream")
-            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2025)
-            try """
-            {"source": "\(upstream.path)", "sprites": "none", "bundles": {"sprites": "none"}}
-            """.write(to: mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+            let (mirror, upstream) = try Self.mirrorOfChangingUpstream(in: scratch)
             let first = try await nightWithOutput(mirror)
             try #require(first.status == 0, "\(first.log)")
 
-            try FileManager.default.removeItem(at: upstream)
-            try FileManager.default.createSymbolicLink(at: upstream, withDestinationURL: TestPaths.sample2026)
+            try Self.point(upstream, at: TestPaths.sample2026)
             // pokesync, except that its first export kills the night's whole process group
             // (the job runs in a session of its own, so nothing else is in it).
             let trigger = scratch.appendingPathComponent("kill-the-export")
