@@ -4,7 +4,8 @@ import Testing
 
 /// Which build runs: `pokesync --version` and `status --json` name the release and the
 /// commit it was built from, so that an upgrade is visible; the Makefile writes the
-/// checkout's commit into the build (once per change), and says none outside git; the
+/// checkout's commit into the build (once per change; `swiftc` compiles it as the Makefile's
+/// flag does and the program names it), and says none outside git; the
 /// package lines the README and PokedexReader's article show name this release.
 @Suite("Release: the version and the commit a binary names")
 struct ReleaseTests {
@@ -38,6 +39,20 @@ struct ReleaseTests {
             try #require(describe.status == 0 && !describe.text.isEmpty, "\(describe.stderr)")
             let text = try String(contentsOf: file, encoding: .utf8)
             #expect(text.contains("let buildCommit: String? = \"\(describe.text)\"\n"), "\(text)")
+            // Compiled as the Makefile's builds compile it (its BUILD_COMMIT_FLAG), the release
+            // and that commit are what the binary says.
+            let makefile = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
+            let flag = try #require(makefile.split(separator: "\n").first { $0.hasPrefix("BUILD_COMMIT_FLAG =") })
+            let defines = flag.split(separator: " ").filter { $0.hasPrefix("-D") }.map(String.init)
+            #expect(defines == ["-DPOKESYNC_BUILD_COMMIT"], "\(flag)")
+            let main = scratch.appendingPathComponent("main.swift"), program = scratch.appendingPathComponent("says")
+            try "print(PokeSync.versionLine)\n".write(to: main, atomically: true, encoding: .utf8)
+            let source = TestPaths.packageRoot.appendingPathComponent("Sources/PokeSyncCore/Support/PokeSync.swift")
+            let compile = try await runProgram("swiftc", ["-swift-version", "6", "-package-name", "pokesync"] + defines
+                                               + [source.path, file.path, main.path, "-o", program.path], heavy: true)
+            try #require(compile.status == 0, "\(compile.stderr)")
+            #expect(try await runProgram(program.path, []).text == "\(PokeSync.version) (commit \(describe.text))")
+
             // An unchanged checkout leaves the file as it is: nothing rebuilds.
             let before = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
             #expect(try await runProgram("/usr/bin/make", make).status == 0)
