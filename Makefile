@@ -127,7 +127,8 @@ install-files:
 	echo "installed $(INSTALL_BIN)/pokesync and $(INSTALL_LIB)/ ($(CRON_SCRIPTS) $(CRON_FILES))"
 
 # Removes what install-files wrote (its list), then the folders it made if they are empty;
-# the mirror, and units or a crontab copied into /etc, are left alone (Deployment says how).
+# the mirror, and the units, logrotate snippet or crontab copied into /etc, are left alone
+# (Deployment's "Removing it" removes those, and says what else stays).
 uninstall:
 	@set -e; \
 	if [ -f "$(INSTALLED)" ]; then list=$$(cat "$(INSTALLED)"); else \
