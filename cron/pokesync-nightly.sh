@@ -72,7 +72,7 @@ tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$start
 for marker in "$MIRROR/logs/".night-*; do
     pid=${marker##*/.night-}
     case $pid in ''|*[!0-9]*|"$$") continue ;; esac
-    if ! tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$(basename "$0")"; then rm -f "$marker"; fi
+    if ! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "$(basename "$0")"; then rm -f "$marker"; fi
 done
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
@@ -138,10 +138,11 @@ if [ $rc -ne 75 ]; then
     : >"$mailed.new"
     unmailed=$(find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$since" ! -newer "$mailed.new" 2>/dev/null | sort -V)
     if [ -n "$unmailed" ]; then
-        grep -E '^(published version|changes since version)' "$log"
+        tonight=$(grep -E '^(published version|changes since version)' "$log")
+        [ -z "$tonight" ] || echo "$tonight"
         earlier=$(echo "$unmailed" | grep -vxF -f <(tonights_diffs))
         if [ -n "$earlier" ]; then
-            echo
+            [ -z "$tonight" ] || echo
             echo "not mailed before (published by an earlier night that ended before its mail: killed, or the machine stopped; or by a run by hand):"
             echo "$earlier" | while IFS= read -r diff; do
                 name=${diff##*/}; to=${name%.txt}; to=${to##*-}
