@@ -1,9 +1,9 @@
 import Foundation
 import PokeSyncCore
 
-/// `pokesync status --json`: the binary (release and commit), the mirror, its latest version (null when none) with its
-/// counts and every sprite report, the run in progress (null when none), and what the
-/// last run said about its source.
+/// `pokesync status --json`: the binary (its release and commit), the mirror, its latest
+/// version (null when none) with its counts and every sprite report, the run in progress
+/// (null when none), and what the last run said about its source.
 struct StatusJSON: Encodable {
     /// A version record's fields (a missing optional left out), and its counts.
     struct Latest: Encodable {
