@@ -55,6 +55,27 @@ struct CronJobTests {
         return (mirror, upstream)
     }
 
+    /// The nightly job with `environment`, killed outright once it starts its export:
+    /// SIGKILL to its whole process group, as when the machine stops. It runs in a session
+    /// of its own (so nothing else is in that group), with a stand-in for pokesync that
+    /// kills the group at `export` and is pokesync otherwise.
+    static func nightKilledInItsExport(environment: [String: String], scratch: URL) async throws -> ProgramResult {
+        let trigger = scratch.appendingPathComponent("kill-the-export")
+        let killer = scratch.appendingPathComponent("pokesync-killed-in-export")
+        try """
+        #!/bin/sh
+        if [ "$1" = export ] && [ -e "\(trigger.path)" ]; then rm -f "\(trigger.path)"; kill -9 0; fi
+        exec "\(PokesyncCLI.binary.path)" "$@"
+        """.write(to: killer, atomically: true, encoding: .utf8)
+        chmod(killer.path, 0o755)
+        _ = FileManager.default.createFile(atPath: trigger.path, contents: nil)
+        var environment = environment
+        environment["POKESYNC"] = killer.path
+        let night = try await runProgram("/usr/bin/setsid", ["-w", "/bin/bash", script.path], environment: environment)
+        #expect(!FileManager.default.fileExists(atPath: trigger.path), "the night never reached its export")
+        return night
+    }
+
     /// Upstream serves `sample` from now on.
     static func point(_ upstream: URL, at sample: URL) throws {
         try? FileManager.default.removeItem(at: upstream)
@@ -144,23 +165,10 @@ struct CronJobTests {
             try #require(first.status == 0, "\(first.log)")
 
             try Self.point(upstream, at: TestPaths.sample2026)
-            // pokesync, except that its first export kills the night's whole process group
-            // (the job runs in a session of its own, so nothing else is in it).
-            let trigger = scratch.appendingPathComponent("kill-the-export")
-            let killer = scratch.appendingPathComponent("pokesync-killed-in-export")
-            try """
-            #!/bin/sh
-            if [ "$1" = export ] && [ -e "\(trigger.path)" ]; then rm -f "\(trigger.path)"; kill -9 0; fi
-            exec "\(PokesyncCLI.binary.path)" "$@"
-            """.write(to: killer, atomically: true, encoding: .utf8)
-            chmod(killer.path, 0o755)
-            _ = FileManager.default.createFile(atPath: trigger.path, contents: nil)
             var environment = ProcessInfo.processInfo.environment
-            environment["POKESYNC"] = killer.path
             environment["POKESYNC_MIRROR"] = mirror.path
-            let killed = try await runProgram("/usr/bin/setsid", ["-w", "/bin/bash", Self.script.path], environment: environment)
+            let killed = try await Self.nightKilledInItsExport(environment: environment, scratch: scratch)
             #expect(killed.status != 0 && killed.stdout.isEmpty, "the killed night mailed: \(killed.text)")
-            #expect(!FileManager.default.fileExists(atPath: trigger.path), "the export never started")
             let logs = mirror.appendingPathComponent("logs")
             let markers = try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasPrefix(".night-") }
             #expect(markers.count == 1, "the killed night's marker: \(markers)")
