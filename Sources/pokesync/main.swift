@@ -26,7 +26,7 @@ do {
     case "serve": status = try ServeCommand(words: rest).execute()
     case "backup": status = try BackupCommand(words: rest).execute()
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
-    case "--version": print("pokesync \(PokeSync.version)"); status = .success
+    case "--version": print("pokesync \(PokeSync.versionLine)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
     }
 } catch let failure as RequestError {

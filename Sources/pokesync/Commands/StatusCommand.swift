@@ -16,7 +16,8 @@ struct StatusCommand: MirrorCommand {
     retries, source unavailable, I/O error), or interrupted (killed). When the last run
     carried linked files from the version before (their host failed, or answered 404/410
     for files the documents still link), how many and from which host. --json also lists every refused or missing sprite (latest.sprite_reports)
-    and the carried files (last_run_carried).
+    and the carried files (last_run_carried), and names this binary's release and the commit
+    it was built from (pokesync.version, pokesync.commit: null when not known).
     A --mirror that is a file or does not exist is a usage error (64).
     """
 
