@@ -17,14 +17,6 @@ package struct WithheldFiles: Sendable, Equatable, Codable {
     /// One of them, where it was asked.
     package var example: String
 
-    package init(tree: LinkedTree, changed: Int, held: Int, version: Int, example: String) {
-        self.tree = tree
-        self.changed = changed
-        self.held = held
-        self.version = version
-        self.example = example
-    }
-
     /// `sprites: 1340 of the 1400 files version 3 holds came back with other bytes (96%, more
     /// than 20%): ...`, for the run's last lines and `status`.
     package var line: String {
