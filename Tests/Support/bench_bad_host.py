@@ -4,7 +4,7 @@ turns bad between two runs, and how many files it asked that host for.
 
 For each --fault (404, 500, html, drip, endless, fail-70: 500 for the same 70% of the
 files and the rest served, placeholder: one image for every file): a `full --sprites SET
---cries all` of the 2026-08-08 sample against a good stand-in (--sprites all: 535 files, so
+--cries all` of the 2026-08-08 sample against a good stand-in (--sprites all: several hundred files, so
 that a host failing 70% is judged by its share, not by the few files a default set has),
 then the stand-in restarted on the same port with `--file-host-fault FAULT`, then a `sync`
 with the default --timeout (30 s: one attempt's deadline and the silence budget are

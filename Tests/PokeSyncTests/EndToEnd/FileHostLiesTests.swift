@@ -79,7 +79,12 @@ struct FileHostLiesTests {
                     #expect(SpriteMirrorTests.tree(folder) == held)
                 }
                 let status = try await cli.run(["status"])
-                #expect(status.stdout.contains("files that held") || status.stdout.contains("came back with other bytes"), "\(status.stdout)")
+                #expect(status.stdout.contains("sprites: \(held.count) of the \(held.count) files version 1 holds came back with other bytes"),
+                        "\(status.stdout)")
+                let json = try await cli.run(["status", "--json"])
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+                let withheld = (object["last_run_carried"] as? [String: Any])?["withheld"] as? [[String: Any]]
+                #expect(withheld?.count == 1 && withheld?.first?["changed"] as? Int == held.count, "\(json.stdout)")
 
                 let allowed = try await cli.run(arguments + ["--allow-mass-change"])
                 #expect(allowed.status == 0, "\(allowed.stdout) \(allowed.stderr)")
