@@ -5,8 +5,10 @@
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
-#   2 published, but a sprite or cry host failed: files carried from the version before
-#     (prune and export still run; the log's tail names the host); or the export wrote the
+#   2 published, but a sprite or cry host failed or lied: files carried from the version
+#     before (prune and export still run; the log's tail names the host), or a mass change
+#     of a tree's files kept back (the job never passes --allow-mass-change: run
+#     `pokesync sync --allow-mass-change` once by hand for a real re-encode); or the export wrote the
 #     bundle and index.json without some of it: sprites its host has not delivered yet, or
 #     a delta from an old version that cannot be built (the log's WARNING line says which;
 #     the publish hook still runs)

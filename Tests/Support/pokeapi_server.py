@@ -20,8 +20,10 @@ Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audi
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
-File host: --file-host-fault 404|500|500-but-missing|html|drip|endless|bad-gzip turns every sprite and cry request
-           (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night.
+File host: --file-host-fault 404|500|500-but-missing|html|drip|endless|bad-gzip|placeholder turns every sprite
+           and cry request (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night;
+           fail-70 answers 500 for the same 70% of the paths every time and serves the rest, slow
+           serves every file after 0.4 s.
 Documents: --document-fault silent|500|bad-gzip answers the root and the lists, then every
            document request (/api/v2/{kind}/{id}/...) the same bad way: `silent` holds it open
            and sends nothing until the client goes away, `500` answers 500, `bad-gzip` a 200
@@ -162,12 +164,15 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
-    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless", "bad-gzip"],
+    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless", "bad-gzip",
+                                                      "fail-70", "slow", "placeholder"],
                         help="answer every sprite and cry request (see --file-host-fault-tree) this way: "
                              "404; 500; 500-but-missing (404 for the paths --sprite-missing names, 500 for "
                              "the others: a host that keeps its 404s); html (200 text/html error page); drip "
                              "(the file's header, then one byte a second); endless (200 chunked, never "
-                             "finished: 48 MB, then a close); bad-gzip (200, Content-Encoding: gzip over the plain bytes)")
+                             "finished: 48 MB, then a close); bad-gzip (200, Content-Encoding: gzip over the plain bytes); "
+                             "fail-70 (500 for the same 70%% of the paths every time, the others served); slow "
+                             "(every file served after 0.4 s); placeholder (one valid PNG for every path)")
     parser.add_argument("--document-fault", choices=["silent", "500", "bad-gzip"],
                         help="answer every document request (not the root nor the lists) this bad way")
     parser.add_argument("--file-host-fault-tree", choices=["sprites", "cries", "all"], default="all",

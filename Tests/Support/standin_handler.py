@@ -5,6 +5,7 @@ data (standin_data.ApiData), base, latency, faults, stats and the sprite options
 """
 
 import email.utils
+import hashlib
 import http.server
 import json
 import socket
@@ -152,8 +153,8 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         is_sprite = path.startswith(SPRITE_PREFIX) or is_cry
         fault_tree = getattr(server, "file_host_fault_tree", "all")
         if is_sprite and getattr(server, "file_host_fault", None) and \
-                fault_tree in ("all", "cries" if is_cry else "sprites"):
-            self._send_file_host_fault(server.file_host_fault, path)
+                fault_tree in ("all", "cries" if is_cry else "sprites") and \
+                self._send_file_host_fault(server.file_host_fault, path):
             return
         document_fault = getattr(server, "document_fault", None)
         if is_api and document_fault and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2:
@@ -325,24 +326,39 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
                 return
 
     def _send_file_host_fault(self, mode, path):
-        """A file host gone bad (--file-host-fault): every file answered the same wrong way."""
+        """A file host gone bad (--file-host-fault): every file answered the same wrong way, or
+        (fail-70, slow) some files or none. False when the file is to be served as usual."""
         if mode == "404":
             self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
-            return
+            return True
+        if mode == "slow":
+            time.sleep(0.4)  # then the file, as usual: a slow host that delivers
+            return False
+        if mode == "fail-70":
+            # The same 70% of the paths every time (by the path's hash), the others served.
+            if int(hashlib.sha256(path.encode("utf-8")).hexdigest()[:8], 16) % 100 >= 70:
+                return False
+            mode = "500"
+        if mode == "placeholder":
+            # One valid image for every path, as a CDN's placeholder: bytes that pass every check.
+            body = standin_sprites.png("placeholder")
+            self._record(200, len(body), "file-host-placeholder")
+            self._send(200, [("Content-Type", "image/png"), ("ETag", '"placeholder"')], body)
+            return True
         if mode == "500-but-missing":
             below = path[len(CRY_PREFIX):] if path.startswith(CRY_PREFIX) else path[len(SPRITE_PREFIX):]
             if standin_sprites.matches(below, self.server.sprite_missing):
                 self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
-                return
+                return True
             mode = "500"
         if mode == "500":
             self._record(500, 21)
             self._send(500, [("Content-Type", "text/plain")], b"500: Internal Error\n", close=True)
-            return
+            return True
         if mode == "html":
             page = b"<!DOCTYPE html><html><body><h1>Temporarily unavailable</h1></body></html>\n"
             self._respond_plain(200, page, "text/html; charset=utf-8")
-            return
+            return True
         extension = path[path.rfind("."):].lower()
         content_type = standin_sprites.CONTENT_TYPES.get(extension, "application/octet-stream")
         full = self._fault_body(path, "", False)
@@ -350,7 +366,7 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             # `Content-Encoding: gzip` over the file's plain bytes: a misconfigured host.
             self._record(200, len(full), "file-host-bad-gzip")
             self._send(200, [("Content-Type", content_type), ("Content-Encoding", "gzip")], full)
-            return
+            return True
         self.close_connection = True
         sent = 0
         try:
@@ -374,6 +390,7 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up: what a bad host sees
         self._record(200, sent, "file-host-" + mode)
+        return True
 
     def _fault_body(self, path, query, is_api):
         """The identity body the request would have had (a placeholder when it has none)."""

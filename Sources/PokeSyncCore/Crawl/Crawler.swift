@@ -65,6 +65,9 @@ package struct Crawler: Sendable {
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
+        // Too many held files with other bytes (a re-encode, or a host answering other valid
+        // bytes for everything) are published only when the operator says so.
+        let withheld = try store.withholdMassChange(run: current.id, allow: options.allowMassChange)
         // Linked files whose host failed or lost them do not hold the documents back: the
         // latest version's bytes are carried, files never held are left for the next run.
         let settlement = try store.carryFailedFiles(run: current.id, allowShrink: options.allowShrink)
@@ -74,9 +77,11 @@ package struct Crawler: Sendable {
                                         allowShrink: options.allowShrink)
         switch outcome {
         case .published(let version):
-            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: version.number, published: true, files: carried))
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: version.number, published: true,
+                                                          files: carried, withheld: withheld))
         case .unchanged(let base):
-            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: base, published: false, files: carried))
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: base, published: false,
+                                                          files: carried, withheld: withheld))
         }
         let counters = progress.snapshot()
         var cries = 0
@@ -87,7 +92,7 @@ package struct Crawler: Sendable {
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries,
-                            carried: carried, dropped: settlement.dropped)
+                            carried: carried, dropped: settlement.dropped, withheld: withheld)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.
@@ -97,13 +102,16 @@ package struct Crawler: Sendable {
             log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
         }
         progress.begin(phase: .sprites)
-        // A host that delivers no file for as long as one attempt may take (4 x --timeout)
-        // is given up: its remaining files are carried or left for the next run.
+        // A host that delivers no file for as long as one attempt may take (4 x --timeout),
+        // fails too many of its files or lies is given up: its remaining files are carried
+        // or left for the next run.
         let log = self.log
-        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120)) { host, reason in
+        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120),
+                              slots: options.concurrency) { host, reason in
             log("giving up on \(host) for the rest of this run: \(reason); its other files are carried from the latest version or left for the next run")
         }
-        try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
+        let held = options.allowMassChange ? [:] : try store.heldFiles()
+        try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch, held: held).run()
         // Object files are not fsynced one by one: flush them all at once, then check
         // none was lost to a power cut earlier in this run before a version names them.
         FileSystem.flush(fetcher.objects.root)
@@ -111,7 +119,7 @@ package struct Crawler: Sendable {
         if !damaged.isEmpty {
             log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
             try store.requeueSprites(run: run.id, damaged)
-            try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
+            try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch, held: held).run()
             FileSystem.flush(fetcher.objects.root)
         }
     }

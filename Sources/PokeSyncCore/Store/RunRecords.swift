@@ -120,10 +120,16 @@ package enum JobState: String, Sendable, CaseIterable {
     /// document still links it: carried with its bytes like `carried`, counted as missing at
     /// its host, every night until the documents stop linking it or `--allow-shrink` drops it.
     case vanished
+    /// A linked file the latest version holds that came back with other bytes on a night
+    /// when more than ``FileHostLimits/massChangeShare`` of its tree did, without
+    /// `--allow-mass-change`: its bytes there are carried, the new ones not published.
+    case withheld
 
-    /// States that still need work when a run is resumed (a carried, postponed or vanished
-    /// file is asked for again: its host may be back).
-    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed, .vanished]
+    /// States that still need work when a run is resumed (a carried, postponed, vanished or
+    /// withheld file is asked for again: its host may be back, the operator may allow it).
+    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed, .vanished, .withheld]
+    /// The states of the linked files a version holds, as an SQL list.
+    static let inVersionSQL = "('done', 'unchanged', 'carried', 'vanished', 'withheld')"
     /// States that let a run publish.
     package var isSettled: Bool { self != .pending && self != .failed }
 }

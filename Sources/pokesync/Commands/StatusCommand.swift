@@ -69,10 +69,11 @@ extension MirrorStatus {
         }
         if let sourceNotice { lines.append("source   \(sourceNotice)") }
         lines.append(Self.rateLine(rate))
-        if let carried = lastRunCarried, !carried.files.isEmpty {
+        if let carried = lastRunCarried, !carried.isEmpty {
             let what = carried.published ? "published version \(carried.version)" : "no changes since version \(carried.version)"
-            lines.append("files    the last run (\(carried.at), \(what)) could not fetch some linked files:")
+            lines.append("files    the last run (\(carried.at), \(what)) could not fetch or did not publish some linked files:")
             for entry in carried.files { lines.append("         " + entry.line) }
+            for entry in carried.withheld { lines.append("         " + entry.line) }
         }
         if let run, let progress = runProgress {
             let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"

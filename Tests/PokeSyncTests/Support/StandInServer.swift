@@ -43,8 +43,10 @@ struct StandInOptions: Sendable {
     /// Comma-separated globs of sprite paths below `sprites/` answered 404 (`--sprite-missing`).
     var spriteMissing: String?
     /// Every sprite and cry request answered one bad way (`--file-host-fault`): `404`, `500`,
-    /// `html` (a 200 error page), `drip` (a byte a second), `endless` (chunked, no end) or
-    /// `bad-gzip` (`Content-Encoding: gzip` over the plain bytes).
+    /// `html` (a 200 error page), `drip` (a byte a second), `endless` (chunked, no end),
+    /// `bad-gzip` (`Content-Encoding: gzip` over the plain bytes) or `placeholder` (one valid
+    /// PNG for every path); or `fail-70` (500 for the same 70% of the paths every time, the
+    /// others served) or `slow` (every file served after 0.4 s).
     var fileHostFault: String?
     /// Which tree the fault applies to (`--file-host-fault-tree`): `sprites`, `cries` or `all`.
     var fileHostFaultTree = "all"
