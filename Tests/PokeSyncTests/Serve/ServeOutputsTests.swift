@@ -138,6 +138,7 @@ struct ServeOutputsTests {
         #endif
     }
 
+    #if os(Linux)
     /// Starts `arguments` with standard output on `output`, no signal blocked nor ignored
     /// (whatever this test thread's are), standard input and error on /dev/null.
     static func spawn(_ arguments: [String], output: Int32) throws -> pid_t {
@@ -163,6 +164,7 @@ struct ServeOutputsTests {
         guard result == 0 else { throw ServeTestError("posix_spawn: \(String(cString: strerror(result)))") }
         return pid
     }
+    #endif
 
     /// SigIgn in /proc: the mask of `pid`'s ignored signals (SIGHUP its lowest bit).
     static func ignoredSignals(_ pid: Int32) -> UInt64 {
