@@ -10,8 +10,10 @@ import Foundation
 /// their file status flags (`O_NONBLOCK`) are never changed: a pipe, FIFO or terminal is
 /// opened again through `/proc/self/fd` (Linux), a description of our own that may be
 /// non-blocking; a socket (systemd's journal) is written with `MSG_DONTWAIT`. A regular file
-/// has no reader to wait on and is written as it is. Elsewhere (no `/proc`), a pipe is
-/// written as it is: its writes may wait.
+/// has no reader to wait on and is written as it is. Where the open is refused (another
+/// user's pipe or terminal: `sudo -u` in a pipeline) or there is no `/proc` (not Linux),
+/// the descriptor is written as it is: its writes may wait, in the writer thread only,
+/// which a stopping server then gives up on.
 package struct OutputDescriptor: Sendable {
     /// The descriptor written to.
     package let number: Int32
