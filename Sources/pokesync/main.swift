@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeSyncCore
 
 // pokesync: the command-line entry point. Each command lives in Commands/; this
@@ -48,4 +49,7 @@ do {
     standardError("pokesync: \(TerminalText.escaped(String(describing: error)))\n")
     status = .ioError
 }
+// serve's last lines wait at most a second for a reader that stalled (other commands write
+// theirs as they go: nothing waits here).
+StandardStreams.finish(within: 1)
 exit(status.rawValue)
