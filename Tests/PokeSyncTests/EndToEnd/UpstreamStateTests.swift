@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import PokeSyncCore
+
+/// <doc:PokeSyncCore/MirrorFolder#One-upstream-state>: a version is one upstream state. A sync
+/// killed against the older sample and resumed once upstream serves the newer one, and a
+/// run during which upstream changes, publish what a clean mirror of the newer one holds,
+/// document for document, with or without ETags, under a changed or an unchanged deploy hash.
+@Suite("A version is one upstream state", .serialized)
+struct UpstreamStateTests {
+    /// How the stand-in says what it serves: the cases of the night.
+    enum Upstream: String, CaseIterable, CustomStringConvertible {
+        /// ETags and Last-Modified; `X-PokeAPI-Hash` from each snapshot's lists (they differ).
+        case etagsNewDeployHash
+        /// ETags; the same `X-PokeAPI-Hash` before and after (a hash that did not follow the data).
+        case etagsSameDeployHash
+        /// A stock self-hosted server (no validators, never 304) behind a proxy whose hash changes.
+        case plainNewDeployHash
+        /// The same, the proxy's hash left as it was.
+        case plainSameDeployHash
+        /// No validators and no deploy hash at all.
+        case plainNoDeployHash
+
+        var description: String { rawValue }
+
+        var sendsETags: Bool { self == .etagsNewDeployHash || self == .etagsSameDeployHash }
+
+        /// The older sample, switching to the newer one on `switchSnapshot()`, stalling
+        /// every document after the first `stallAfter` until then.
+        func options(stallAfter: Int) -> StandInOptions {
+            var options = StandInOptions(root: TestPaths.sample2025)
+            options.thenRoot = TestPaths.sample2026
+            options.stallAfterDocuments = stallAfter
+            switch self {
+            case .etagsNewDeployHash: break
+            case .etagsSameDeployHash:
+                options.deployHash = "same-deploy"
+                options.thenDeployHash = "same-deploy"
+            case .plainNewDeployHash:
+                options.noValidators = true
+                options.proxyDeployHash = "data-2025-12-02"
+                options.thenProxyDeployHash = "data-2026-08-08"
+            case .plainSameDeployHash:
+                options.noValidators = true
+                options.proxyDeployHash = "same-deploy"
+            case .plainNoDeployHash:
+                options.noValidators = true
+            }
+            return options
+        }
+    }
+
+    /// 22 abilities, then 8 evolution chains (documents go kind by kind, in id order, one at
+    /// a time): 3 of those chains are the same in both samples, 27 differ.
+    static let killedAfter = 30
+
+    /// The documents of a clean `full` of the newer sample: what every published version must hold.
+    static func cleanNewer(_ scratch: URL) async throws -> [VersionDocument] {
+        let clean = PokesyncCLI(mirror: scratch.appendingPathComponent("Clean"))
+        let full = try await clean.run(["full", "--source", TestPaths.sample2026.path, "--sprites", "none"])
+        #expect(full.status == 0, "\(full.stderr)")
+        return try Store(layout: MirrorLayout(root: clean.mirror), create: false, readOnly: true).documents(version: 1)
+    }
+
+    /// Waits until the stand-in holds a document request (the run has had exactly
+    /// `killedAfter` documents), or the child ended.
+    static func waitForTheStall(_ server: StandInServer, _ child: PokesyncCLI.Child) async throws {
+        while try await (server.stats().stalled ?? 0) == 0 && child.process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test("killed against the older snapshot, resumed against the newer: the newer one, document for document",
+          arguments: Upstream.allCases)
+    func killedThenNewerPublishesTheNewer(upstream: Upstream) async throws {
+        try await withTemporaryDirectory { scratch in
+            let expected = try await Self.cleanNewer(scratch)
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try await withStandInServer(upstream.options(stallAfter: Self.killedAfter)) { server in
+                let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
+                let child = cli.start(arguments)
+                try child.process.run()
+                try await Self.waitForTheStall(server, child)
+                kill(child.process.processIdentifier, SIGKILL)
+                await child.waitUntilExit()
+                #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
+
+                // The next night: upstream has deployed the newer snapshot.
+                try await server.switchSnapshot()
+                try await server.resetStats()
+                let resumed = try await cli.run(arguments.dropLast() + ["4"])
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("resuming the sync run"), "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("upstream changed since the interrupted run began ("), "\(resumed.stderr)")
+                #expect(resumed.stderr.contains(": re-checking \(Self.killedAfter) documents"), "\(resumed.stderr)")
+                #expect(resumed.stdout.contains("published version 1"), "\(resumed.stdout)")
+                // Conditional where the store holds validators: the 3 chains the snapshots share are 304s.
+                let stats = try await server.stats()
+                #expect((stats.status["304"] ?? 0) == (upstream.sendsETags ? 3 : 0), "\(stats.status)")
+            }
+            let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
+            let published = try store.documents(version: 1)
+            #expect(published.count == expected.count)
+            #expect(Set(published) == Set(expected), "\(Set(published).symmetricDifference(expected).map { "\($0.kind.apiName)/\($0.id)" }.sorted())")
+            // The version names the deploy its documents are of: the newer one.
+            let deploy = try store.version(1)?.deployHash
+            switch upstream {
+            case .etagsNewDeployHash: #expect(deploy != nil)
+            case .etagsSameDeployHash, .plainSameDeployHash: #expect(deploy == "same-deploy")
+            case .plainNewDeployHash: #expect(deploy == "data-2026-08-08")
+            case .plainNoDeployHash: #expect(deploy == nil)
+            }
+        }
+    }
+
+    @Test("upstream deploys while a full runs: its documents are re-checked before it publishes", arguments: [Upstream.etagsNewDeployHash, .plainNoDeployHash])
+    func changeDuringTheRunIsRechecked(upstream: Upstream) async throws {
+        try await withTemporaryDirectory { scratch in
+            let expected = try await Self.cleanNewer(scratch)
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try await withStandInServer(upstream.options(stallAfter: Self.killedAfter)) { server in
+                let child = cli.start(["full", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"])
+                try child.process.run()
+                try await Self.waitForTheStall(server, child)
+                // Upstream deploys mid-run: the held request and every later one get the newer snapshot.
+                try await server.switchSnapshot()
+                await child.waitUntilExit()
+                let result = child.result()
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains("upstream changed while this run ran ("), "\(result.stderr)")
+                #expect(result.stderr.contains(" documents before publishing"), "\(result.stderr)")
+            }
+            let published = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true).documents(version: 1)
+            #expect(Set(published) == Set(expected), "\(Set(published).symmetricDifference(expected).map { "\($0.kind.apiName)/\($0.id)" }.sorted())")
+        }
+    }
+}
