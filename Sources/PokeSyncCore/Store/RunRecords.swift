@@ -44,7 +44,8 @@ package struct RunRecord: Sendable {
     /// was; a resumed run keeps it.
     package var resolvedKinds: [ResourceKind]?
     /// The endpoints the source's root listed when the run read it (`--kinds` other than
-    /// `default`): part of the upstream state a resumed run compares (<doc:PokeSyncCore/MirrorFolder#The-frontier-and-resume>).
+    /// `default`): part of the upstream state a resumed run compares
+    /// (<doc:PokeSyncCore/MirrorFolder#One-upstream-state>).
     package var rootEndpoints: [String]? = nil
 }
 

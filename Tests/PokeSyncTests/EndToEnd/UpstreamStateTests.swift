@@ -129,9 +129,41 @@ struct UpstreamStateTests {
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stderr.contains("upstream changed while this run ran ("), "\(result.stderr)")
                 #expect(result.stderr.contains(" documents before publishing"), "\(result.stderr)")
+                // A `full` asks unconditionally, but its re-checks are conditional where it can be.
+                let notModified = try await server.stats().status["304"] ?? 0
+                #expect(upstream.sendsETags ? notModified > 200 : notModified == 0, "\(notModified) 304s")
             }
             let published = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true).documents(version: 1)
             #expect(Set(published) == Set(expected), "\(Set(published).symmetricDifference(expected).map { "\($0.kind.apiName)/\($0.id)" }.sorted())")
+        }
+    }
+
+    @Test("resumed against the same snapshot without a deploy hash: re-checked all the same, and found unchanged")
+    func noDeployHashCannotShowUpstreamUnchanged() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.noValidators = true
+            options.stallAfterDocuments = Self.killedAfter
+            try await withStandInServer(options) { server in
+                let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
+                let child = cli.start(arguments)
+                try child.process.run()
+                try await Self.waitForTheStall(server, child)
+                kill(child.process.processIdentifier, SIGKILL)
+                await child.waitUntilExit()
+                try await server.switchSnapshot()  // no second snapshot: only the stall ends
+                try await server.resetStats()
+                let resumed = try await cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("upstream cannot be shown unchanged since the interrupted run began "
+                                                 + "(it sends no deploy hash, X-PokeAPI-Hash): re-checking \(Self.killedAfter) documents"),
+                        "\(resumed.stderr)")
+                // Each of them asked again, once, and counted unchanged: the same bytes came back.
+                let stats = try await server.stats()
+                #expect(SilentSourceTests.documentRequests(stats).count == (try Samples.documents(TestPaths.sample2026).count))
+                #expect(resumed.stdout.contains(", \(Self.killedAfter) unchanged;"), "\(resumed.stdout)")
+            }
         }
     }
 }
