@@ -70,6 +70,22 @@ struct UpstreamStateTests {
         }
     }
 
+    /// Starts `sync` (one document at a time), kills it with SIGKILL while the stand-in holds
+    /// its request after `killedAfter` documents, then switches the stand-in's snapshot and
+    /// zeroes its counters. Returns the arguments, to run the same command again.
+    static func syncKilledAtTheStall(_ cli: PokesyncCLI, _ server: StandInServer, extra: [String] = []) async throws -> [String] {
+        let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"] + extra
+        let child = cli.start(arguments)
+        try child.process.run()
+        try await waitForTheStall(server, child)
+        kill(child.process.processIdentifier, SIGKILL)
+        await child.waitUntilExit()
+        #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
+        try await server.switchSnapshot()
+        try await server.resetStats()
+        return arguments
+    }
+
     @Test("killed against the older snapshot, resumed against the newer: the newer one, document for document",
           arguments: Upstream.allCases)
     func killedThenNewerPublishesTheNewer(upstream: Upstream) async throws {
@@ -77,17 +93,8 @@ struct UpstreamStateTests {
             let expected = try await Self.cleanNewer(scratch)
             let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
             try await withStandInServer(upstream.options(stallAfter: Self.killedAfter)) { server in
-                let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
-                let child = cli.start(arguments)
-                try child.process.run()
-                try await Self.waitForTheStall(server, child)
-                kill(child.process.processIdentifier, SIGKILL)
-                await child.waitUntilExit()
-                #expect(child.process.terminationReason == .uncaughtSignal, "\(child.result().stderr)")
-
                 // The next night: upstream has deployed the newer snapshot.
-                try await server.switchSnapshot()
-                try await server.resetStats()
+                let arguments = try await Self.syncKilledAtTheStall(cli, server)
                 let resumed = try await cli.run(arguments.dropLast() + ["4"])
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("resuming the sync run"), "\(resumed.stderr)")
@@ -146,14 +153,7 @@ struct UpstreamStateTests {
             options.noValidators = true
             options.stallAfterDocuments = Self.killedAfter
             try await withStandInServer(options) { server in
-                let arguments = ["sync", "--source", server.baseURL.absoluteString, "--sprites", "none", "--concurrency", "1"]
-                let child = cli.start(arguments)
-                try child.process.run()
-                try await Self.waitForTheStall(server, child)
-                kill(child.process.processIdentifier, SIGKILL)
-                await child.waitUntilExit()
-                try await server.switchSnapshot()  // no second snapshot: only the stall ends
-                try await server.resetStats()
+                let arguments = try await Self.syncKilledAtTheStall(cli, server)  // no second snapshot: only the stall ends
                 let resumed = try await cli.run(arguments)
                 #expect(resumed.status == 0, "\(resumed.stderr)")
                 #expect(resumed.stderr.contains("upstream cannot be shown unchanged since the interrupted run began "
@@ -164,6 +164,33 @@ struct UpstreamStateTests {
                 #expect(SilentSourceTests.documentRequests(stats).count == (try Samples.documents(TestPaths.sample2026).count))
                 #expect(resumed.stdout.contains(", \(Self.killedAfter) unchanged;"), "\(resumed.stdout)")
             }
+        }
+    }
+
+    @Test("--kinds all, killed against the older whole API, resumed once the root names two more endpoints")
+    func aNewRootIsANewState() async throws {
+        try await withTemporaryDirectory { scratch in
+            let clean = PokesyncCLI(mirror: scratch.appendingPathComponent("Clean"))
+            let full = try await clean.run(["full", "--source", WholeAPITests.whole2026.path, "--kinds", "all", "--sprites", "none"])
+            #expect(full.status == 0, "\(full.stderr)")
+            let expected = try Store(layout: MirrorLayout(root: clean.mirror), create: false, readOnly: true).documents(version: 1)
+            var options = StandInOptions(root: WholeAPITests.whole2025)
+            options.thenRoot = WholeAPITests.whole2026
+            options.stallAfterDocuments = Self.killedAfter
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try await withStandInServer(options) { server in
+                let arguments = try await Self.syncKilledAtTheStall(cli, server, extra: ["--kinds", "all"])
+                let resumed = try await cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                // 2026-08-08's root adds currency and meta.
+                #expect(resumed.stderr.contains("upstream changed since the interrupted run began (the root's endpoints; "),
+                        "\(resumed.stderr)")
+                #expect(resumed.stderr.contains(": re-checking \(Self.killedAfter) documents"), "\(resumed.stderr)")
+            }
+            let store = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
+            let published = try store.documents(version: 1)
+            #expect(Set(published.map(\.kind)).isSuperset(of: [.meta, ResourceKind(rawValue: "currency")]))
+            #expect(Set(published) == Set(expected), "\(Set(published).symmetricDifference(expected).map { "\($0.kind.apiName)/\($0.id)" }.sorted())")
         }
     }
 }
