@@ -193,4 +193,34 @@ struct UpstreamStateTests {
             #expect(Set(published) == Set(expected), "\(Set(published).symmetricDifference(expected).map { "\($0.kind.apiName)/\($0.id)" }.sorted())")
         }
     }
+
+    @Test("with sprites: killed once the older pokemon are in, resumed against the newer: its documents and sprites")
+    func spritesFollowTheNewerDocuments() async throws {
+        try await withTemporaryDirectory { scratch in
+            // 22 abilities, 12 chains, 13 languages, 68 moves, 2 pokedexes, then all 17 pokemon.
+            var options = StandInOptions(root: TestPaths.sample2025)
+            options.thenRoot = TestPaths.sample2026
+            options.stallAfterDocuments = 140
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            let clean = PokesyncCLI(mirror: scratch.appendingPathComponent("Clean"))
+            try await withStandInServer(options) { server in
+                let sprites = ["--sprite-source", server.spriteBaseURL.absoluteString, "--sprites", "default"]
+                let arguments = try await Self.syncKilledAtTheStall(cli, server, extra: sprites)
+                let resumed = try await cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                // One of the 140 is in the older lists only: it leaves the run rather than being re-checked.
+                #expect(resumed.stderr.contains(": re-checking 139 documents"), "\(resumed.stderr)")
+                let full = try await clean.run(["full", "--source", TestPaths.sample2026.path] + sprites)
+                #expect(full.status == 0, "\(full.stderr)")
+            }
+            let mirror = try Store(layout: MirrorLayout(root: cli.mirror), create: false, readOnly: true)
+            let reference = try Store(layout: MirrorLayout(root: clean.mirror), create: false, readOnly: true)
+            #expect(Set(try mirror.documents(version: 1)) == Set(try reference.documents(version: 1)))
+            let files = { (store: Store) in Set(try store.versionSprites(1).map { "\($0.path) \($0.hash)" }) }
+            let expected = try files(reference)
+            let got = try files(mirror)
+            #expect(!expected.isEmpty)
+            #expect(got == expected, "\(got.symmetricDifference(expected).sorted().prefix(10))")
+        }
+    }
 }
