@@ -84,7 +84,14 @@ extension Crawler {
             lists.withLock { $0[kind] = list.resources }
         }
         let read = lists.withLock { $0 }
-        let changedLists = listed.filter { (fingerprints[$0] ?? nil) != read[$0].map(ListedResource.fingerprint(of:)) }
+        // A run an older build began kept no fingerprints: nothing to compare, so changed.
+        if listed.contains(where: { fingerprints[$0] == .some(nil) }) {
+            difference.found.append("the interrupted run kept no fingerprint of its lists (an older pokesync began it)")
+        }
+        let changedLists = listed.filter {
+            guard let recorded = fingerprints[$0] ?? nil else { return false }
+            return recorded != read[$0].map(ListedResource.fingerprint(of:))
+        }
         if !changedLists.isEmpty {
             let names = changedLists.prefix(5).map(\.apiName).joined(separator: ", ")
             difference.found.append("the lists of \(names)" + (changedLists.count > 5 ? " and \(changedLists.count - 5) more" : ""))

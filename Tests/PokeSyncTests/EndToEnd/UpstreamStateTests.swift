@@ -223,4 +223,27 @@ struct UpstreamStateTests {
             #expect(got == expected, "\(got.symmetricDifference(expected).sorted().prefix(10))")
         }
     }
+
+    @Test("a run an older build began kept no list fingerprints: its documents are re-checked")
+    func aRunWithoutFingerprintsIsRechecked() async throws {
+        try await withTemporaryDirectory { scratch in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            var options = StandInOptions(root: TestPaths.sample2026)
+            options.stallAfterDocuments = Self.killedAfter
+            try await withStandInServer(options) { server in
+                let arguments = try await Self.syncKilledAtTheStall(cli, server)  // the same snapshot, the same deploy hash
+                // As a build before fingerprints left its lists.
+                let store = MirrorLayout(root: cli.mirror).storeFile.path
+                let cleared = try await runProgram("sqlite3", [store, "UPDATE frontier SET hash = NULL WHERE job = 'list'"])
+                #expect(cleared.status == 0, "\(cleared.stderr)")
+                let resumed = try await cli.run(arguments)
+                #expect(resumed.status == 0, "\(resumed.stderr)")
+                #expect(resumed.stderr.contains("upstream changed since the interrupted run began (the interrupted run kept no "
+                                                 + "fingerprint of its lists (an older pokesync began it)): re-checking \(Self.killedAfter) documents"),
+                        "\(resumed.stderr)")
+                // Conditionally: the same snapshot answers every re-check with a 304.
+                #expect(try await server.stats().status["304"] == Self.killedAfter)
+            }
+        }
+    }
 }
