@@ -46,7 +46,7 @@ extension Store {
     package func recheck(run: Int, against change: UpstreamChange) throws -> Int {
         try write { database in
             let runID = SQLValue(run)
-            if let kinds = change.resolvedKinds {
+            if let kinds = change.resolvedKinds, !kinds.isEmpty {
                 let names = kinds.map(\.apiName)
                 let kept = names.map { _ in "?" }.joined(separator: ",")
                 try database.run("DELETE FROM frontier WHERE run = ? AND job = 'document' AND kind NOT IN (\(kept))",
