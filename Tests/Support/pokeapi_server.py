@@ -10,6 +10,7 @@
         [--pregzip] [--quiet]
         [--url-base http://HOST:PORT] [--no-validators] [--no-gzip] [--chunked-gzip]
         [--proxy-deploy-hash STR]
+        [--then-root DIR] [--then-deploy-hash STR] [--then-proxy-deploy-hash STR] [--stall-after N]
 
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
@@ -37,6 +38,12 @@ Self-hosted PokeAPI (its stock Django server, behind a proxy that does not pass 
            X-PokeAPI-Hash and never answers 304; --no-gzip ignores Accept-Encoding;
            --proxy-deploy-hash sends X-PokeAPI-Hash STR on every API answer all the same, as a
            reverse proxy's add_header does.
+Snapshots: --then-root loads a second api-data folder that POST /_switch serves from then on
+           (with --then-deploy-hash as its X-PokeAPI-Hash, by default its own; with
+           --then-proxy-deploy-hash replacing --proxy-deploy-hash); --stall-after N answers N
+           document requests, then holds every further one open, sending nothing, until
+           POST /_switch answers them (/_stats "stalled" counts them): upstream deploying
+           while a sync runs, or between a killed sync and the next, without timing.
 Static server: --chunked-gzip sends gzip bodies chunked, without Content-Length, as nginx's
            gzip filter does (an api-data tree served by nginx, like pokeapi.co's static deploy).
 Python 3 standard library only. Exits 2 when --root is not an api-data folder.
@@ -54,6 +61,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import standin_data  # noqa: E402
 from standin_handler import StandInHandler, StandInServer  # noqa: E402
+from standin_switch import SnapshotSwitch  # noqa: E402
 
 FAULT_KINDS = ("500", "503", "429", "reset", "truncate")
 
@@ -189,6 +197,11 @@ def parse_arguments(argv):
                         help="X-PokeAPI-Hash on every API answer, even with --no-validators (a proxy's add_header)")
     parser.add_argument("--chunked-gzip", action="store_true",
                         help="send gzip bodies chunked, without Content-Length (as nginx's gzip filter does)")
+    parser.add_argument("--then-root", help="a second api-data folder, served from POST /_switch on")
+    parser.add_argument("--then-deploy-hash", help="X-PokeAPI-Hash of --then-root (default: from its index files)")
+    parser.add_argument("--then-proxy-deploy-hash", help="--proxy-deploy-hash from POST /_switch on")
+    parser.add_argument("--stall-after", type=int,
+                        help="answer this many document requests, then hold the others until POST /_switch")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser.parse_args(argv)
 
@@ -208,6 +221,8 @@ def main(argv=None):
     try:
         server.data = standin_data.ApiData(arguments.root, written_base, arguments.deploy_hash,
                                            pregzip=arguments.pregzip)
+        then_data = standin_data.ApiData(arguments.then_root, written_base, arguments.then_deploy_hash) \
+            if arguments.then_root else None
     except standin_data.NotApiData as error:
         print(f"pokeapi_server.py: error: {error}", file=sys.stderr)
         server.server_close()
@@ -226,6 +241,8 @@ def main(argv=None):
     server.file_host_fault = arguments.file_host_fault
     server.file_host_fault_tree = arguments.file_host_fault_tree
     server.document_fault = arguments.document_fault
+    server.switch = SnapshotSwitch(then_data, arguments.then_proxy_deploy_hash, arguments.stall_after) \
+        if then_data is not None or arguments.stall_after is not None else None
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt

@@ -125,6 +125,9 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         if path == "/_stats/reset":
             self.server.stats.reset()
             self._send(200, [("Content-Type", JSON_TYPE)], b'{"reset":true}')
+        elif path == "/_switch" and getattr(self.server, "switch", None) is not None:
+            self.server.switch.switch(self.server)
+            self._send(200, [("Content-Type", JSON_TYPE)], b'{"switched":true}')
         else:
             self._send(405, [("Content-Type", JSON_TYPE), ("Allow", "GET, HEAD")],
                        b'{"detail":"Method not allowed."}')
@@ -136,7 +139,10 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         parts = urllib.parse.urlsplit(self.path)
         path, query = parts.path, parts.query
         if path == "/_stats":
-            body = json.dumps(self.server.stats.snapshot(), separators=(",", ":")).encode()
+            snapshot = self.server.stats.snapshot()
+            switch = getattr(self.server, "switch", None)
+            snapshot["stalled"] = switch.stalled if switch is not None else 0
+            body = json.dumps(snapshot, separators=(",", ":")).encode()
             self._send(200, [("Content-Type", JSON_TYPE), ("Cache-Control", "no-store")], body)
             return
         server = self.server
@@ -156,8 +162,12 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
                 fault_tree in ("all", "cries" if is_cry else "sprites") and \
                 self._send_file_host_fault(server.file_host_fault, path):
             return
+        is_document = is_api and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2
+        switch = getattr(server, "switch", None)
+        if is_document and switch is not None and not switch.admit() and not self._hold_until_switched(switch):
+            return
         document_fault = getattr(server, "document_fault", None)
-        if is_api and document_fault and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2:
+        if is_document and document_fault:
             self._send_document_fault(document_fault, path, query)
             return
         if is_api or is_sprite:
@@ -324,6 +334,26 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
                 continue
             except OSError:
                 return
+
+    def _hold_until_switched(self, switch):
+        """Hold a document request, sending nothing, until POST /_switch (True: answer it now,
+        from the snapshot switched to) or until the client goes away (False)."""
+        self.connection.settimeout(0.2)
+        try:
+            while not switch.switched.is_set():
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        self.close_connection = True
+                        return False
+                    switch.switched.wait(0.2)  # a request pipelined behind this one: not a close
+                except socket.timeout:
+                    continue
+                except OSError:
+                    self.close_connection = True
+                    return False
+        finally:
+            self.connection.settimeout(self.timeout)
+        return True
 
     def _send_file_host_fault(self, mode, path):
         """A file host gone bad (--file-host-fault): every file answered the same wrong way, or

@@ -41,10 +41,14 @@ package struct Crawler: Sendable {
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     package func run() async throws -> CrawlSummary {
         let started = Date()
-        let run = try openRun()
+        let (run, resumed) = try openRun()
+        let listedBefore = try store.progress(run: run.id).listedKinds
         let listsAnswered = try await listKinds(run: run)
+        // The interrupted run's documents are of the upstream it began with, which may have
+        // changed since (a kill, then a deploy): they are re-checked unless it has not.
+        let changed = resumed && !listedBefore.isEmpty ? try await recheckIfUpstreamChanged(run: run.id, at: .resumed) : false
         let current = try store.currentRun() ?? run
-        let shortcut = try deployUnchanged(current)
+        let shortcut = try !changed && deployUnchanged(current)
         if shortcut, let base = current.baseVersion {
             log("the source's deploy (\(current.deployHash ?? "?")) is the same as at version \(base): documents are not revalidated one by one (--revalidate forces it); sprites are")
         }
@@ -55,7 +59,7 @@ package struct Crawler: Sendable {
         let watch = source.attemptDeadline.map {
             SourceWatch(source: source.description, budget: .seconds($0), listsAnswered: listsAnswered)
         }
-        try await DocumentPhase(crawler: self, run: current, shortcut: shortcut, watch: watch).run()
+        try await fetchDocumentsOfOneState(run: current, shortcut: shortcut, watch: watch)
         let notice = validatorNotice(run: try store.currentRun() ?? current)
         if let notice { log(notice) }
         try store.setSourceNotice(notice)
@@ -73,7 +77,7 @@ package struct Crawler: Sendable {
         let settlement = try store.carryFailedFiles(run: current.id, allowShrink: options.allowShrink)
         let carried = settlement.carried
         let reports = try store.spriteReports(version: nil, run: current.id)
-        let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
+        let outcome = try store.publish(run: try store.currentRun() ?? current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
         switch outcome {
         case .published(let version):
@@ -126,21 +130,21 @@ package struct Crawler: Sendable {
 
     /// Resumes the unfinished run when it was started with the same plan; otherwise
     /// starts a new one (an unfinished run with another plan is discarded, its fetched
-    /// content stays in the store).
-    func openRun() throws -> RunRecord {
+    /// content stays in the store). `resumed` says which.
+    func openRun() throws -> (run: RunRecord, resumed: Bool) {
         if let unfinished = try store.currentRun() {
             if unfinished.plan == plan {
                 let counts = try store.progress(run: unfinished.id)
                 log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
                 try store.claimRun(unfinished.id, owner: owner)
-                return unfinished
+                return (unfinished, true)
             }
             log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
             try store.discardRun(unfinished.id)
         }
         let run = try store.startRun(plan)
         try store.claimRun(run.id, owner: owner)
-        return run
+        return (run, false)
     }
 
     /// Resolves `--kinds` (reading the source's root for `all`) unless the run did already,
@@ -193,6 +197,7 @@ package struct Crawler: Sendable {
                 let index = try await source.rootIndex()
                 progress.addRequestBytes(index.bodyBytes, wire: index.wire)
                 if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
+                try store.setRootEndpoints(run: run.id, index.endpoints)
                 root = index.endpoints
             } catch where !options.kinds.needsRoot && !isFatalToRun(error) {
                 // A comma list is checked against the root when the source has one; without

@@ -43,6 +43,10 @@ package struct RunRecord: Sendable {
     /// What `plan.kinds` resolved to (for `all`, what the source's root listed), once it
     /// was; a resumed run keeps it.
     package var resolvedKinds: [ResourceKind]?
+    /// The endpoints the source's root listed when the run read it (`--kinds` other than
+    /// `default`): part of the upstream state a resumed run compares
+    /// (<doc:PokeSyncCore/MirrorFolder#One-upstream-state>).
+    package var rootEndpoints: [String]? = nil
 }
 
 /// How the last attempt at the unfinished run ended, when it did not publish: what
@@ -142,6 +146,9 @@ package struct DocumentJob: Sendable, Hashable {
     /// What the store kept from the last fetch of this document.
     package var validators: Validators?
     package var knownHash: SHA256Digest?
+    /// What this run settled the document as before upstream changed and it was queued
+    /// again to be re-checked; nil for a document the run has not settled yet.
+    package var settledHash: SHA256Digest? = nil
 
     package var key: String { kind.documentKey(id: id) }
 }
