@@ -49,6 +49,7 @@ extension Pokedex {
     static let statRows = ReadQuery(.pokemonStat, PokemonStat.columns, "WHERE pokemon_id = ?")
     static let statNames = ReadQuery(.statName, as: "n", ["language", "name"], also: [.column(.stat, alias: "s", "name", as: "slug")], """
         FROM stat s JOIN stat_name n ON n.stat_id = s.id WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
+        AND n.language IN (?*)
         """)
     static let spriteRows = ReadQuery(.pokemonSprite, PokemonSprite.columns, "WHERE pokemon_id = ? ORDER BY key")
     static let speciesRow = ReadQuery(.species, SpeciesDetail.columns, "WHERE id = ?")
@@ -58,7 +59,7 @@ extension Pokedex {
                                           "WHERE species_id = ? AND language = ? ORDER BY entry_index DESC, version")
     static let versionNames = ReadQuery(.versionName, as: "n", ["language", "name"], also: [.column(.version, alias: "v", "name", as: "slug")], """
         FROM version v JOIN version_name n ON n.version_id = v.id
-        WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
+        WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?) AND n.language IN (?*)
         """)
 
     static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {

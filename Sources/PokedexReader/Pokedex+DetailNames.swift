@@ -7,13 +7,27 @@ import PokeSQLite
 /// its slug and gets no name.
 extension Pokedex {
     /// `slug -> name` in the first of `languages` present, else English, from the rows
-    /// (`slug`, `language`, `name`) of `query`.
+    /// (`slug`, `language`, `name`) of `query`, whose last `(?*)` takes the languages.
     static func localizedNames(_ query: ReadQuery, _ arguments: [SQLValue], _ languages: [String],
                                in database: Database) throws -> [String: LocalizedText] {
-        let rows = try database.records(query, arguments) { row in
+        let wanted = wantedLanguages(languages)
+        let rows = try database.records(query, arguments + wanted.map { .text($0) }, marks: [wanted.count]) { row in
             (try row.text("slug"), LocalizedText(text: try row.text("name"), language: try row.text("language")))
         }
         return Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
+    }
+
+    /// The codes a text may be chosen in (`languages`, then English), lowercase as the API
+    /// writes them, so that `language IN (...)` is a key lookup: a name or text is read in
+    /// those languages only (a detail page's moves have 11 each).
+    static func wantedLanguages(_ languages: [String]) -> [String] {
+        Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
+    }
+
+    /// The same codes in the order they are preferred, each once.
+    static func wantedLanguagesInOrder(_ languages: [String]) -> [String] {
+        var seen: Set<String> = []
+        return (languages + ["en"]).map { $0.lowercased() }.filter { seen.insert($0).inserted }
     }
 
     static let typesInSlots = ReadQuery(.type, as: "t", PokemonType.columns,
@@ -22,12 +36,13 @@ extension Pokedex {
         """)
     static let typeNames = ReadQuery(.typeName, as: "n", ["language", "name"], also: [.column(.type, alias: "t", "name", as: "slug")], """
         FROM pokemon_type pt JOIN "type" t ON t.name = pt.type JOIN type_name n ON n.type_id = t.id WHERE pt.pokemon_id = ?
+        AND n.language IN (?*)
         """)
     static let abilitySlots = ReadQuery(.pokemonAbility, PokemonAbility.columns, "WHERE pokemon_id = ? ORDER BY slot")
     static let abilityNames = ReadQuery(.abilityName, as: "n", ["language", "name"],
                                         also: [.column(.ability, alias: "a", "name", as: "slug")], """
         FROM pokemon_ability pa JOIN ability a ON a.name = pa.ability JOIN ability_name n ON n.ability_id = a.id
-        WHERE pa.pokemon_id = ?
+        WHERE pa.pokemon_id = ? AND n.language IN (?*)
         """)
     static let abilityTexts = ReadQuery(.abilityText, as: "t", ["language", "short_effect", "flavor_text"],
                                         also: [.column(.ability, alias: "a", "name", as: "slug")], """
@@ -36,11 +51,12 @@ extension Pokedex {
         """)
     static let movesBySlug = ReadQuery(.move, as: "m", PokemonMove.columns,
                                        also: [.column(.pokemonMove, alias: "pm", "move", as: "slug"),
-                                              .column(.pokemonMove, alias: "pm", "pokemon_id", as: "pokemon_id")], """
-        FROM pokemon_move pm LEFT JOIN move m ON m.name = pm.move WHERE pm.pokemon_id = ? ORDER BY pm.move
+                                              .column(.pokemonMove, alias: "pm", "pokemon_id", as: "pokemon_id"),
+                                              .column(.type, alias: "ty", "name", as: "type_slug")], """
+        FROM pokemon_move pm LEFT JOIN move m ON m.name = pm.move LEFT JOIN "type" ty ON ty.id = m.type_id
+        WHERE pm.pokemon_id = ? ORDER BY pm.move
         """)
-    static let typeSlugs = ReadQuery(.type, ["id", "name"])
-    static let moveNames = ReadQuery(.moveName, ["language", "name"], "WHERE move_id IN (?*) AND language IN (?*)")
+    static let moveNames = ReadQuery(.moveName, ["language", "name"], "WHERE move_id IN (?*) AND language = ?")
 
     static func localizedTypes(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonType] {
         let key = SQLValue.integer(Int64(id))
@@ -76,31 +92,25 @@ extension Pokedex {
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
-        let typeNames = try Dictionary(database.records(typeSlugs) { (try $0.int("id"), try $0.text("name")) },
-                                       uniquingKeysWith: { first, _ in first })
         // The moves first (a move the bundle does not describe is a row of NULLs with its
         // slug, and has no id), then the names of those with an id, by key.
         let moves = try database.records(movesBySlug, [key]) { row in
             (id: try row.optionalInt("id"), move: try PokemonMove(slug: try row.text("slug"), row: row, localizedName: nil,
-                                                                  type: try row.optionalInt("type_id").flatMap { typeNames[$0] }))
+                                                                  type: try row.optionalText("type_slug")))
         }
         let ids = moves.compactMap(\.id)
         guard !ids.isEmpty else { return moves.map(\.move) }
-        // Only the languages that can be chosen: a pokemon may have 375 moves in 11 languages.
-        // The API's codes are lowercase, so `language IN (...)` is a key lookup a move.
-        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
-        // Each move's name in the first preferred language it has (what `choose` picks),
-        // kept as the rows come: no list of a move's names to build and search.
-        let order = languages + ["en"]
-        var ranks: [Int: Int] = [:]
+        // Each move's name in the first of the languages it has (what `choose` picks): the
+        // moves asked in the first language, those still without a name in the next, and so
+        // on. A pokemon may have 375 moves in 11 languages; usually one statement reads one
+        // name a move. (The API's codes are lowercase: `language = ?` is a key lookup.)
         var names: [Int: LocalizedText] = [:]
-        _ = try database.records(moveNames, ids.map { .integer(Int64($0)) } + wanted.map { .text($0) },
-                                 marks: [ids.count, wanted.count]) { row in
-            let (id, language) = (try row.int("move_id"), try row.text("language"))
-            guard let rank = order.firstIndex(where: { PreferredLanguages.sameCode($0, language) }),
-                  rank < ranks[id, default: .max] else { return }
-            ranks[id] = rank
-            names[id] = LocalizedText(text: try row.text("name"), language: language)
+        var missing = ids
+        for language in wantedLanguagesInOrder(languages) where !missing.isEmpty {
+            _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], marks: [missing.count]) { row in
+                names[try row.int("move_id")] = LocalizedText(text: try row.text("name"), language: try row.text("language"))
+            }
+            missing.removeAll { names[$0] != nil }
         }
         return moves.map { $0.id.flatMap { names[$0] }.map($0.move.named) ?? $0.move }
     }

@@ -81,7 +81,7 @@ extension Pokedex {
             types[try row.int("pokemon_id"), default: []].append(try row.text("type"))
         }
         // Only the languages that can be chosen (the list may name 1,300 pokemon in 11 languages).
-        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
+        let wanted = wantedLanguages(languages)
         var names: [Int: [LocalizedText]] = [:]
         _ = try database.records(queries.names, keys + wanted.map { .text($0) }, marks: marks + [wanted.count]) { row in
             names[try row.int("pokemon_id"), default: []].append(LocalizedText(text: try row.text("name"), language: try row.text("language")))

@@ -29,8 +29,8 @@ public struct PokemonMove: Sendable, Hashable, Codable {
 }
 
 extension PokemonMove {
-    /// The `move` columns ``init(slug:row:localizedName:type:)`` reads (`id` and `type_id`
-    /// find its name and type).
+    /// The `move` columns ``init(slug:row:localizedName:type:)`` reads (`id` finds its name,
+    /// `type_id` its type's slug).
     static let columns = ["id", "type_id", "damage_class", "power", "accuracy", "pp"]
 
     /// A move from its slug, as the pokemon names it, and its `move` row (``columns``):

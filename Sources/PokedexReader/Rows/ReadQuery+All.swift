@@ -9,7 +9,7 @@ extension ReadQuery {
             Pokedex.pokemonByName, Pokedex.defaultPokemonBySpeciesName, Pokedex.pokemonRow, Pokedex.statRows,
             Pokedex.statNames, Pokedex.spriteRows, Pokedex.speciesRow, Pokedex.speciesNames, Pokedex.flavorTextLanguages,
             Pokedex.flavorTextRows, Pokedex.versionNames, Pokedex.typesInSlots, Pokedex.typeNames, Pokedex.abilitySlots,
-            Pokedex.abilityNames, Pokedex.abilityTexts, Pokedex.movesBySlug, Pokedex.typeSlugs, Pokedex.moveNames,
+            Pokedex.abilityNames, Pokedex.abilityTexts, Pokedex.movesBySlug, Pokedex.moveNames,
             // Evolution chains.
             Pokedex.chainRoot, Pokedex.stepRows, Pokedex.nodeSpecies, Pokedex.nodeNames, Pokedex.nodePokemon,
             // The list and its extras.

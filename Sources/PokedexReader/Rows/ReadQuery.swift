@@ -15,6 +15,8 @@ final class ReadQuery: Sendable {
     let reads: [(table: String, column: String)]
     /// The statement, with `(?*)` standing for a list of marks (``sql(marks:)``).
     let sql: String
+    /// `sql` split at each `(?*)`, once: a detail page fills two lists per call.
+    private let parts: [String]
 
     /// A value selected besides `table`'s columns, read by its `AS` name.
     enum Extra: Sendable {
@@ -53,15 +55,15 @@ final class ReadQuery: Sendable {
         self.table = table
         self.reads = reads
         sql = "SELECT \(selected.joined(separator: ", ")) \(from)"
+        parts = sql.components(separatedBy: "(?*)")
     }
 
     /// `sql` with each `(?*)` made as many marks as `counts` says, in order: `(?, ?, ?)`.
     func sql(marks counts: [Int]) -> String {
-        var parts = sql.components(separatedBy: "(?*)")
         precondition(parts.count == counts.count + 1, "\(counts.count) lists of marks for: \(sql)")
-        var text = parts.removeFirst()
-        for (count, part) in zip(counts, parts) {
-            text += "(" + Array(repeating: "?", count: max(count, 1)).joined(separator: ", ") + ")" + part
+        var text = parts[0]
+        for (count, part) in zip(counts, parts.dropFirst()) {
+            text += "(?" + String(repeating: ", ?", count: max(count, 1) - 1) + ")" + part
         }
         return text
     }
@@ -80,11 +82,24 @@ extension Database {
     /// `marks` gives the length of each `(?*)` list of `query`, in order.
     func records<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], marks: [Int]? = nil,
                     _ make: (ReadRow) throws -> T) throws -> [T] {
-        try rows(marks.map(query.sql(marks:)) ?? query.sql, arguments) { try make(ReadRow($0, of: query)) }
+        // Stepped here rather than through `Statement.rows`: generic code of this module is
+        // specialized for each model, where PokeSQLite's would look up its types' metadata
+        // on every call (a detail page makes twenty).
+        let statement = try statement(marks.map(query.sql(marks:)) ?? query.sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        let names = statement.columnNames
+        var result: [T] = []
+        while try statement.step() { result.append(try make(ReadRow(Row(statement: statement), of: query, names: names))) }
+        return result
     }
 
     /// The first row of `query`, made by `make`, or nil when there is none.
     func record<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], _ make: (ReadRow) throws -> T) throws -> T? {
-        try row(query.sql, arguments) { try make(ReadRow($0, of: query)) }
+        let statement = try statement(query.sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try make(ReadRow(Row(statement: statement), of: query, names: statement.columnNames))
     }
 }

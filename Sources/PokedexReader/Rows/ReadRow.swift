@@ -15,10 +15,11 @@ struct ReadRow {
     /// The statement's result column names, resolved once per statement.
     private let names: [String]
 
-    init(_ row: Row, of query: ReadQuery) {
+    /// `names`: the statement's ``PokeSQLite/Statement/columnNames``, read once per statement.
+    init(_ row: Row, of query: ReadQuery, names: [String]) {
         self.row = row
         self.query = query
-        names = row.columnNames
+        self.names = names
     }
 
     /// The integer in `column`.

@@ -137,7 +137,7 @@ package enum DeviceSchema {
 
     /// The column a Swift property stands for, by name: `speciesID` is `species_id`,
     /// `detailsJSON` is `details_json`, a name in snake case is itself. The exporter's rows
-    /// and the reader's models are matched to the declared columns by it.
+    /// are matched to the declared columns by it (the reader's models name their columns).
     package static func columnName(ofProperty property: String) -> String {
         var name = ""
         var previous: Character?
