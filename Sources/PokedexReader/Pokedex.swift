@@ -7,19 +7,24 @@ import PokeSQLite
 /// answer is a `Sendable` value that stays valid after the `Pokedex` is gone.
 ///
 /// ```swift
-/// let pokedex = try Pokedex(folder: appSupport.appendingPathComponent("Pokedex"))
-/// let page = try pokedex.list(offset: 0, limit: 20, sortedBy: .type)
+/// let pokedex = try Pokedex(folder: appSupport.appendingPathComponent("Pokedex"), languages: ["fr"])
+/// let page = try pokedex.list(offset: 0, limit: 20, sortedBy: .type)  // each row's localizedName in French
 /// let pikachu = try pokedex.pokemon(named: "pikachu")
 /// let hits = try pokedex.search("fire dragon")
 /// ```
 ///
-/// Opening is cheap: it reads `meta.schema_version` and nothing else. The search
-/// strings are loaded on the first search (or ``prepareSearch()``).
+/// Opening is cheap: it reads `meta.schema_version` and checks, in one query, that the
+/// file has every table and column `DeviceSchema` declares. Each model is read by an
+/// initializer that reads its columns by name with the type it needs: a NULL where a
+/// value is needed, or a value of another storage class, is a ``PokedexError`` naming
+/// the table, the column and the row. The search strings are loaded on the first search
+/// (or ``prepareSearch()``).
 ///
 /// The methods block their thread while SQLite reads (well under a millisecond to a few
 /// ms each). Calls from many threads run side by side on a small pool of read-only
 /// connections (one per core, 2 to 8, opened as needed). From async code, prefer
-/// ``read(_:)``, which runs a batch of queries off the caller's actor and can be cancelled:
+/// ``read(_:)``, which runs a batch of queries off the caller's actor on a
+/// ``PokedexConnection`` and can be cancelled:
 ///
 /// ```swift
 /// let pikachu = try await pokedex.read { try $0.pokemon(named: "pikachu") }
