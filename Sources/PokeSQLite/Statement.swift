@@ -118,8 +118,6 @@ public struct Row {
     public enum StorageClass: Sendable { case null, integer, real, text, blob }
 
     public var columnCount: Int32 { sqlite3_column_count(handle) }
-    /// The statement's result column names (``Statement/columnNames``), read once per statement.
-    public var columnNames: [String] { statement.columnNames }
     public func storageClass(_ column: Int32) -> StorageClass {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: .integer
