@@ -7,10 +7,26 @@ RELEASE_BIN = .build/release/pokesync
 # and this do not rebuild each other. It still loads system libraries (static-check lists them).
 STATIC_BIN = .build/static/release/pokesync
 
-.PHONY: build debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install install-files uninstall clean
+.PHONY: build build-commit debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install install-files uninstall clean
 
-build:
-	$(SWIFT) build -c release
+# The commit `pokesync --version` and `status --json` name besides the release: git describe
+# of this checkout (-dirty with uncommitted changes), written into a Swift file git ignores
+# and compiled in by BUILD_COMMIT_FLAG (PokeSync.commit). Written only when it changes, so an
+# unchanged tree does not rebuild; outside a git checkout it says nil ("unknown commit").
+# safe.directory: `make install` as root in a checkout another user owns still reads it.
+BUILD_COMMIT_FILE ?= Sources/PokeSyncCore/Support/BuildCommit.generated.swift
+BUILD_COMMIT_FLAG = -Xswiftc -DPOKESYNC_BUILD_COMMIT
+
+build-commit:
+	@commit=$$(git -c safe.directory='$(CURDIR)' -C '$(CURDIR)' describe --always --dirty --abbrev=12 2>/dev/null); \
+	if [ -n "$$commit" ]; then value="\"$$commit\""; else value=nil; fi; \
+	printf '%s\n' '// Written by `make build-commit` (the Makefile); git ignores it. See PokeSync.commit.' \
+	    "let buildCommit: String? = $$value" > "$(BUILD_COMMIT_FILE).new"; \
+	if cmp -s "$(BUILD_COMMIT_FILE).new" "$(BUILD_COMMIT_FILE)"; then rm -f "$(BUILD_COMMIT_FILE).new"; \
+	else mv -f "$(BUILD_COMMIT_FILE).new" "$(BUILD_COMMIT_FILE)"; fi
+
+build: build-commit
+	$(SWIFT) build -c release $(BUILD_COMMIT_FLAG)
 
 debug:
 	$(SWIFT) build
@@ -58,8 +74,8 @@ bench-replicas: build
 
 # FoundationNetworking, linked statically, asks the linker for -lcurl: libcurl4-openssl-dev.
 # Only the pokesync product: what `make install` installs, and nothing it does not.
-static:
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product pokesync
+static: build-commit
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product pokesync $(BUILD_COMMIT_FLAG)
 
 # The static build loads nothing from the toolchain's folder: ldd names only system
 # libraries, and it runs (`--version`, then a `full` of the sample folder).
@@ -111,7 +127,8 @@ install-files:
 	echo "installed $(INSTALL_BIN)/pokesync and $(INSTALL_LIB)/ ($(CRON_SCRIPTS) $(CRON_FILES))"
 
 # Removes what install-files wrote (its list), then the folders it made if they are empty;
-# the mirror, and units or a crontab copied into /etc, are left alone (Deployment says how).
+# the mirror, and the units, logrotate snippet or crontab copied into /etc, are left alone
+# (Deployment's "Removing it" removes those, and says what else stays).
 uninstall:
 	@set -e; \
 	if [ -f "$(INSTALLED)" ]; then list=$$(cat "$(INSTALLED)"); else \

@@ -10,6 +10,7 @@ import PackageDescription
 //   CCurl               libcurl, the command line's HTTP transport (not the reader's)
 //   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
 //   CSHA256             SHA-256 blocks on the x86 SHA extensions (our own C; a stub elsewhere)
+//   CProcessStart       the executable's first instructions: serve ignores SIGHUP (our own C)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
@@ -53,7 +54,9 @@ let package = Package(
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
         .target(name: "PokeHTTP", dependencies: ["CPoll"]),
         .target(name: "PokeServe", dependencies: ["PokeHTTP", "PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
-        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe", "PokeHTTP"]),
+        // SIGHUP ignored by `serve` before the libraries' initializers and Swift's main run.
+        .target(name: "CProcessStart"),
+        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe", "PokeHTTP", "CProcessStart"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.

@@ -5,8 +5,10 @@
 # Writes a timestamped log under $POKESYNC_MIRROR/logs/ (the newest 30 kept) and
 # exits with pokesync's own code, so cron mail and monitoring see failures:
 #   0 ok (a new version, or "no changes")   1 resources still failing (nothing published)
-#   2 published, but a sprite or cry host failed: files carried from the version before
-#     (prune and export still run; the log's tail names the host); or the export wrote the
+#   2 published, but a sprite or cry host failed or lied: files carried from the version
+#     before (prune and export still run; the log's tail names the host), or a mass change
+#     of a tree's files kept back (the job never passes --allow-mass-change: run
+#     `pokesync sync --allow-mass-change` once by hand for a real re-encode); or the export wrote the
 #     bundle and index.json without some of it: sprites its host has not delivered yet, or
 #     a delta from an old version that cannot be built (the log's WARNING line says which;
 #     the publish hook still runs)
@@ -17,7 +19,9 @@
 #   74 I/O error   75 another run or a backup holds the lock (skipped)
 #   77 run as root on a mirror another user owns (run the job as the owner)
 # A night that publishes a version prints its diff (the changed documents by name) on
-# standard output, which cron mails; a night with no changes prints nothing.
+# standard output, which cron mails; a night with no changes prints nothing. A version an
+# earlier night published but never mailed (killed in its export, the machine stopped) is
+# mailed by the next night that is not skipped, named as an earlier night's.
 # Safe to start while the previous run is still going: pokesync's lock refuses at once.
 #
 # Environment: POKESYNC_MIRROR (the mirror folder), POKESYNC (the binary, default
@@ -27,6 +31,8 @@
 set -u
 
 MIRROR=${POKESYNC_MIRROR:-$(cd "$(dirname "$0")/.." && pwd)/Mirror}
+# From the root, so that the log and the line to run instead name it wherever they are read.
+case $MIRROR in /*) ;; *) MIRROR=$(realpath -ms -- "$MIRROR") ;; esac
 # cron's PATH is /usr/bin:/bin; `make install` puts pokesync in /usr/local/bin.
 export PATH="/usr/local/bin:$PATH"
 POKESYNC=${POKESYNC:-pokesync}
@@ -42,7 +48,15 @@ if [ "$(id -u)" -eq 0 ]; then
     while [ ! -e "$folder" ] && [ "$folder" != / ] && [ "$folder" != . ]; do folder=$(dirname "$folder"); done
     owner=$(stat -c %U "$folder" 2>/dev/null || echo root)
     if [ "$owner" != root ]; then
-        echo "the mirror $MIRROR belongs to $owner; every command that writes it runs as that user; run: runuser -u $owner -- $0 $*" >&2
+        # The line works pasted into a new shell: the job by its absolute path, and every
+        # POKESYNC* variable it was given (the mirror among them, from the root), since a
+        # one-off prefix like the crontab's is not in that shell, and runuser starts no shell
+        # to read one (hence env).
+        line="runuser -u $owner -- env"
+        for name in $(compgen -e | grep '^POKESYNC' | sort); do line="$line $(printf '%q' "$name=${!name}")"; done
+        line="$line $(printf '%q' "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")")"
+        for word in "$@"; do line="$line $(printf '%q' "$word")"; done
+        echo "the mirror $MIRROR belongs to $owner; every command that writes it runs as that user; run: $line" >&2
         exit 77
     fi
 fi
@@ -55,6 +69,13 @@ started="$MIRROR/logs/.night-$$"
 : >"$started" || exit 74
 trap 'rm -f "$started"' EXIT
 tonights_diffs() { find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$started" 2>/dev/null | sort -V; }
+# A night killed outright (SIGKILL, the machine stopped) ran no trap: its marker is removed
+# here, once no process of that number is this job any more.
+for marker in "$MIRROR/logs/".night-*; do
+    pid=${marker##*/.night-}
+    case $pid in ''|*[!0-9]*|"$$") continue ;; esac
+    if ! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "$(basename "$0")"; then rm -f "$marker"; fi
+done
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 began=$(date +%s)
@@ -105,12 +126,37 @@ began=$(date +%s)
 ) >>"$log" 2>&1
 rc=$?
 
-# The mail: a night that published says what changed; a quiet night says nothing.
-if [ -n "$(tonights_diffs)" ]; then
-    grep -E '^(published version|changes since version)' "$log"
-    tonights_diffs | while IFS= read -r diff; do echo; cat "$diff"; done
-    echo
-    echo "log: $log"
+# The mail: a night that published says what changed; a quiet night says nothing. Every
+# diff not mailed yet goes in it: tonight's, and one an earlier night published but was
+# killed before it mailed (a SIGKILL in its export, the machine stopped), said as such.
+# logs/.mailed marks the last mail; without it (a new or restored mirror), tonight's alone.
+# Skipped (75), another night may be running: its diffs are its own to mail.
+mailed="$MIRROR/logs/.mailed"
+if [ $rc -ne 75 ]; then
+    since=$started
+    [ -f "$mailed" ] && since=$mailed
+    # Marked before it looks, so that a diff written meanwhile (a run by hand) waits for
+    # the next mail rather than being missed by both.
+    : >"$mailed.new"
+    unmailed=$(find "$MIRROR/diffs" -maxdepth 1 -name '*.txt' -newer "$since" ! -newer "$mailed.new" 2>/dev/null | sort -V)
+    if [ -n "$unmailed" ]; then
+        tonight=$(grep -E '^(published version|changes since version)' "$log")
+        [ -z "$tonight" ] || echo "$tonight"
+        earlier=$(echo "$unmailed" | grep -vxF -f <(tonights_diffs))
+        if [ -n "$earlier" ]; then
+            [ -z "$tonight" ] || echo
+            echo "not mailed before (published by an earlier night that ended before its mail: killed, or the machine stopped; or by a run by hand):"
+            echo "$earlier" | while IFS= read -r diff; do
+                name=${diff##*/}; to=${name%.txt}; to=${to##*-}
+                night=$(grep -lE "^published version $to:" "$MIRROR/logs/"nightly-*.log 2>/dev/null | head -n 1)
+                echo "version $to, published $(date -u -r "$diff" +%Y-%m-%dT%H:%M:%SZ)${night:+ (the log of that night: $night)}"
+            done
+        fi
+        echo "$unmailed" | while IFS= read -r diff; do echo; cat "$diff"; done
+        echo
+        echo "log: $log"
+    fi
+    mv -f "$mailed.new" "$mailed"
 fi
 
 # Rotation: keep the newest $KEEP_LOGS logs.

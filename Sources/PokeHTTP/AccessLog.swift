@@ -11,15 +11,20 @@ import Foundation
 /// SIGHUP) opens the path again, so after `mv` of the file the next lines go to a new one,
 /// as logrotate expects; a reopen that fails closes the old file (it may be deleted in a
 /// few nights) and drops lines until the next reopen succeeds.
+///
+/// The writer never waits on a reader (standard output or a FIFO nobody reads: an
+/// ``OutputDescriptor``): lines wait in the queue meanwhile, and when the server stops,
+/// what is still not written `stopSeconds` later is dropped and counted, so a stalled
+/// reader never holds the exit nor keeps a line uncounted.
 package final class AccessLog: @unchecked Sendable {
     // @unchecked Sendable: the queue, the flags and the counters are touched only with
-    // `condition` locked; `descriptor`, `cut` and `reported` only by the writer thread (and
+    // `condition` locked; `output`, `cut` and `reported` only by the writer thread (and
     // by init/finish, before it starts and after it ended).
     private let condition = NSCondition()
     /// nil: standard output.
     let path: String?
-    /// -1: no file (a reopen failed, or a FIFO waits for its reader).
-    private var descriptor: Int32
+    /// nil: no file (a reopen failed, or a FIFO waits for its reader).
+    private var output: OutputDescriptor?
     /// The rest of a line the file took only part of (a full disk), written before anything
     /// else so that the next line never starts in the middle of it.
     private var cut: [UInt8] = []
@@ -29,6 +34,10 @@ package final class AccessLog: @unchecked Sendable {
     private var droppedAtFailure: Int?
     private var chunks: [(bytes: [UInt8], lines: Int)] = []
     private var queuedBytes = 0
+    /// Lines the writer took from the queue and has neither written nor counted yet.
+    private var inHand = 0
+    /// When a stopping writer gives up on what the file does not take.
+    private var stopUntil = Double.infinity
     private var wantsReopen = false
     private var stopping = false
     private var finished = false
@@ -38,6 +47,8 @@ package final class AccessLog: @unchecked Sendable {
     private var thread: Thread?
     /// A failure is said again at most this often (a new kind of failure at once).
     static let reportSeconds = 60.0
+    /// How long, once the server stops, the lines still queued may wait for the file.
+    static let stopSeconds = 2.0
     /// Says a failure, or the file written again (a line without its newline).
     private let report: @Sendable (String) -> Void
 
@@ -51,29 +62,28 @@ package final class AccessLog: @unchecked Sendable {
         self.report = report
         if path == "-" {
             self.path = nil
-            descriptor = STDOUT_FILENO
+            output = OutputDescriptor.standard(STDOUT_FILENO)
         } else {
             self.path = path
-            descriptor = Self.open(path, waiting: false)
-            guard descriptor >= 0 || errno == ENXIO else {
+            output = Self.open(path, waiting: false)
+            guard output != nil || errno == ENXIO else {
                 throw HTTPServerError.cannotOpenLog(path: path, reason: String(cString: strerror(errno)))
             }
         }
     }
 
-    /// Opens `path` for appending; -1 (and `errno`) when it cannot be. Without `waiting`, a
-    /// FIFO that has no reader fails at once (ENXIO) instead of blocking.
-    private static func open(_ path: String, waiting: Bool) -> Int32 {
+    /// Opens `path` for appending, non-blocking (a FIFO's reader that stalls is waited for
+    /// by the writer, within bounds); nil (and `errno`) when it cannot be. Without `waiting`,
+    /// a FIFO that has no reader fails at once (ENXIO) instead of blocking.
+    private static func open(_ path: String, waiting: Bool) -> OutputDescriptor? {
         let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC
-        let opened = Foundation.open(path, flags | O_NONBLOCK, 0o644)
-        if opened >= 0 {
-            // Writes block (in the writer thread) as any file's do.
-            _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
-            return opened
-        }
-        guard waiting && errno == ENXIO else { return -1 }
-        return Foundation.open(path, flags, 0o644)
+        var opened = Foundation.open(path, flags | O_NONBLOCK, 0o644)
+        if opened < 0 && waiting && errno == ENXIO { opened = Foundation.open(path, flags, 0o644) }
+        return opened < 0 ? nil : OutputDescriptor(opened: opened)
     }
+
+    /// The file's path, or `(standard output)`, as reports name it.
+    var name: String { path ?? "(standard output)" }
 
     /// Lines dropped so far: the writer was too far behind, or the file could not be
     /// written or reopened.
@@ -82,7 +92,7 @@ package final class AccessLog: @unchecked Sendable {
     /// Starts the writer thread, named `threadName`.
     func start(threadName: String) {
         let thread = Thread { [self] in
-            if descriptor < 0, let path { reopenFile(path) }
+            if output == nil, let path { reopenFile(path) }
             write()
         }
         thread.name = threadName
@@ -111,21 +121,34 @@ package final class AccessLog: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Writes what is queued, then stops the writer and closes the file. Waits at most two
-    /// seconds: a file that blocks (a hung disk, a pipe nobody reads) does not hold the exit.
+    /// Writes what is queued, then stops the writer and closes the file. Waits about
+    /// `stopSeconds`: what a reader that stalled has not taken by then is dropped and
+    /// counted. A writer held still (inside the open of a FIFO nobody opens, a hung disk)
+    /// is left, and every line it holds or that waits is counted dropped.
     func finish() {
         condition.lock()
         stopping = true
+        stopUntil = monotonicSeconds() + Self.stopSeconds
         condition.signal()
-        let until = Date().addingTimeInterval(2)
+        // The writer looks at the time at least every tenth of a second while it waits.
+        let until = Date().addingTimeInterval(Self.stopSeconds + 0.5)
         while thread != nil && !finished {
             guard condition.wait(until: until) else { break }
         }
         let ended = finished || thread == nil
         finished = true
         if ended && !cut.isEmpty { dropped += 1 }
+        if !ended { dropped += inHand + chunks.reduce(0) { $0 + $1.lines } }
+        chunks.removeAll()
         condition.unlock()
-        if ended && path != nil && descriptor >= 0 { close(descriptor) }
+        if ended { output?.close() }
+    }
+
+    /// Whether a stopping writer gives up on what the file has not taken.
+    private var givingUp: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return monotonicSeconds() >= stopUntil
     }
 
     private func write() {
@@ -135,6 +158,7 @@ package final class AccessLog: @unchecked Sendable {
             let taken = chunks, reopening = wantsReopen, stop = stopping
             chunks.removeAll()
             queuedBytes = 0
+            inHand = taken.reduce(0) { $0 + $1.lines }
             wantsReopen = false
             condition.unlock()
             var lost = 0
@@ -145,11 +169,14 @@ package final class AccessLog: @unchecked Sendable {
             for chunk in taken {
                 let missing = write(chunk.bytes, lines: chunk.lines)
                 lost += missing
-                tookLast = missing == 0 && cut.isEmpty && descriptor >= 0
+                tookLast = missing == 0 && cut.isEmpty && output != nil
             }
             if tookLast, droppedAtFailure != nil { writtenAgain(lostNow: lost) }
             condition.lock()
+            // finish() gave up on this writer and counted what it held.
+            guard !finished else { condition.unlock(); return }
             dropped += lost
+            inHand = 0
             if stop && chunks.isEmpty {
                 finished = true
                 condition.broadcast()
@@ -170,9 +197,9 @@ package final class AccessLog: @unchecked Sendable {
         let reason = errno
         let lost = cut.isEmpty ? 0 : 1
         cut.removeAll()
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = fresh
-        if fresh < 0 {
+        output?.close()
+        output = fresh
+        if fresh == nil {
             failed("reopen \(reason)", "cannot reopen the access log \(path): \(String(cString: strerror(reason))); "
                    + "lines are dropped and counted until a reopen (SIGHUP) succeeds", lost: lost)
         } else if droppedAtFailure != nil {
@@ -191,17 +218,23 @@ package final class AccessLog: @unchecked Sendable {
         condition.unlock()
         droppedAtFailure = nil
         reported.removeAll()
-        report("the access log \(path ?? "(standard output)") is written again; \(since) lines were dropped meanwhile")
+        report("the access log \(name) is written again; \(since) lines were dropped meanwhile")
     }
 
     /// Writes one chunk of whole lines; returns how many of them are not in the file.
     private func write(_ bytes: [UInt8], lines: Int) -> Int {
-        guard descriptor >= 0 else { return lines }
+        guard let output else { return lines }
+        // On standard output, serve's own lines queued before (its start line) go first.
+        if path == nil {
+            while !StandardStreams.outputQueue.waitWritten(within: 0.1) {
+                if givingUp { return lines }
+            }
+        }
         if !cut.isEmpty {
-            cut.removeFirst(writeSome(cut))
+            cut.removeFirst(writeSome(cut, to: output))
             guard cut.isEmpty else { return lines }
         }
-        let written = writeSome(bytes)
+        let written = writeSome(bytes, to: output)
         guard written < bytes.count else { return 0 }
         // Cut: the lines whose newline went out are in the file; the rest of the line cut
         // waits to be written first next time; the lines after it are lost.
@@ -214,14 +247,21 @@ package final class AccessLog: @unchecked Sendable {
     }
 
     /// Writes as much of `bytes` as the file takes; what it refuses is said through `report`.
-    private func writeSome(_ bytes: [UInt8]) -> Int {
+    /// A file with no room yet (a reader behind) is waited for, until the stopping server
+    /// gives up on it.
+    private func writeSome(_ bytes: [UInt8], to output: OutputDescriptor) -> Int {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeBytes { output.write($0.baseAddress! + offset, count: $0.count - offset) }
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if givingUp { return offset }
+                _ = output.waitWritable(within: 0.1)
+                continue
+            }
             guard count > 0 else {
                 let reason = count < 0 ? errno : ENOSPC
-                failed("write \(reason)", "cannot write the access log \(path ?? "(standard output)"): "
+                failed("write \(reason)", "cannot write the access log \(name): "
                        + "\(String(cString: strerror(reason))); lines are dropped and counted", lost: 0)
                 return offset
             }

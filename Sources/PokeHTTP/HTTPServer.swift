@@ -42,7 +42,13 @@ package final class HTTPServer: Sendable {
         mine.wait()
         others.forEach { $0.stop() }
         theirs.wait()
-        everyone.forEach { $0.accessLog?.finish() }
+        for server in everyone {
+            guard let log = server.accessLog else { continue }
+            log.finish()
+            // The metric is gone with the process: its last figure is said.
+            let dropped = log.droppedLines
+            if dropped > 0 { server.configuration.report("stopped; \(dropped) lines of the access log \(log.name) were dropped in all") }
+        }
         return !gauge.hasFailed
     }
 

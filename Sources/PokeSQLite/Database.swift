@@ -125,6 +125,23 @@ public final class Database {
         sqlite3_interrupt(handle)
     }
 
+    /// Makes a double-quoted name that names no column an error ("no such column"), in
+    /// queries and in schema statements alike, instead of SQLite's legacy reading of it
+    /// as a string literal (`SELECT "color" FROM species` on a file without `color`
+    /// would give the word "color" for every row). Every connection that reads a file
+    /// written elsewhere turns this on: a missing column then fails, never reads as its name.
+    /// - Throws: `DatabaseError` when SQLite refuses the setting (older than 3.29).
+    public func refuseDoubleQuotedStrings() throws(DatabaseError) {
+        for option in [SQLITE_DBCONFIG_DQS_DML, SQLITE_DBCONFIG_DQS_DDL] {
+            var now: Int32 = -1
+            let code = pokesync_sqlite3_db_config_int(handle, option, 0, &now)
+            guard code == SQLITE_OK, now == 0 else {
+                throw DatabaseError(extendedCode: code == SQLITE_OK ? SQLITE_MISUSE : code,
+                                    message: "cannot turn off double-quoted string literals", path: path)
+            }
+        }
+    }
+
     /// Sets `PRAGMA cache_size` to about `kilobytes` of page cache (SQLite's default is
     /// 2,000 kB per connection); a pool of readers keeps each connection's small.
     public func setPageCache(kilobytes: Int) throws(DatabaseError) {

@@ -44,6 +44,12 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// The result columns' names, in order (`AS` names where given), read once per
+    /// statement: what a reader looks a column up by.
+    public private(set) lazy var columnNames: [String] = (0..<sqlite3_column_count(handle)).map { column in
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+
     /// Clears earlier bindings and binds `arguments` to the `?` parameters in order.
     public func bind(_ arguments: [SQLValue]) throws(DatabaseError) {
         sqlite3_reset(handle)

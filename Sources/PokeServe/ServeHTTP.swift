@@ -12,13 +12,16 @@ extension PokeServer {
     /// any origin is allowed. A cached body's prepared head holds them already (``APIResponder``).
     static let defaultHeaders = [("Access-Control-Allow-Origin", "*")]
 
-    /// Ignored from serve's first instruction (``prepareProcess()``): SIGPIPE (an output or
-    /// a client gone away is an error to a write, not the end), SIGHUP until ``signals()``
-    /// catches it (one sent at start never stops the process), SIGXFSZ (an access log past
-    /// `ulimit -f` fails its writes with EFBIG and drops lines, as a full disk does).
+    /// Ignored from serve's first Swift instruction (``prepareProcess()``): SIGPIPE (an
+    /// output or a client gone away is an error to a write, not the end), SIGHUP until
+    /// ``signals()`` catches it (one sent at start never stops the process; the command
+    /// line's executable ignores it even earlier, before the libraries load), SIGXFSZ (an
+    /// access log past `ulimit -f` fails its writes with EFBIG and drops lines, as a full
+    /// disk does).
     static let ignoredSignals = [SIGPIPE, SIGHUP, SIGXFSZ]
 
-    /// Run first of all: the signals above ignored and the standard descriptors held open.
+    /// Run first of all: the signals above ignored, the standard descriptors held open and
+    /// their writes queued (``StandardStreams``): no reader of them ever holds serve.
     package static func prepareProcess() {
         StandardStreams.prepare(ignoring: ignoredSignals)
     }

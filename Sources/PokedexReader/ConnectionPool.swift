@@ -50,7 +50,7 @@ final class ConnectionPool: @unchecked Sendable {
     static func open(path: String, pageCacheKilobytes: Int) throws(DatabaseError) -> Database {
         // immutable=1: a version's database is never changed, so SQLite may skip locking
         // and never needs a -journal, -wal or -shm beside it (read-only media works).
-        let database = try Database(path: path, mode: .immutable)
+        let database = try Database.readerConnection(path: path, mode: .immutable)
         try? database.setPageCache(kilobytes: pageCacheKilobytes)
         return database
     }

@@ -6,9 +6,9 @@ extension Pokedex {
     /// Runs `body` off the caller's actor, on a connection of its own, and returns its
     /// answer: the way to read from async code (a SwiftUI `.task`, a view model).
     ///
-    /// `$0` is this `Pokedex`, bound for the closure's run to one connection of the pool:
-    /// every query (``list(offset:limit:sortedBy:)``, ``pokemon(named:languages:)``,
-    /// ``search(_:limit:)``, ...) is there, and several in one closure cost one hop.
+    /// `$0` is a ``PokedexConnection``: the `Pokedex`'s queries (``list(offset:limit:sortedBy:languages:)``,
+    /// ``pokemon(named:languages:)``, ``search(_:limit:languages:)``, ...) on one
+    /// connection of the pool for the closure's run; several in one closure cost one hop.
     ///
     /// ```swift
     /// // In a @MainActor view model: the main actor is free while SQLite reads.
@@ -27,11 +27,11 @@ extension Pokedex {
     ///
     /// The synchronous methods stay as they are (same names, no `await`): they block the
     /// calling thread, which is fine off the main actor and for one short query.
-    /// Inside the closure, query `$0`: the `Pokedex` the closure captured reads on the
-    /// same connection too, but only `$0` checks for cancellation before each query.
+    /// `$0` is of another type than the `Pokedex` so that the closure queries it, not the
+    /// `Pokedex` it captured: only `$0` checks for cancellation before each query.
     /// - Throws: `CancellationError` when the task is cancelled; whatever `body` throws
     ///   (``PokedexError`` when a query fails).
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Pokedex) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PokedexConnection) throws -> T) async throws -> T {
         try Task.checkCancellation()
         let binding = ReadBinding()
         let bound = Pokedex(bound: self, to: binding)
@@ -59,7 +59,7 @@ extension Pokedex {
 
     /// Binds `database` to this thread, runs `body` with this bound `Pokedex`, unbinds
     /// and checks the connection back in.
-    private func runBound<T>(_ binding: ReadBinding, _ database: Database, _ body: (Pokedex) throws -> T) throws -> T {
+    private func runBound<T>(_ binding: ReadBinding, _ database: Database, _ body: (PokedexConnection) throws -> T) throws -> T {
         defer { pool.checkIn(database) }
         try binding.bind(database)
         pool.bind(database)
@@ -68,7 +68,7 @@ extension Pokedex {
             binding.unbind()
         }
         do {
-            return try body(self)
+            return try body(PokedexConnection(bound: self))
         } catch is PokedexError where binding.isCancelled {
             // An interrupted query surfaces as a read error; the caller asked to stop.
             throw CancellationError()

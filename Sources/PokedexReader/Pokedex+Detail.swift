@@ -4,26 +4,27 @@ import PokeSQLite
 extension Pokedex {
     /// The detail page of the pokemon with `id`; nil when there is none.
     ///
-    /// Localized texts (species name, genus, flavor text, evolution node names) are in the
-    /// first of `languages` the data has, else English. Codes are the API's (`zh-hant`,
-    /// `ja-hrkt`), compared case-insensitively; ``PreferredLanguages`` maps locales to them.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func pokemon(id: Int, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
-        try read { database in try Self.detail(id: id, languages: languages, in: database) }
+    /// Localized texts (species name, genus, flavor text, names of types, abilities,
+    /// moves, stats, evolution nodes) are in the first of `languages` the data has, else
+    /// English; nil `languages` means those the `Pokedex` was opened with. Codes are the
+    /// API's (`zh-hant`, `ja-hrkt`), compared case-insensitively; ``PreferredLanguages``
+    /// maps locales to them.
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func pokemon(id: Int, languages: [String]? = nil) throws -> PokemonDetail? {
+        let languages = languages ?? self.languages
+        return try read { database in try Self.detail(id: id, languages: languages, in: database) }
     }
 
     /// The detail page for a name: a pokemon's name first (`giratina-altered`), then a
     /// species' name, which gives its default pokemon (`giratina`). Case and surrounding
     /// spaces are ignored. Nil when neither matches.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func pokemon(named name: String, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func pokemon(named name: String, languages: [String]? = nil) throws -> PokemonDetail? {
         let slug = SQLValue.text(name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        let languages = languages ?? self.languages
         return try read { database in
-            let id = try database.integer("SELECT id FROM pokemon WHERE name = ?", [slug])
-                ?? database.integer("""
-                    SELECT p.id FROM species s JOIN pokemon p ON p.species_id = s.id AND p.is_default = 1
-                    WHERE s.name = ? ORDER BY p.id LIMIT 1
-                    """, [slug])
+            let id = try database.record(Self.pokemonByName, [slug]) { try $0.int("id") }
+                ?? database.record(Self.defaultPokemonBySpeciesName, [slug]) { try $0.int("id") }
             guard let id else { return nil }
             return try Self.detail(id: id, languages: languages, in: database)
         }
@@ -31,8 +32,8 @@ extension Pokedex {
 
     /// ``pokemon(id:languages:)`` for an all-digit argument, else ``pokemon(named:languages:)``:
     /// what `pokesync show NAME|ID` takes.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func pokemon(nameOrID: String, languages: [String] = PreferredLanguages.system) throws -> PokemonDetail? {
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func pokemon(nameOrID: String, languages: [String]? = nil) throws -> PokemonDetail? {
         let trimmed = nameOrID.trimmingCharacters(in: .whitespacesAndNewlines)
         if let id = Int(trimmed), trimmed.allSatisfy(\.isASCII) {
             return try pokemon(id: id, languages: languages)
@@ -40,41 +41,46 @@ extension Pokedex {
         return try pokemon(named: trimmed, languages: languages)
     }
 
-    /// The rows a detail page is read from, every declared column, by name into the models.
-    private static let pokemonRow = DeclaredRow.Query(.pokemon)
-    private static let statRows = DeclaredRow.Query(.pokemonStat)
-    private static let spriteRows = DeclaredRow.Query(.pokemonSprite, orderedBy: ["key"])
-    private static let speciesRow = DeclaredRow.Query(.species)
-    private static let flavorTextRows = DeclaredRow.Query(.speciesFlavorText, by: ["species_id", "language"],
-                                                          orderedBy: ["entry_index DESC", "version"])
+    static let pokemonByName = ReadQuery(.pokemon, ["id"], "WHERE name = ?")
+    static let defaultPokemonBySpeciesName = ReadQuery(.pokemon, as: "p", ["id"], """
+        FROM species s JOIN pokemon p ON p.species_id = s.id AND p.is_default = 1 WHERE s.name = ? ORDER BY p.id LIMIT 1
+        """)
+    static let pokemonRow = ReadQuery(.pokemon, PokemonDetail.columns + ["species_id"], "WHERE id = ?")
+    static let statRows = ReadQuery(.pokemonStat, PokemonStat.columns, "WHERE pokemon_id = ?")
+    static let statNames = ReadQuery(.statName, as: "n", ["language", "name"], also: [.column(.stat, alias: "s", "name", as: "slug")], """
+        FROM stat s JOIN stat_name n ON n.stat_id = s.id WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
+        AND n.language IN (?*)
+        """)
+    static let spriteRows = ReadQuery(.pokemonSprite, PokemonSprite.columns, "WHERE pokemon_id = ? ORDER BY key")
+    static let speciesRow = ReadQuery(.species, SpeciesDetail.columns, "WHERE id = ?")
+    static let speciesNames = ReadQuery(.speciesName, ["language", "name", "genus"], "WHERE species_id = ?")
+    static let flavorTextLanguages = ReadQuery(.speciesFlavorText, ["language"], "WHERE species_id = ? GROUP BY language")
+    static let flavorTextRows = ReadQuery(.speciesFlavorText, FlavorText.columns,
+                                          "WHERE species_id = ? AND language = ? ORDER BY entry_index DESC, version")
+    static let versionNames = ReadQuery(.versionName, as: "n", ["language", "name"], also: [.column(.version, alias: "v", "name", as: "slug")], """
+        FROM version v JOIN version_name n ON n.version_id = v.id
+        WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?) AND n.language IN (?*)
+        """)
 
     static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {
         let key = SQLValue.integer(Int64(id))
-        guard let base = try pokemonRow.row(key, in: database) else { return nil }
-        let localizedTypes = try localizedTypes(pokemonID: id, languages: languages, in: database)
-        let abilities = try localizedAbilities(pokemonID: id, languages: languages, in: database)
-        let statNames = try localizedNames("""
-            SELECT s.name, n.language, n.name FROM stat s JOIN stat_name n ON n.stat_id = s.id
-            WHERE s.name IN (SELECT stat FROM pokemon_stat WHERE pokemon_id = ?)
-            """, [key], languages, in: database)
-        let stats = try statRows.rows(key, in: database).models(PokemonStat.self, columns: ["name": "stat"]) { row in
-            ["localizedName": statNames[row.optionalText("stat") ?? ""] as Any]
+        // The other tables' parts are read while the `pokemon` row is held (other statements).
+        return try database.record(pokemonRow, [key]) { row in
+            let localizedTypes = try localizedTypes(pokemonID: id, languages: languages, in: database)
+            let abilities = try localizedAbilities(pokemonID: id, languages: languages, in: database)
+            let statNames = try localizedNames(statNames, [key], languages, in: database)
+            let stats = try database.records(statRows, [key]) { row in
+                try PokemonStat(row: row, localizedName: statNames[try row.text("stat")])
+            }
+            // A URL that does not parse (pokesync writes none) leaves its sprite out rather than the detail.
+            let sprites = try database.records(spriteRows, [key]) { row in
+                try UpstreamURL.make(try row.text("url")).map { try PokemonSprite(row: row, url: $0) }
+            }.compactMap { $0 }
+            let species = try speciesDetail(id: try row.int("species_id"), languages: languages, in: database)
+            let moves = try localizedMoves(pokemonID: id, languages: languages, in: database)
+            return try PokemonDetail(row: row, localizedTypes: localizedTypes, abilities: abilities, moveDetails: moves,
+                                     stats: stats.sorted(by: statOrder), sprites: sprites, species: species)
         }
-        // A URL that does not parse (pokesync writes none) leaves its sprite out rather than the detail.
-        let linked = try spriteRows.rows(key, in: database).compactMap { row in
-            row.optionalText("url").flatMap(UpstreamURL.make).map { (row: row, url: $0) }
-        }
-        var urls = linked.map(\.url).makeIterator()
-        let sprites = linked.map(\.row).models(PokemonSprite.self) { _ in ["url": urls.next() as Any] }
-        let species = try base.optionalInt("species_id").flatMap { try speciesDetail(id: $0, languages: languages, in: database) }
-        let moveDetails = try localizedMoves(pokemonID: id, languages: languages, in: database)
-        // The `pokemon` columns by property name; the rest from the other tables.
-        return base.model(PokemonDetail.self, parts: [
-            "types": localizedTypes.map(\.name), "abilities": abilities,
-            // The slugs in the same order (by move) as the details that carry them.
-            "moves": moveDetails.map(\.name), "localizedTypes": localizedTypes,
-            "moveDetails": moveDetails, "stats": stats.sorted(by: statOrder), "sprites": sprites, "species": species as Any,
-        ])
     }
 
     /// Game order for the six stats; any other stat after them, by name.
@@ -87,33 +93,30 @@ extension Pokedex {
 
     static func speciesDetail(id: Int, languages: [String], in database: Database) throws -> SpeciesDetail? {
         let key = SQLValue.integer(Int64(id))
-        guard let row = try speciesRow.row(key, in: database) else { return nil }
-        let names = try database.rows("SELECT language, name, genus FROM species_name WHERE species_id = ?", [key]) {
-            (language: $0.text(0), name: $0.optionalText(1), genus: $0.optionalText(2))
+        return try database.record(speciesRow, [key]) { row in
+            let names = try database.records(speciesNames, [key]) { row in
+                (language: try row.text("language"), name: try row.optionalText("name"), genus: try row.optionalText("genus"))
+            }
+            let localizedName = choose(names.compactMap { row in row.name.map { LocalizedText(text: $0, language: row.language) } },
+                                       languages)
+            let genus = choose(names.compactMap { row in row.genus.map { LocalizedText(text: $0, language: row.language) } },
+                               languages)
+            // One language's texts, newest game first: entry_index is the position in the API's
+            // list, which runs in game order. (Every language's would be ten times the strings.)
+            let textLanguages = try database.records(flavorTextLanguages, [key]) { try $0.text("language") }
+            let language = PreferredLanguages.choose(from: textLanguages.sorted(), preferred: languages)
+            let versionNames = try localizedNames(versionNames, [key], languages, in: database)
+            let texts = try language.map { language in
+                try database.records(flavorTextRows, [key, .text(language)]) { row in
+                    try FlavorText(row: row, versionName: versionNames[try row.text("version")])
+                }
+            } ?? []
+            let chain = try row.optionalInt("evolution_chain_id").flatMap {
+                try evolutionChain(id: $0, languages: languages, in: database)
+            }
+            return try SpeciesDetail(row: row, localizedName: localizedName, genus: genus, flavorTexts: texts,
+                                     evolutionChain: chain)
         }
-        let localizedName = choose(names.compactMap { row in row.name.map { LocalizedText(text: $0, language: row.language) } },
-                                   languages)
-        let genus = choose(names.compactMap { row in row.genus.map { LocalizedText(text: $0, language: row.language) } },
-                           languages)
-        // One language's texts, newest game first: entry_index is the position in the API's
-        // list, which runs in game order. (Every language's would be ten times the strings.)
-        let textLanguages = try database.rows("SELECT DISTINCT language FROM species_flavor_text WHERE species_id = ?", [key]) {
-            $0.text(0)
-        }
-        let language = PreferredLanguages.choose(from: textLanguages.sorted(), preferred: languages)
-        let texts = try language.map { try flavorTextRows.rows(matching: [key, .text($0)], in: database) } ?? []
-        let versionNames = try localizedNames("""
-            SELECT v.name, n.language, n.name FROM version v JOIN version_name n ON n.version_id = v.id
-            WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?)
-            """, [key], languages, in: database)
-        let chain = try row.optionalInt("evolution_chain_id").flatMap { try evolutionChain(id: $0, languages: languages, in: database) }
-        // The `species` columns by property name; the rest from the other tables.
-        return row.model(SpeciesDetail.self, parts: [
-            "localizedName": localizedName as Any, "genus": genus as Any,
-            "flavorTexts": texts.models(FlavorText.self) { text in
-                ["versionName": versionNames[text.optionalText("version") ?? ""] as Any]
-            }, "evolutionChain": chain as Any,
-        ])
     }
 
     /// The text in the first preferred language present, else English, else nil.

@@ -6,88 +6,112 @@ import PokeSQLite
 /// A slug the bundle does not describe (a move left out of a small sample, say) keeps
 /// its slug and gets no name.
 extension Pokedex {
-    /// `key -> name` in the first of `languages` present, else English, from rows
-    /// `(key, language, text)` of `sql`.
-    static func localizedNames(_ sql: String, _ arguments: [SQLValue], _ languages: [String],
+    /// `slug -> name` in the first of `languages` present, else English, from the rows
+    /// (`slug`, `language`, `name`) of `query`, whose last `(?*)` takes the languages.
+    static func localizedNames(_ query: ReadQuery, _ arguments: [SQLValue], _ languages: [String],
                                in database: Database) throws -> [String: LocalizedText] {
-        let rows = try database.rows(sql, arguments) { ($0.text(0), LocalizedText(text: $0.text(2), language: $0.text(1))) }
+        let wanted = wantedLanguages(languages)
+        let rows = try database.records(query, arguments + wanted.map { .text($0) }, marks: [wanted.count]) { row in
+            (try row.text("slug"), LocalizedText(text: try row.text("name"), language: try row.text("language")))
+        }
         return Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
     }
 
-    /// The rows the lists are read from, every declared column, by name into the models.
-    private static let typesInSlots = DeclaredRow.Query(.type, through: .pokemonType, linking: ("type", "name"),
-                                                        by: "pokemon_id", orderedBy: ["slot"])
-    private static let abilitySlots = DeclaredRow.Query(.pokemonAbility, orderedBy: ["slot"])
-    private static let movesBySlug = DeclaredRow.Query(.move, through: .pokemonMove, linking: ("move", "name"),
-                                                       by: "pokemon_id", orderedBy: ["move"])
+    /// The codes a text may be chosen in (`languages`, then English), lowercase as the API
+    /// writes them, so that `language IN (...)` is a key lookup: a name or text is read in
+    /// those languages only (a detail page's moves have 11 each).
+    static func wantedLanguages(_ languages: [String]) -> [String] {
+        Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
+    }
+
+    /// The same codes in the order they are preferred, each once.
+    static func wantedLanguagesInOrder(_ languages: [String]) -> [String] {
+        var seen: Set<String> = []
+        return (languages + ["en"]).map { $0.lowercased() }.filter { seen.insert($0).inserted }
+    }
+
+    static let typesInSlots = ReadQuery(.type, as: "t", PokemonType.columns,
+                                        also: [.column(.pokemonType, alias: "pt", "type", as: "slug")], """
+        FROM pokemon_type pt LEFT JOIN "type" t ON t.name = pt.type WHERE pt.pokemon_id = ? ORDER BY pt.slot
+        """)
+    static let typeNames = ReadQuery(.typeName, as: "n", ["language", "name"], also: [.column(.type, alias: "t", "name", as: "slug")], """
+        FROM pokemon_type pt JOIN "type" t ON t.name = pt.type JOIN type_name n ON n.type_id = t.id WHERE pt.pokemon_id = ?
+        AND n.language IN (?*)
+        """)
+    static let abilitySlots = ReadQuery(.pokemonAbility, PokemonAbility.columns, "WHERE pokemon_id = ? ORDER BY slot")
+    static let abilityNames = ReadQuery(.abilityName, as: "n", ["language", "name"],
+                                        also: [.column(.ability, alias: "a", "name", as: "slug")], """
+        FROM pokemon_ability pa JOIN ability a ON a.name = pa.ability JOIN ability_name n ON n.ability_id = a.id
+        WHERE pa.pokemon_id = ? AND n.language IN (?*)
+        """)
+    static let abilityTexts = ReadQuery(.abilityText, as: "t", ["language", "short_effect", "flavor_text"],
+                                        also: [.column(.ability, alias: "a", "name", as: "slug")], """
+        FROM pokemon_ability pa JOIN ability a ON a.name = pa.ability JOIN ability_text t ON t.ability_id = a.id
+        WHERE pa.pokemon_id = ?
+        """)
+    static let movesBySlug = ReadQuery(.move, as: "m", PokemonMove.columns,
+                                       also: [.column(.pokemonMove, alias: "pm", "move", as: "slug"),
+                                              .column(.pokemonMove, alias: "pm", "pokemon_id", as: "pokemon_id"),
+                                              .column(.type, alias: "ty", "name", as: "type_slug")], """
+        FROM pokemon_move pm LEFT JOIN move m ON m.name = pm.move LEFT JOIN "type" ty ON ty.id = m.type_id
+        WHERE pm.pokemon_id = ? ORDER BY pm.move
+        """)
+    static let moveNames = ReadQuery(.moveName, ["language", "name"], "WHERE move_id IN (?*) AND language = ?")
 
     static func localizedTypes(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonType] {
         let key = SQLValue.integer(Int64(id))
-        let names = try localizedNames("""
-            SELECT t.name, n.language, n.name FROM pokemon_type pt JOIN type t ON t.name = pt.type
-            JOIN type_name n ON n.type_id = t.id WHERE pt.pokemon_id = ?
-            """, [key], languages, in: database)
+        let names = try localizedNames(typeNames, [key], languages, in: database)
         // A type the bundle does not describe keeps its slug, with id 0 and no generation.
-        return try typesInSlots.rows(key, in: database).models(PokemonType.self) { row in
-            let slug = row.linkValue ?? ""
-            return ["name": slug, "localizedName": names[slug] as Any]
+        return try database.records(typesInSlots, [key]) { row in
+            let slug = try row.text("slug")
+            guard try row.optionalInt("id") != nil else { return PokemonType(id: 0, name: slug, localizedName: nil, generation: nil) }
+            return try PokemonType(row: row, localizedName: names[slug])
         }
     }
 
     static func localizedAbilities(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonAbility] {
         let key = SQLValue.integer(Int64(id))
-        let names = try localizedNames("""
-            SELECT a.name, n.language, n.name FROM pokemon_ability pa JOIN ability a ON a.name = pa.ability
-            JOIN ability_name n ON n.ability_id = a.id WHERE pa.pokemon_id = ?
-            """, [key], languages, in: database)
-        let texts = try database.rows("""
-            SELECT a.name, t.language, t.short_effect, t.flavor_text FROM pokemon_ability pa
-            JOIN ability a ON a.name = pa.ability JOIN ability_text t ON t.ability_id = a.id WHERE pa.pokemon_id = ?
-            """, [key]) { ($0.text(0), $0.text(1), $0.optionalText(2), $0.optionalText(3)) }
-        let byAbility = Dictionary(grouping: texts, by: \.0)
-        func text(_ ability: String, _ pick: ((String, String, String?, String?)) -> String?) -> LocalizedText? {
-            choose((byAbility[ability] ?? []).compactMap { row in pick(row).map { LocalizedText(text: $0, language: row.1) } },
-                   languages)
+        let names = try localizedNames(abilityNames, [key], languages, in: database)
+        // Each ability's texts of each kind, in every language it has them, then one chosen.
+        var shortEffects: [String: [LocalizedText]] = [:], flavorTexts: [String: [LocalizedText]] = [:]
+        _ = try database.records(abilityTexts, [key]) { row in
+            let (ability, language) = (try row.text("slug"), try row.text("language"))
+            if let text = try row.optionalText("short_effect") {
+                shortEffects[ability, default: []].append(LocalizedText(text: text, language: language))
+            }
+            if let text = try row.optionalText("flavor_text") {
+                flavorTexts[ability, default: []].append(LocalizedText(text: text, language: language))
+            }
         }
-        return try abilitySlots.rows(key, in: database).models(PokemonAbility.self, columns: ["name": "ability"]) { row in
-            let name = row.optionalText("ability") ?? ""
-            return ["localizedName": names[name] as Any, "shortEffect": text(name) { $0.2 } as Any,
-                    "flavorText": text(name) { $0.3 } as Any]
+        return try database.records(abilitySlots, [key]) { row in
+            let name = try row.text("ability")
+            return try PokemonAbility(row: row, localizedName: names[name], shortEffect: choose(shortEffects[name] ?? [], languages),
+                                      flavorText: choose(flavorTexts[name] ?? [], languages))
         }
     }
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
-        // A move the bundle does not describe (a small sample's) is a row of NULLs with its slug.
-        let moves = try movesBySlug.rows(key, in: database)
-        let typeNames = try Dictionary(database.rows("SELECT id, name FROM type", []) { ($0.int(0), $0.text(1)) },
-                                       uniquingKeysWith: { first, _ in first })
-        // Only the languages that can be chosen: a pokemon may have 375 moves in 11 languages.
-        // The API's codes are lowercase, so `language IN (...)` is a key lookup a move.
-        let wanted = Array(Set((languages + ["en"]).map { $0.lowercased() })).sorted()
-        let marks = wanted.map { _ in "?" }.joined(separator: ", ")
-        // Names by the move ids just read: a key lookup each, no second walk through the slugs.
-        let ids = moves.compactMap { $0.optionalInt("id") }
+        // The moves first (a move the bundle does not describe is a row of NULLs with its
+        // slug, and has no id), then the names of those with an id, by key.
+        let moves = try database.records(movesBySlug, [key]) { row in
+            (id: try row.optionalInt("id"), move: try PokemonMove(slug: try row.text("slug"), row: row, localizedName: nil,
+                                                                  type: try row.optionalText("type_slug")))
+        }
+        let ids = moves.compactMap(\.id)
+        guard !ids.isEmpty else { return moves.map(\.move) }
+        // Each move's name in the first of the languages it has (what `choose` picks): the
+        // moves asked in the first language, those still without a name in the next, and so
+        // on. A pokemon may have 375 moves in 11 languages; usually one statement reads one
+        // name a move. (The API's codes are lowercase: `language = ?` is a key lookup.)
         var names: [Int: LocalizedText] = [:]
-        if !ids.isEmpty {
-            // Each move's name in the first preferred language it has (what `choose` picks),
-            // kept as the rows come: no list of a move's names to build and search.
-            let order = languages + ["en"]
-            var ranks: [Int: Int] = [:]
-            _ = try database.rows("""
-                SELECT move_id, language, name FROM move_name
-                WHERE move_id IN (\(ids.map { _ in "?" }.joined(separator: ", "))) AND language IN (\(marks))
-                """, ids.map { .integer(Int64($0)) } + wanted.map { .text($0) }) { row in
-                let (id, language) = (row.int(0), row.text(1))
-                guard let rank = order.firstIndex(where: { PreferredLanguages.sameCode($0, language) }),
-                      rank < ranks[id, default: .max] else { return }
-                ranks[id] = rank
-                names[id] = LocalizedText(text: row.text(2), language: language)
+        var missing = ids
+        for language in wantedLanguagesInOrder(languages) where !missing.isEmpty {
+            _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], marks: [missing.count]) { row in
+                names[try row.int("move_id")] = LocalizedText(text: try row.text("name"), language: try row.text("language"))
             }
+            missing.removeAll { names[$0] != nil }
         }
-        return moves.models(PokemonMove.self) { row in
-            ["name": row.linkValue ?? "", "localizedName": row.optionalInt("id").flatMap { names[$0] } as Any,
-             "type": row.optionalInt("type_id").flatMap { typeNames[$0] } as Any]
-        }
+        return moves.map { $0.id.flatMap { names[$0] }.map($0.move.named) ?? $0.move }
     }
 }

@@ -23,34 +23,39 @@ public struct PokemonListExtras: Sendable, Hashable, Codable {
 }
 
 extension Pokedex {
+    static let extrasNames = ReadQuery(.speciesName, as: "n", ["language", "name"], also: [.column(.pokemon, alias: "p", "id", as: "pokemon_id")], """
+        FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE p.id IN (?*) AND n.name IS NOT NULL
+        """)
+    static let extrasSprites = ReadQuery(.pokemonSprite, ["key", "url", "path"], "WHERE pokemon_id IN (?*) AND key IN (?*)")
+    static let presentIDs = ReadQuery(.pokemon, ["id"], "WHERE id IN (?*)")
+
     /// The localized names and thumbnail URLs of a page of pokemon (the ids of a
-    /// ``list(offset:limit:sortedBy:)`` page or of search hits), in two queries for the
-    /// whole page. Ids with no pokemon are left out.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func listExtras(for ids: [Int], languages: [String] = PreferredLanguages.system) throws -> [Int: PokemonListExtras] {
+    /// ``list(offset:limit:sortedBy:languages:)`` page or of search hits), in three queries
+    /// for the whole page. Ids with no pokemon are left out. (``PokemonSummary`` carries
+    /// the localized name already; this adds the thumbnail's upstream URL.)
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func listExtras(for ids: [Int], languages: [String]? = nil) throws -> [Int: PokemonListExtras] {
         guard !ids.isEmpty else { return [:] }
-        let marks = ids.map { _ in "?" }.joined(separator: ", ")
+        let languages = languages ?? self.languages
         let keys = ids.map { SQLValue.integer(Int64($0)) }
         return try read { database in
-            let names = try database.rows("""
-                SELECT p.id, n.language, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id
-                WHERE p.id IN (\(marks)) AND n.name IS NOT NULL
-                """, keys) { ($0.int(0), LocalizedText(text: $0.text(2), language: $0.text(1))) }
-            let byPokemon = Dictionary(grouping: names, by: \.0).mapValues { $0.map(\.1) }
+            var names: [Int: [LocalizedText]] = [:]
+            _ = try database.records(Self.extrasNames, keys, marks: [keys.count]) { row in
+                names[try row.int("pokemon_id"), default: []].append(LocalizedText(text: try row.text("name"), language: try row.text("language")))
+            }
             let order = Thumbnail.keys
-            let sprites = try database.rows("""
-                SELECT pokemon_id, key, url, path FROM pokemon_sprite WHERE pokemon_id IN (\(marks))
-                AND key IN (\(order.map { _ in "?" }.joined(separator: ", ")))
-                """, keys + order.map { .text($0) }) { ($0.int(0), $0.text(1), $0.text(2), $0.optionalText(3)) }
-            let spritesByPokemon = Dictionary(grouping: sprites, by: \.0)
-            let present = try Set(database.rows("SELECT id FROM pokemon WHERE id IN (\(marks))", keys) { $0.int(0) })
+            var sprites: [Int: [(key: String, url: String, path: String?)]] = [:]
+            _ = try database.records(Self.extrasSprites, keys + order.map { .text($0) }, marks: [keys.count, order.count]) { row in
+                sprites[try row.int("pokemon_id"), default: []].append((try row.text("key"), try row.text("url"), try row.optionalText("path")))
+            }
+            let present = try Set(database.records(Self.presentIDs, keys, marks: [keys.count]) { try $0.int("id") })
             var extras: [Int: PokemonListExtras] = [:]
             for id in ids where present.contains(id) {
-                let candidates = (spritesByPokemon[id] ?? []).sorted {
-                    (order.firstIndex(of: $0.1) ?? order.count) < (order.firstIndex(of: $1.1) ?? order.count)
+                let candidates = (sprites[id] ?? []).sorted {
+                    (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count)
                 }
-                let url = (candidates.first { $0.3 != nil } ?? candidates.first)?.2
-                extras[id] = PokemonListExtras(id: id, localizedName: Self.choose(byPokemon[id] ?? [], languages),
+                let url = (candidates.first { $0.path != nil } ?? candidates.first)?.url
+                extras[id] = PokemonListExtras(id: id, localizedName: Self.choose(names[id] ?? [], languages),
                                                thumbnailURL: url.flatMap(UpstreamURL.make))
             }
             return extras

@@ -1,51 +1,52 @@
 import PokeSQLite
 
 extension Pokedex {
-    /// The rows pokedexes are read from, every declared column, by name into the models.
-    private static let pokedexRows = DeclaredRow.Query(.pokedex, orderedBy: ["id"])
-    private static let entryRows = DeclaredRow.Query(.pokedexEntry, orderedBy: ["entry_number"])
-    private static let descriptionRows = DeclaredRow.Query(.pokedexDescription)
-    private static let speciesRows = DeclaredRow.Query(.species)
+    static let pokedexRows = ReadQuery(.pokedex, PokedexInfo.columns, "ORDER BY id")
+    static let entryCounts = ReadQuery(.pokedexEntry, [], also: [.expression("count(*) AS entries")], "GROUP BY pokedex_id")
+    static let descriptionRows = ReadQuery(.pokedexDescription, ["language", "description"], "WHERE pokedex_id = ?")
+    static let entryRows = ReadQuery(.pokedexEntry, PokedexEntry.columns, "WHERE pokedex_id = ? ORDER BY entry_number LIMIT ? OFFSET ?")
+    static let speciesSlugs = ReadQuery(.species, ["name"], "WHERE id IN (?*)")
+    static let defaultPokemonIDs = ReadQuery(.pokemon, ["species_id"], also: [.expression("min(id) AS first_id")],
+                                             "WHERE is_default = 1 AND species_id IN (?*) GROUP BY species_id")
 
     /// Every pokedex, by id, with its description in the first of `languages` that has
-    /// one (else English): what a pokedex picker shows.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func pokedexes(languages: [String] = PreferredLanguages.system) throws -> [PokedexInfo] {
-        try read { database in
-            let counts = try Dictionary(database.rows("SELECT pokedex_id, count(*) FROM pokedex_entry GROUP BY pokedex_id", []) {
-                ($0.int(0), $0.int(1))
-            }, uniquingKeysWith: { first, _ in first })
-            return try Self.pokedexRows.all(in: database).map { row in
-                let id = row.optionalInt("id") ?? 0
-                let descriptions = try Self.descriptionRows.rows(.integer(Int64(id)), in: database).compactMap { row in
-                    row.optionalText("description").map { LocalizedText(text: $0, language: row.optionalText("language") ?? "") }
+    /// one, else English (nil: the `Pokedex`'s): what a pokedex picker shows.
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func pokedexes(languages: [String]? = nil) throws -> [PokedexInfo] {
+        let languages = languages ?? self.languages
+        return try read { database in
+            let counts = try Dictionary(database.records(Self.entryCounts) { (try $0.int("pokedex_id"), try $0.int("entries")) },
+                                        uniquingKeysWith: { first, _ in first })
+            return try database.records(Self.pokedexRows) { row in
+                let id = try row.int("id")
+                let descriptions = try database.records(Self.descriptionRows, [.integer(Int64(id))]) { row in
+                    LocalizedText(text: try row.text("description"), language: try row.text("language"))
                 }
-                let chosen = PreferredLanguages.choose(from: descriptions.map(\.language), preferred: languages)
-                return row.model(PokedexInfo.self, parts: [
-                    "description": descriptions.first { $0.language == chosen } as Any, "entryCount": counts[id] ?? 0,
-                ])
+                return try PokedexInfo(row: row, description: Self.choose(descriptions, languages), entryCount: counts[id] ?? 0)
             }
         }
     }
 
-    /// A page of a pokedex's entries in entry order, each with its species' default pokemon.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when a query fails.
-    public func entries(ofPokedex pokedexID: Int, offset: Int = 0, limit: Int = 20) throws -> [PokedexEntry] {
-        try read { database in
-            let rows = try Self.entryRows.rows(.integer(Int64(pokedexID)), in: database, page: (limit, offset))
-            let speciesIDs = rows.compactMap { $0.optionalInt("species_id") }
-            let species = try Dictionary(Self.speciesRows.rows(in: speciesIDs.map { .integer(Int64($0)) }, in: database).map {
-                ($0.optionalInt("id") ?? 0, $0.optionalText("name"))
+    /// A page of a pokedex's entries in entry order, each with its species' default
+    /// pokemon (its name in the first of `languages` the data has; nil: the `Pokedex`'s).
+    /// - Throws: ``PokedexError`` when a query fails or a value cannot be read.
+    public func entries(ofPokedex pokedexID: Int, offset: Int = 0, limit: Int = 20,
+                        languages: [String]? = nil) throws -> [PokedexEntry] {
+        let languages = languages ?? self.languages
+        return try read { database in
+            let page: [SQLValue] = [.integer(Int64(pokedexID)), .integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]
+            let speciesIDs = try database.records(Self.entryRows, page) { try $0.int("species_id") }
+            let keys = speciesIDs.map { SQLValue.integer(Int64($0)) }
+            let slugs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.speciesSlugs, keys, marks: [keys.count]) {
+                (try $0.int("id"), try $0.text("name"))
             }, uniquingKeysWith: { first, _ in first })
-            let pokemonIDs = speciesIDs.isEmpty ? [:] : try Dictionary(database.rows("""
-                SELECT species_id, min(id) FROM pokemon WHERE is_default = 1
-                AND species_id IN (\(speciesIDs.map { _ in "?" }.joined(separator: ", "))) GROUP BY species_id
-                """, speciesIDs.map { .integer(Int64($0)) }) { ($0.int(0), $0.int(1)) }, uniquingKeysWith: { first, _ in first })
-            let summaries = try Self.summaries(ids: Array(pokemonIDs.values), in: database)
-            return rows.models(PokedexEntry.self) { row in
-                let speciesID = row.optionalInt("species_id") ?? 0
-                return ["speciesName": (species[speciesID] ?? nil) as Any,
-                        "pokemon": pokemonIDs[speciesID].flatMap { summaries[$0] } as Any]
+            let pokemonIDs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.defaultPokemonIDs, keys, marks: [keys.count]) {
+                (try $0.int("species_id"), try $0.int("first_id"))
+            }, uniquingKeysWith: { first, _ in first })
+            let summaries = try Self.summaries(ids: Array(pokemonIDs.values), languages: languages, in: database)
+            return try database.records(Self.entryRows, page) { row in
+                let speciesID = try row.int("species_id")
+                return try PokedexEntry(row: row, speciesName: slugs[speciesID], pokemon: pokemonIDs[speciesID].flatMap { summaries[$0] })
             }
         }
     }

@@ -13,20 +13,27 @@ extension Pokedex {
     ///
     /// The first search loads every pokemon's strings into memory (about 1 MB for the
     /// full data); later ones only scan them.
+    /// Each hit's ``PokemonSummary/localizedName`` is in the first of `languages` the data
+    /// has, else English (nil: the `Pokedex`'s languages, which the loaded strings hold;
+    /// others cost one more query for the hits).
     /// - Parameter limit: at most this many hits (the best), or all when nil.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when loading the strings fails.
-    public func search(_ query: String, limit: Int? = nil) throws -> [SearchHit] {
+    /// - Throws: ``PokedexError`` when loading the strings fails or a value cannot be read.
+    public func search(_ query: String, limit: Int? = nil, languages: [String]? = nil) throws -> [SearchHit] {
         let terms = SearchFolding.terms(query)
         guard !terms.isEmpty else { return [] }
         // The index is immutable once built: match outside the lock, so searches run in parallel.
-        let hits = try loadedSearchIndex().search(terms: terms)
-        if let limit { return Array(hits.prefix(max(limit, 0))) }
-        return hits
+        var hits = try loadedSearchIndex().search(terms: terms)
+        if let limit { hits = Array(hits.prefix(max(limit, 0))) }
+        guard let languages, languages != self.languages, !hits.isEmpty else { return hits }
+        let summaries = try read { database in
+            try Self.summaries(ids: hits.map(\.pokemon.id), languages: languages, in: database)
+        }
+        return hits.map { SearchHit(pokemon: summaries[$0.pokemon.id] ?? $0.pokemon, rank: $0.rank) }
     }
 
     /// Loads the search strings now (at launch, off the main thread, say) so that the first
     /// keystroke does not pay for it.
-    /// - Throws: ``PokedexError/unreadable(path:reason:)`` when loading the strings fails.
+    /// - Throws: ``PokedexError`` when loading the strings fails or a value cannot be read.
     public func prepareSearch() throws {
         _ = try loadedSearchIndex()
     }

@@ -14,14 +14,24 @@ public enum PokedexError: Error, CustomStringConvertible, Equatable {
     /// The database was written for a newer major schema version than this reader knows:
     /// the app keeps its data and needs an update to read this one.
     case newerSchema(path: String, found: String, supported: Int)
-    /// A query failed (a damaged file, a table the schema requires is missing).
+    /// A query failed (a damaged file).
     case unreadable(path: String, reason: String)
+    /// The file lacks a table the schema declares (checked once, when the `Pokedex` opens).
+    case missingTable(path: String, table: String)
+    /// The file lacks a column the schema declares (checked once, when the `Pokedex` opens).
+    case missingColumn(path: String, table: String, column: String)
+    /// A value the reader cannot take: NULL where a value is needed, or another storage
+    /// class than the column's declared type (text or a real where an integer is
+    /// declared). `row` is the row's id column and value (`id 151`); `reason` says what
+    /// the column holds and what the reader needs.
+    case badValue(path: String, table: String, column: String, row: String, reason: String)
 
     /// The file the error is about.
     public var path: String {
         switch self {
         case .missingDatabase(let path), .cannotOpen(let path, _), .notAPokedex(let path, _),
-             .newerSchema(let path, _, _), .unreadable(let path, _):
+             .newerSchema(let path, _, _), .unreadable(let path, _), .missingTable(let path, _),
+             .missingColumn(let path, _, _), .badValue(let path, _, _, _, _):
             return path
         }
     }
@@ -39,7 +49,18 @@ public enum PokedexError: Error, CustomStringConvertible, Equatable {
             return "\(path) has schema version \(found), newer than this reader knows (\(supported)): update the app"
         case .unreadable(let path, let reason):
             return "cannot read the Pokedex database \(path): \(reason)"
+        case .missingTable(let path, let table):
+            return "the Pokedex database \(path) has no table \(table), which its schema declares"
+        case .missingColumn(let path, let table, let column):
+            return "the Pokedex database \(path) has no column \(table).\(column), which its schema declares"
+        case .badValue(let path, let table, let column, let row, let reason):
+            return "cannot read the Pokedex database \(path): \(table) row \(row): column \(column) \(reason)"
         }
+    }
+
+    /// Maps a value the reader cannot take to the case that names `path`.
+    static func reading(_ error: ReadError, path: String) -> PokedexError {
+        .badValue(path: path, table: error.table, column: error.column, row: error.row, reason: error.problem)
     }
 
     /// Maps an SQLite failure during a query to the case that names `path`.

@@ -1,4 +1,5 @@
 import Foundation
+import PokeHTTP
 import PokeSyncCore
 
 // pokesync: the command-line entry point. Each command lives in Commands/; this
@@ -26,7 +27,7 @@ do {
     case "serve": status = try ServeCommand(words: rest).execute()
     case "backup": status = try BackupCommand(words: rest).execute()
     case "help", "--help", "-h": status = Help.print(topic: rest.first)
-    case "--version": print("pokesync \(PokeSync.version)"); status = .success
+    case "--version": print("pokesync \(PokeSync.versionLine)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
     }
 } catch let failure as RequestError {
@@ -48,4 +49,7 @@ do {
     standardError("pokesync: \(TerminalText.escaped(String(describing: error)))\n")
     status = .ioError
 }
+// serve's last lines wait at most a second for a reader that stalled (other commands write
+// theirs as they go: nothing waits here).
+StandardStreams.finish(within: 1)
 exit(status.rawValue)

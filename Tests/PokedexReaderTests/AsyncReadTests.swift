@@ -85,7 +85,7 @@ import Testing
             let task = Task {
                 try await pokedex.read { db in
                     started.set()
-                    return try db.read { database in
+                    return try db.bound.read { database in
                         try database.integer("""
                             WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10000000000)
                             SELECT count(*) FROM n
@@ -136,11 +136,12 @@ import Testing
         }
     }
 
-    /// `$0` kept after the closure reads through the pool, as the `Pokedex` it came from.
+    /// `$0` is not `Sendable`, so it cannot be returned from the closure (the compiler says
+    /// so); the bound `Pokedex` behind it, kept after the closure, reads through the pool.
     @Test func theBoundPokedexOutlivesItsClosure() async throws {
         try await ReaderFixtures.withTemporaryFolder { folder in
             let pokedex = try await Self.device(folder)
-            let kept = try await pokedex.read { $0 }
+            let kept = try await pokedex.read { $0.bound }
             #expect(try kept.pokemonCount() == 17)
             let fromThreads = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 { group.addTask { try kept.pokemonCount() } }

@@ -15,6 +15,8 @@ import Testing
          ["Bundle.main.url(forResource:", ".applicationSupportDirectory", "allowsCellularAccess = false",
           "UpdaterSettings(", ".cancel()", "list(offset:", "entries(ofPokedex: 1", "fileURL(for:", "search(",
           "needsReopen", "reopened()", ".recovery"]),
+        (readerArticle, "## The three screens", ["list(offset:", "localizedName", "search(", "pokemon(named:", "flavorText",
+                                                 "evolutionChain", "fileURL(for"]),
     ]
 
     /// Every ```swift block between `heading` and the next heading of `file`, joined (one file).

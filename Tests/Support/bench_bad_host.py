@@ -2,14 +2,16 @@
 """A file host's bad night, timed: how long a `sync` takes when the sprite and cry host
 turns bad between two runs, and how many files it asked that host for.
 
-For each --fault (404, 500, html, drip, endless): a `full --sprites default --cries all`
-of the 2026-08-08 sample against a good stand-in, then the stand-in restarted on the same
-port with `--file-host-fault FAULT`, then a `sync` with the default --timeout (30 s: one
-attempt's deadline and the give-up budget are 2 minutes). Prints, per fault, the sync's
-exit code and wall time (median of --repeat runs, with the spread) and the file requests
-the stand-in saw. Loopback only.
+For each --fault (404, 500, html, drip, endless, fail-70: 500 for the same 70% of the
+files and the rest served, placeholder: one image for every file): a `full --sprites SET
+--cries all` of the 2026-08-08 sample against a good stand-in (--sprites all: several hundred files, so
+that a host failing 70% is judged by its share, not by the few files a default set has),
+then the stand-in restarted on the same port with `--file-host-fault FAULT`, then a `sync`
+with the default --timeout (30 s: one attempt's deadline and the silence budget are
+2 minutes). Prints, per fault, the sync's exit code and wall time (median of --repeat runs,
+with the spread) and the file requests the stand-in saw. Loopback only.
 
-usage: bench_bad_host.py --binary .build/release/pokesync [--fault 500,drip] [--repeat 3]
+usage: bench_bad_host.py --binary .build/release/pokesync [--fault 500,fail-70] [--sprites all] [--repeat 3]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -48,14 +50,14 @@ def file_requests(port):
     return sum(count for path, count in stats["by_path"].items() if path.startswith("/PokeAPI/"))
 
 
-def night(binary, fault):
+def night(binary, fault, sprites):
     """One good full, one bad sync: (exit code, seconds, file requests of the sync)."""
     work = tempfile.mkdtemp(prefix="bench-bad-host-")
     try:
         mirror = os.path.join(work, "Mirror")
         server, port = start_server(work)
         base = f"http://127.0.0.1:{port}"
-        arguments = ["--source", base + "/api/v2", "--sprites", "default", "--cries", "all",
+        arguments = ["--source", base + "/api/v2", "--sprites", sprites, "--cries", "all",
                      "--sprite-source", base + "/PokeAPI/sprites/master/", "--cry-source", base + "/PokeAPI/cries/main/",
                      "--mirror", mirror]
         try:
@@ -77,11 +79,12 @@ def night(binary, fault):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True)
-    parser.add_argument("--fault", default="404,500,html,drip,endless")
+    parser.add_argument("--fault", default="404,500,html,drip,endless,fail-70,placeholder")
+    parser.add_argument("--sprites", default="all", help="the sprite set mirrored (default all)")
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
     for fault in options.fault.split(","):
-        runs = [night(options.binary, fault) for _ in range(options.repeat)]
+        runs = [night(options.binary, fault, options.sprites) for _ in range(options.repeat)]
         times = [seconds for _, seconds, _ in runs]
         print(f"{fault:8} exit {sorted({code for code, _, _ in runs})}  sync {statistics.median(times):6.1f} s "
               f"(spread {min(times):.1f}-{max(times):.1f})  file requests {[asked for _, _, asked in runs]}", flush=True)

@@ -10,6 +10,7 @@
         [--pregzip] [--quiet]
         [--url-base http://HOST:PORT] [--no-validators] [--no-gzip] [--chunked-gzip]
         [--proxy-deploy-hash STR]
+        [--then-root DIR] [--then-deploy-hash STR] [--then-proxy-deploy-hash STR] [--stall-after N]
 
 Documents: GET /api/v2/{kind}/{id or name}/ (minified, absolute URLs).
 Lists:     GET /api/v2/{kind}/?limit=L&offset=O (default limit 20, limit=0 means 20).
@@ -20,8 +21,10 @@ Cries:     GET /PokeAPI/cries/main/cries/<path>.ogg (generated Ogg streams, audi
 Stats:     GET /_stats -> {"requests", "by_path", "status", "body_bytes", "faults", "fault_kinds",
            "connections"} (connections accepted),
            POST /_stats/reset zeroes them. Stats requests are neither counted nor delayed.
-File host: --file-host-fault 404|500|500-but-missing|html|drip|endless|bad-gzip turns every sprite and cry request
-           (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night.
+File host: --file-host-fault 404|500|500-but-missing|html|drip|endless|bad-gzip|placeholder turns every sprite
+           and cry request (--file-host-fault-tree sprites|cries|all) bad that way: a file host's bad night;
+           fail-70 answers 500 for the same 70% of the paths every time and serves the rest, slow
+           serves every file after 0.4 s.
 Documents: --document-fault silent|500|bad-gzip answers the root and the lists, then every
            document request (/api/v2/{kind}/{id}/...) the same bad way: `silent` holds it open
            and sends nothing until the client goes away, `500` answers 500, `bad-gzip` a 200
@@ -35,6 +38,12 @@ Self-hosted PokeAPI (its stock Django server, behind a proxy that does not pass 
            X-PokeAPI-Hash and never answers 304; --no-gzip ignores Accept-Encoding;
            --proxy-deploy-hash sends X-PokeAPI-Hash STR on every API answer all the same, as a
            reverse proxy's add_header does.
+Snapshots: --then-root loads a second api-data folder that POST /_switch serves from then on
+           (with --then-deploy-hash as its X-PokeAPI-Hash, by default its own; with
+           --then-proxy-deploy-hash replacing --proxy-deploy-hash); --stall-after N answers N
+           document requests, then holds every further one open, sending nothing, until
+           POST /_switch answers them (/_stats "stalled" counts them): upstream deploying
+           while a sync runs, or between a killed sync and the next, without timing.
 Static server: --chunked-gzip sends gzip bodies chunked, without Content-Length, as nginx's
            gzip filter does (an api-data tree served by nginx, like pokeapi.co's static deploy).
 Python 3 standard library only. Exits 2 when --root is not an api-data folder.
@@ -52,6 +61,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import standin_data  # noqa: E402
 from standin_handler import StandInHandler, StandInServer  # noqa: E402
+from standin_switch import SnapshotSwitch  # noqa: E402
 
 FAULT_KINDS = ("500", "503", "429", "reset", "truncate")
 
@@ -162,12 +172,15 @@ def parse_arguments(argv):
                         help="sprite paths (below sprites/) the salt applies to; comma-separated globs")
     parser.add_argument("--sprite-missing", default="",
                         help="sprite paths (below sprites/) answered 404; comma-separated globs")
-    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless", "bad-gzip"],
+    parser.add_argument("--file-host-fault", choices=["404", "500", "500-but-missing", "html", "drip", "endless", "bad-gzip",
+                                                      "fail-70", "slow", "placeholder"],
                         help="answer every sprite and cry request (see --file-host-fault-tree) this way: "
                              "404; 500; 500-but-missing (404 for the paths --sprite-missing names, 500 for "
                              "the others: a host that keeps its 404s); html (200 text/html error page); drip "
                              "(the file's header, then one byte a second); endless (200 chunked, never "
-                             "finished: 48 MB, then a close); bad-gzip (200, Content-Encoding: gzip over the plain bytes)")
+                             "finished: 48 MB, then a close); bad-gzip (200, Content-Encoding: gzip over the plain bytes); "
+                             "fail-70 (500 for the same 70%% of the paths every time, the others served); slow "
+                             "(every file served after 0.4 s); placeholder (one valid PNG for every path)")
     parser.add_argument("--document-fault", choices=["silent", "500", "bad-gzip"],
                         help="answer every document request (not the root nor the lists) this bad way")
     parser.add_argument("--file-host-fault-tree", choices=["sprites", "cries", "all"], default="all",
@@ -184,6 +197,11 @@ def parse_arguments(argv):
                         help="X-PokeAPI-Hash on every API answer, even with --no-validators (a proxy's add_header)")
     parser.add_argument("--chunked-gzip", action="store_true",
                         help="send gzip bodies chunked, without Content-Length (as nginx's gzip filter does)")
+    parser.add_argument("--then-root", help="a second api-data folder, served from POST /_switch on")
+    parser.add_argument("--then-deploy-hash", help="X-PokeAPI-Hash of --then-root (default: from its index files)")
+    parser.add_argument("--then-proxy-deploy-hash", help="--proxy-deploy-hash from POST /_switch on")
+    parser.add_argument("--stall-after", type=int,
+                        help="answer this many document requests, then hold the others until POST /_switch")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser.parse_args(argv)
 
@@ -203,6 +221,8 @@ def main(argv=None):
     try:
         server.data = standin_data.ApiData(arguments.root, written_base, arguments.deploy_hash,
                                            pregzip=arguments.pregzip)
+        then_data = standin_data.ApiData(arguments.then_root, written_base, arguments.then_deploy_hash) \
+            if arguments.then_root else None
     except standin_data.NotApiData as error:
         print(f"pokeapi_server.py: error: {error}", file=sys.stderr)
         server.server_close()
@@ -221,6 +241,8 @@ def main(argv=None):
     server.file_host_fault = arguments.file_host_fault
     server.file_host_fault_tree = arguments.file_host_fault_tree
     server.document_fault = arguments.document_fault
+    server.switch = SnapshotSwitch(then_data, arguments.then_proxy_deploy_hash, arguments.stall_after) \
+        if then_data is not None or arguments.stall_after is not None else None
 
     def request_stop(signum, frame):
         raise KeyboardInterrupt

@@ -5,6 +5,7 @@ data (standin_data.ApiData), base, latency, faults, stats and the sprite options
 """
 
 import email.utils
+import hashlib
 import http.server
 import json
 import socket
@@ -124,6 +125,9 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         if path == "/_stats/reset":
             self.server.stats.reset()
             self._send(200, [("Content-Type", JSON_TYPE)], b'{"reset":true}')
+        elif path == "/_switch" and getattr(self.server, "switch", None) is not None:
+            self.server.switch.switch(self.server)
+            self._send(200, [("Content-Type", JSON_TYPE)], b'{"switched":true}')
         else:
             self._send(405, [("Content-Type", JSON_TYPE), ("Allow", "GET, HEAD")],
                        b'{"detail":"Method not allowed."}')
@@ -135,7 +139,10 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         parts = urllib.parse.urlsplit(self.path)
         path, query = parts.path, parts.query
         if path == "/_stats":
-            body = json.dumps(self.server.stats.snapshot(), separators=(",", ":")).encode()
+            snapshot = self.server.stats.snapshot()
+            switch = getattr(self.server, "switch", None)
+            snapshot["stalled"] = switch.stalled if switch is not None else 0
+            body = json.dumps(snapshot, separators=(",", ":")).encode()
             self._send(200, [("Content-Type", JSON_TYPE), ("Cache-Control", "no-store")], body)
             return
         server = self.server
@@ -152,11 +159,15 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         is_sprite = path.startswith(SPRITE_PREFIX) or is_cry
         fault_tree = getattr(server, "file_host_fault_tree", "all")
         if is_sprite and getattr(server, "file_host_fault", None) and \
-                fault_tree in ("all", "cries" if is_cry else "sprites"):
-            self._send_file_host_fault(server.file_host_fault, path)
+                fault_tree in ("all", "cries" if is_cry else "sprites") and \
+                self._send_file_host_fault(server.file_host_fault, path):
+            return
+        is_document = is_api and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2
+        switch = getattr(server, "switch", None)
+        if is_document and switch is not None and not switch.admit() and not self._hold_until_switched(switch):
             return
         document_fault = getattr(server, "document_fault", None)
-        if is_api and document_fault and len(path[len(standin_data.API_PREFIX):].strip("/").split("/")) >= 2:
+        if is_document and document_fault:
             self._send_document_fault(document_fault, path, query)
             return
         if is_api or is_sprite:
@@ -324,25 +335,60 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 return
 
+    def _hold_until_switched(self, switch):
+        """Hold a document request, sending nothing, until POST /_switch (True: answer it now,
+        from the snapshot switched to) or until the client goes away (False)."""
+        self.connection.settimeout(0.2)
+        try:
+            while not switch.switched.is_set():
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        self.close_connection = True
+                        return False
+                    switch.switched.wait(0.2)  # a request pipelined behind this one: not a close
+                except socket.timeout:
+                    continue
+                except OSError:
+                    self.close_connection = True
+                    return False
+        finally:
+            self.connection.settimeout(self.timeout)
+        return True
+
     def _send_file_host_fault(self, mode, path):
-        """A file host gone bad (--file-host-fault): every file answered the same wrong way."""
+        """A file host gone bad (--file-host-fault): every file answered the same wrong way, or
+        (fail-70, slow) some files or none. False when the file is to be served as usual."""
         if mode == "404":
             self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
-            return
+            return True
+        if mode == "slow":
+            time.sleep(0.4)  # then the file, as usual: a slow host that delivers
+            return False
+        if mode == "fail-70":
+            # The same 70% of the paths every time (by the path's hash), the others served.
+            if int(hashlib.sha256(path.encode("utf-8")).hexdigest()[:8], 16) % 100 >= 70:
+                return False
+            mode = "500"
+        if mode == "placeholder":
+            # One valid image for every path, as a CDN's placeholder: bytes that pass every check.
+            body = standin_sprites.png("placeholder")
+            self._record(200, len(body), "file-host-placeholder")
+            self._send(200, [("Content-Type", "image/png"), ("ETag", '"placeholder"')], body)
+            return True
         if mode == "500-but-missing":
             below = path[len(CRY_PREFIX):] if path.startswith(CRY_PREFIX) else path[len(SPRITE_PREFIX):]
             if standin_sprites.matches(below, self.server.sprite_missing):
                 self._respond_plain(404, b"404: Not Found", "text/plain; charset=utf-8")
-                return
+                return True
             mode = "500"
         if mode == "500":
             self._record(500, 21)
             self._send(500, [("Content-Type", "text/plain")], b"500: Internal Error\n", close=True)
-            return
+            return True
         if mode == "html":
             page = b"<!DOCTYPE html><html><body><h1>Temporarily unavailable</h1></body></html>\n"
             self._respond_plain(200, page, "text/html; charset=utf-8")
-            return
+            return True
         extension = path[path.rfind("."):].lower()
         content_type = standin_sprites.CONTENT_TYPES.get(extension, "application/octet-stream")
         full = self._fault_body(path, "", False)
@@ -350,7 +396,7 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             # `Content-Encoding: gzip` over the file's plain bytes: a misconfigured host.
             self._record(200, len(full), "file-host-bad-gzip")
             self._send(200, [("Content-Type", content_type), ("Content-Encoding", "gzip")], full)
-            return
+            return True
         self.close_connection = True
         sent = 0
         try:
@@ -374,6 +420,7 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up: what a bad host sees
         self._record(200, sent, "file-host-" + mode)
+        return True
 
     def _fault_body(self, path, query, is_api):
         """The identity body the request would have had (a placeholder when it has none)."""

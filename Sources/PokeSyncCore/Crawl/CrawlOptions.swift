@@ -15,9 +15,15 @@ package struct CrawlOptions: Sendable {
     /// Publish even when a kind's list lost more than 5% of the latest version's entries, and
     /// drop the linked files the latest version holds that answered 404/410 at their host.
     package var allowShrink: Bool
+    /// Publish the linked files that came back with other bytes even when more than
+    /// ``FileHostLimits/massChangeShare`` of a tree's did, and the same bytes for many
+    /// (`--allow-mass-change`: a re-encode upstream, accepted on purpose, for one run).
+    package var allowMassChange: Bool
 
     package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
-                kinds: KindSelection = .default, allowShrink: Bool = false, cries: CrySet = .none) {
+                kinds: KindSelection = .default, allowShrink: Bool = false, cries: CrySet = .none,
+                allowMassChange: Bool = false) {
+        self.allowMassChange = allowMassChange
         self.kinds = kinds
         self.cries = cries
         self.mode = mode
@@ -71,4 +77,7 @@ package struct CrawlSummary: Sendable {
     package var carried: [CarriedFiles] = []
     /// Files the latest version held that `--allow-shrink` let go (404/410 at their host), by tree.
     package var dropped: [DroppedFiles] = []
+    /// Files the latest version holds whose new bytes were not published: too many of their
+    /// tree changed (``Store/withholdMassChange(run:allow:)``). Not empty: exit 2.
+    package var withheld: [WithheldFiles] = []
 }

@@ -105,7 +105,7 @@ package final class CrawlProgress: Sendable {
             case .unchanged: $0.spritesUnchanged += 1; $0.spritesSettled += 1
             case .missing, .refused: $0.spritesSkipped += 1; $0.spritesSettled += 1
             case .failed: $0.spritesFailed += 1
-            case .pending, .carried, .postponed, .vanished: break
+            case .pending, .carried, .postponed, .vanished, .withheld: break
             }
         }
     }

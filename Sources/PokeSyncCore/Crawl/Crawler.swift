@@ -41,10 +41,14 @@ package struct Crawler: Sendable {
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     package func run() async throws -> CrawlSummary {
         let started = Date()
-        let run = try openRun()
+        let (run, resumed) = try openRun()
+        let listedBefore = try store.progress(run: run.id).listedKinds
         let listsAnswered = try await listKinds(run: run)
+        // The interrupted run's documents are of the upstream it began with, which may have
+        // changed since (a kill, then a deploy): they are re-checked unless it has not.
+        let changed = resumed && !listedBefore.isEmpty ? try await recheckIfUpstreamChanged(run: run.id, at: .resumed) : false
         let current = try store.currentRun() ?? run
-        let shortcut = try deployUnchanged(current)
+        let shortcut = try !changed && deployUnchanged(current)
         if shortcut, let base = current.baseVersion {
             log("the source's deploy (\(current.deployHash ?? "?")) is the same as at version \(base): documents are not revalidated one by one (--revalidate forces it); sprites are")
         }
@@ -55,7 +59,7 @@ package struct Crawler: Sendable {
         let watch = source.attemptDeadline.map {
             SourceWatch(source: source.description, budget: .seconds($0), listsAnswered: listsAnswered)
         }
-        try await DocumentPhase(crawler: self, run: current, shortcut: shortcut, watch: watch).run()
+        try await fetchDocumentsOfOneState(run: current, shortcut: shortcut, watch: watch)
         let notice = validatorNotice(run: try store.currentRun() ?? current)
         if let notice { log(notice) }
         try store.setSourceNotice(notice)
@@ -65,18 +69,23 @@ package struct Crawler: Sendable {
         progress.begin(phase: .publishing)
         let failures = try store.failures(run: current.id)
         guard failures.isEmpty else { throw CrawlError.resourcesFailed(failures) }
+        // Too many held files with other bytes (a re-encode, or a host answering other valid
+        // bytes for everything) are published only when the operator says so.
+        let withheld = try store.withholdMassChange(run: current.id, allow: options.allowMassChange)
         // Linked files whose host failed or lost them do not hold the documents back: the
         // latest version's bytes are carried, files never held are left for the next run.
         let settlement = try store.carryFailedFiles(run: current.id, allowShrink: options.allowShrink)
         let carried = settlement.carried
         let reports = try store.spriteReports(version: nil, run: current.id)
-        let outcome = try store.publish(run: current, owner: owner, skipIfUnchanged: options.mode == .sync,
+        let outcome = try store.publish(run: try store.currentRun() ?? current, owner: owner, skipIfUnchanged: options.mode == .sync,
                                         allowShrink: options.allowShrink)
         switch outcome {
         case .published(let version):
-            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: version.number, published: true, files: carried))
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: version.number, published: true,
+                                                          files: carried, withheld: withheld))
         case .unchanged(let base):
-            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: base, published: false, files: carried))
+            try store.recordLastRunCarried(LastRunCarried(at: Timestamp.now(), version: base, published: false,
+                                                          files: carried, withheld: withheld))
         }
         let counters = progress.snapshot()
         var cries = 0
@@ -87,7 +96,7 @@ package struct Crawler: Sendable {
                             spriteReports: reports, requests: counters.requests, transfer: counters.transfer,
                             sourceNotice: notice,
                             seconds: Date().timeIntervalSince(started), diff: nil, diffFile: nil, cries: cries,
-                            carried: carried, dropped: settlement.dropped)
+                            carried: carried, dropped: settlement.dropped, withheld: withheld)
     }
 
     /// The sprite phase, once every document is in and so every sprite job is known.
@@ -97,13 +106,16 @@ package struct Crawler: Sendable {
             log("refused sprite \(refusal.url) named by \(refusal.document): \(refusal.reason)")
         }
         progress.begin(phase: .sprites)
-        // A host that delivers no file for as long as one attempt may take (4 x --timeout)
-        // is given up: its remaining files are carried or left for the next run.
+        // A host that delivers no file for as long as one attempt may take (4 x --timeout),
+        // fails too many of its files or lies is given up: its remaining files are carried
+        // or left for the next run.
         let log = self.log
-        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120)) { host, reason in
+        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120),
+                              slots: options.concurrency) { host, reason in
             log("giving up on \(host) for the rest of this run: \(reason); its other files are carried from the latest version or left for the next run")
         }
-        try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
+        let held = options.allowMassChange ? [:] : try store.heldFiles()
+        try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch, held: held).run()
         // Object files are not fsynced one by one: flush them all at once, then check
         // none was lost to a power cut earlier in this run before a version names them.
         FileSystem.flush(fetcher.objects.root)
@@ -111,28 +123,28 @@ package struct Crawler: Sendable {
         if !damaged.isEmpty {
             log("\(damaged.count) sprite file(s) were damaged on disk (a crash or power cut?): fetching them again")
             try store.requeueSprites(run: run.id, damaged)
-            try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch).run()
+            try await SpritePhase(crawler: self, fetcher: fetcher, run: run, watch: watch, held: held).run()
             FileSystem.flush(fetcher.objects.root)
         }
     }
 
     /// Resumes the unfinished run when it was started with the same plan; otherwise
     /// starts a new one (an unfinished run with another plan is discarded, its fetched
-    /// content stays in the store).
-    func openRun() throws -> RunRecord {
+    /// content stays in the store). `resumed` says which.
+    func openRun() throws -> (run: RunRecord, resumed: Bool) {
         if let unfinished = try store.currentRun() {
             if unfinished.plan == plan {
                 let counts = try store.progress(run: unfinished.id)
                 log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
                 try store.claimRun(unfinished.id, owner: owner)
-                return unfinished
+                return (unfinished, true)
             }
             log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
             try store.discardRun(unfinished.id)
         }
         let run = try store.startRun(plan)
         try store.claimRun(run.id, owner: owner)
-        return run
+        return (run, false)
     }
 
     /// Resolves `--kinds` (reading the source's root for `all`) unless the run did already,
@@ -185,6 +197,7 @@ package struct Crawler: Sendable {
                 let index = try await source.rootIndex()
                 progress.addRequestBytes(index.bodyBytes, wire: index.wire)
                 if let deploy = index.deployHash { try store.setDeployHash(run: run.id, deploy) }
+                try store.setRootEndpoints(run: run.id, index.endpoints)
                 root = index.endpoints
             } catch where !options.kinds.needsRoot && !isFatalToRun(error) {
                 // A comma list is checked against the root when the source has one; without

@@ -14,18 +14,24 @@ struct DocumentPhase {
 
     private var store: Store { crawler.store }
 
-    func run() async throws {
+    /// - Returns: how many documents were asked of the source (not taken by the shortcut).
+    @discardableResult
+    func run() async throws -> Int {
         let jobs = try store.documentJobs(run: run.id, states: JobState.unfinished)
         // The base version's hashes: taken as they are under the shortcut, and otherwise
         // compared with what is fetched, so that a document fetched whole (a source that
         // sends no validators) but the same as before counts as unchanged.
         let baseHashes = run.baseVersion != nil ? try store.documentHashes(version: run.baseVersion!) : [:]
+        let asked = jobs.count(where: { takesShortcut($0, baseHash: baseHashes[$0.key]) == nil })
         let fetchAll = { @Sendable in
             try await forEachConcurrently(jobs, limit: crawler.options.concurrency) { job in
                 try await process(job, baseHash: baseHashes[job.key])
             }
         }
-        guard let watch else { return try await fetchAll() }
+        guard let watch else {
+            try await fetchAll()
+            return asked
+        }
         // A source holding every request open fails none for minutes: the watch is asked
         // four times a second, and its verdict cancels the requests in flight (their jobs
         // stay pending for the next run).
@@ -40,17 +46,25 @@ struct DocumentPhase {
             defer { group.cancelAll() }
             _ = try await group.next()
         }
+        return asked
+    }
+
+    /// The hash a document is settled with unasked: the base version's, when the deploy
+    /// has not changed; never for one being re-checked (upstream changed under the run).
+    private func takesShortcut(_ job: DocumentJob, baseHash: SHA256Digest?) -> SHA256Digest? {
+        shortcut && job.settledHash == nil ? baseHash : nil
     }
 
     private func process(_ job: DocumentJob, baseHash: SHA256Digest?) async throws {
-        if shortcut, let baseHash {
+        if let baseHash = takesShortcut(job, baseHash: baseHash) {
             try settleUnchanged(job, hash: baseHash)
             return
         }
-        // `full` asks unconditionally; `sync` sends what the server said last time, when
-        // the stored copy it stands for is sound (a damaged one is fetched again and rewritten).
-        let validators = crawler.options.mode == .sync && job.knownHash.map(store.isDocumentSound) == true
-            ? job.validators : nil
+        // `full` asks unconditionally, but for a document it is re-checking; `sync` sends
+        // what the server said last time, when the stored copy it stands for is sound (a
+        // damaged one is fetched again and rewritten).
+        let conditional = crawler.options.mode == .sync || job.settledHash != nil
+        let validators = conditional && job.knownHash.map(store.isDocumentSound) == true ? job.validators : nil
         watch?.begin(job.key)
         var answered = false
         do {
@@ -94,7 +108,8 @@ struct DocumentPhase {
         let queued = (jobs: sprites.jobs + cries.jobs, reports: sprites.reports + cries.reports)
         try store.storeDocument(run: run.id, job: job, content: content, hash: hash, validators: validators,
                                 state: .done, sprites: queued.jobs, reports: queued.reports)
-        if hash == baseHash {
+        // Re-checked and the same as this run had it: unchanged, as a 304 would be.
+        if hash == baseHash || hash == job.settledHash {
             crawler.progress.documentRefetchedSame(job.kind)
         } else {
             crawler.progress.documentSettled(job.kind, fetched: true)

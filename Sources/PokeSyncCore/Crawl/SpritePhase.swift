@@ -13,6 +13,9 @@ struct SpritePhase {
     let run: RunRecord
     /// Gives up a host that keeps failing; shared by the phase's passes over one run.
     let watch: HostWatch
+    /// The latest version's files by tree and URL, for the placeholder check (empty with
+    /// `--allow-mass-change`: whatever the hosts answer is published).
+    let held: [LinkedTree: [String: SHA256Digest]]
 
     private var store: Store { crawler.store }
 
@@ -36,14 +39,15 @@ struct SpritePhase {
             try fail(job, fetched: fetched, error: "not asked: \(host) given up for this run (\(reason))", quietly: true)
             return
         }
-        if let host { watch.begin(host) }
+        let started = host.map { watch.begin($0) }
         do {
             let outcome = try await watchedFetch(job, validators: validators, host: host)
-            if let host { watch.end(host, Self.answer(outcome)) }
+            if let host, let started { watch.end(host, Self.answer(outcome), since: started) }
             switch outcome {
             case .stored(let hash, let size, let kept, let bodyBytes, let wire):
                 crawler.progress.addRequestBytes(bodyBytes, wire: wire)
-                try settle(job, .done, hash: hash, size: size, validators: kept, report: nil)
+                if let host, try refusedAsPlaceholder(job, fetched: fetched, host: host, hash: hash, size: size) { return }
+                try settle(job, .done, hash: hash, size: size, validators: kept, report: nil, fetched: fetched)
             case .notModified(let wire):
                 crawler.progress.addRequestBytes(0, wire: wire)
                 try settle(job, .unchanged, hash: job.knownHash!, size: nil, validators: nil, report: nil)
@@ -59,8 +63,8 @@ struct SpritePhase {
                 try fail(job, fetched: fetched, error: "\(fetched ?? job.url): \(reason)", quietly: false)
             }
         } catch where !Self.isFatal(error) {
-            if let host {
-                watch.end(host, .failed)
+            if let host, let started {
+                watch.end(host, .failed, since: started)
                 // The same certificate comes back for every file: one line, then the rest wait.
                 if case HTTPError.tls = error {
                     let first = watch.giveUp(host, because: "its TLS certificate is not accepted")
@@ -80,6 +84,20 @@ struct SpritePhase {
         if !quietly { crawler.log("failed: \(job.tree.noun) \(job.path) named by \(job.document): \(error)") }
         // Checked after each failure, so that the line saying so comes as it happens.
         if let host = fetched.flatMap(CarriedFiles.httpHost) { _ = watch.givenUp(host) }
+    }
+
+    /// Whether `hash`, just stored for `job`, is its host's placeholder (``HostWatch/placeholder(_:held:new:size:)``):
+    /// then the file fails (carried or postponed at publish, as a failure of its host), and
+    /// when the placeholder is found just now, so do the files it was answered for before.
+    /// The file's validators stay those of the bytes the store holds.
+    private func refusedAsPlaceholder(_ job: SpriteJob, fetched: String?, host: String, hash: SHA256Digest, size: Int) throws -> Bool {
+        guard !held.isEmpty else { return false }
+        let verdict = watch.placeholder(host, held: held[job.tree]?[job.url], new: hash, size: size)
+        guard verdict != .no else { return false }
+        let error = "the same \(size) bytes as at least \(FileHostLimits.placeholderFiles - 1) other files that held other bytes (a placeholder): refused"
+        if verdict == .found { try store.refusePlaceholder(run: run.id, hash: hash, host: host, error: error) }
+        try fail(job, fetched: fetched, error: "\(fetched ?? job.url): \(error)", quietly: true)
+        return true
     }
 
     /// The fetch, stopped when its host is given up meanwhile (by this request's own
@@ -125,9 +143,9 @@ struct SpritePhase {
     }
 
     private func settle(_ job: SpriteJob, _ state: JobState, hash: SHA256Digest?, size: Int?,
-                        validators: Validators?, report: SpriteReport?) throws {
+                        validators: Validators?, report: SpriteReport?, fetched: String? = nil) throws {
         try store.settleSprite(run: run.id, job: job, state: state, hash: hash, size: size,
-                               validators: validators, report: report)
+                               validators: validators, report: report, fetched: fetched)
         crawler.progress.spriteSettled(state: state)
     }
 }

@@ -9,6 +9,9 @@ import Foundation
 /// to reach every file SQLite and the exporters make, and one missed is the same broken
 /// night, so refusing is the one that cannot be half right.
 ///
+/// `export --format api-data --out DIR` takes no lock (it only reads the store), so it is
+/// checked on its own: refused likewise when `DIR` lies inside the mirror folder.
+///
 /// Readers (`status`, `versions`, `diff`, `show`, `serve`, `verify`) are not refused: the
 /// only files they make are SQLite's `-wal`/`-shm`, which SQLite itself gives the store's
 /// owner when it runs as root.
@@ -20,7 +23,40 @@ package enum MirrorOwner {
     package static func check(_ layout: MirrorLayout) throws {
         guard geteuid() == 0 else { return }  // another user meets the folder's permissions (74)
         guard let owner = owner(ofNearest: layout.root), owner != 0 else { return }
-        throw ForeignOwnerError(mirror: layout.root.path, owner: owner, ownerName: userName(owner))
+        throw ForeignOwnerError(mirror: absolutePath(layout.root.path), owner: owner, ownerName: userName(owner))
+    }
+
+    /// `check(layout)` for a command that writes `folder` without taking the mirror's lock:
+    /// it applies when `folder` is the mirror folder or inside it (symbolic links followed
+    /// as far as the path exists), and nowhere else.
+    package static func check(_ layout: MirrorLayout, writing folder: URL) throws {
+        guard geteuid() == 0 else { return }
+        let mirror = resolvedPath(layout.root), target = resolvedPath(folder)
+        guard target == mirror || target.hasPrefix(mirror.hasSuffix("/") ? mirror : mirror + "/") else { return }
+        try check(layout)
+    }
+
+    /// `path` from the root: the line to run instead must not depend on a folder the
+    /// operator typed it in, nor on a `POKESYNC_MIRROR` their shell no longer has.
+    package static func absolutePath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
+    /// `folder` with the symbolic links of its nearest existing folder resolved, and the
+    /// part that does not exist yet appended as it is.
+    static func resolvedPath(_ folder: URL) -> String {
+        var existing = absolutePath(folder.path), rest: [String] = []
+        while true {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+            }
+            let parent = (existing as NSString).deletingLastPathComponent
+            if parent == existing || parent.isEmpty { return absolutePath(folder.path) }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = parent
+        }
     }
 
     /// The owner of `folder`, or of the nearest folder above it that exists.
@@ -58,7 +94,25 @@ package struct ForeignOwnerError: PokeSyncFailure {
     package func description(rerun: [String]?) -> String {
         let head = "the mirror \(mirror) belongs to \(ownerDisplay); every command that writes it runs as that user"
         guard let rerun, let ownerName else { return head + " (not as root)" }
-        return head + "; run: runuser -u \(ShellQuote.quote(ownerName)) -- " + rerun.map(ShellQuote.quote).joined(separator: " ")
+        return head + "; run: runuser -u \(ShellQuote.quote(ownerName)) -- "
+            + rerunWords(rerun).map(ShellQuote.quote).joined(separator: " ")
+    }
+
+    /// The command's words as they work pasted into a new shell: the program by an absolute
+    /// path when it was named by a relative one (one found on PATH stays as it is), and the
+    /// mirror as `--mirror` with its absolute path, whether it came from `--mirror`,
+    /// `POKESYNC_MIRROR` (a one-off prefix the new shell has not got) or `./Mirror`.
+    func rerunWords(_ words: [String]) -> [String] {
+        guard let program = words.first else { return [] }
+        var kept = [program.contains("/") ? MirrorOwner.absolutePath(program) : program]
+        var rest = words.dropFirst()[...], positionals: [String] = []
+        while let word = rest.popFirst() {
+            if word == "--" { positionals = ["--"] + rest; break }
+            if word == "--mirror" { _ = rest.popFirst(); continue }
+            if word.hasPrefix("--mirror=") { continue }
+            kept.append(word)
+        }
+        return kept + ["--mirror", mirror] + positionals
     }
 }
 

@@ -173,7 +173,8 @@ package enum MirrorRun {
             planner: SpritePlanner(set: choices.sprites, policy: policy, cries: cries, cryPolicy: cryPolicy),
             options: CrawlOptions(mode: settings.mode, concurrency: settings.concurrency,
                                   revalidate: settings.revalidate, sprites: choices.sprites,
-                                  kinds: choices.kinds, allowShrink: settings.allowShrink, cries: cries),
+                                  kinds: choices.kinds, allowShrink: settings.allowShrink, cries: cries,
+                                  allowMassChange: settings.allowMassChange),
             progress: progress, log: { line in
                 printer?.clearLine()
                 log(line)

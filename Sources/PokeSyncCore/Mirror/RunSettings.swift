@@ -29,6 +29,10 @@ package struct RunSettings: Sendable {
     /// linked files the latest version holds that answered 404/410 at their host, and let
     /// a command line narrow the mirror (``MirrorNarrowing``).
     package var allowShrink = false
+    /// `--allow-mass-change`: publish the linked files that came back with other bytes even
+    /// when more than ``FileHostLimits/massChangeShare`` of a tree's did. A flag of one
+    /// command, never read from `mirror.json`: a nightly job must not accept the next one.
+    package var allowMassChange = false
     /// The `mirror.json` the settings were read from (``MirrorConfig/exists`` false when
     /// the mirror has none: its first run writes one).
     package var config: MirrorConfig

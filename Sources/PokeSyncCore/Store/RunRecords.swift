@@ -43,6 +43,10 @@ package struct RunRecord: Sendable {
     /// What `plan.kinds` resolved to (for `all`, what the source's root listed), once it
     /// was; a resumed run keeps it.
     package var resolvedKinds: [ResourceKind]?
+    /// The endpoints the source's root listed when the run read it (`--kinds` other than
+    /// `default`): part of the upstream state a resumed run compares
+    /// (<doc:PokeSyncCore/MirrorFolder#One-upstream-state>).
+    package var rootEndpoints: [String]? = nil
 }
 
 /// How the last attempt at the unfinished run ended, when it did not publish: what
@@ -120,10 +124,16 @@ package enum JobState: String, Sendable, CaseIterable {
     /// document still links it: carried with its bytes like `carried`, counted as missing at
     /// its host, every night until the documents stop linking it or `--allow-shrink` drops it.
     case vanished
+    /// A linked file the latest version holds that came back with other bytes on a night
+    /// when more than ``FileHostLimits/massChangeShare`` of its tree did, without
+    /// `--allow-mass-change`: its bytes there are carried, the new ones not published.
+    case withheld
 
-    /// States that still need work when a run is resumed (a carried, postponed or vanished
-    /// file is asked for again: its host may be back).
-    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed, .vanished]
+    /// States that still need work when a run is resumed (a carried, postponed, vanished or
+    /// withheld file is asked for again: its host may be back, the operator may allow it).
+    package static let unfinished: [JobState] = [.pending, .failed, .carried, .postponed, .vanished, .withheld]
+    /// The states of the linked files a version holds, as an SQL list.
+    static let inVersionSQL = "('done', 'unchanged', 'carried', 'vanished', 'withheld')"
     /// States that let a run publish.
     package var isSettled: Bool { self != .pending && self != .failed }
 }
@@ -136,6 +146,9 @@ package struct DocumentJob: Sendable, Hashable {
     /// What the store kept from the last fetch of this document.
     package var validators: Validators?
     package var knownHash: SHA256Digest?
+    /// What this run settled the document as before upstream changed and it was queued
+    /// again to be re-checked; nil for a document the run has not settled yet.
+    package var settledHash: SHA256Digest? = nil
 
     package var key: String { kind.documentKey(id: id) }
 }

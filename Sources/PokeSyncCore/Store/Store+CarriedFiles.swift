@@ -122,7 +122,6 @@ extension Store {
     /// Idempotent: a run interrupted after it and resumed settles the same way.
     package func carryFailedFiles(run: Int, allowShrink: Bool = false) throws -> FileSettlement {
         try write { database in
-            let latest = try database.integer("SELECT MAX(number) FROM versions")
             let runValue = SQLValue(run)
             for tree in LinkedTree.allCases {
                 let job = SQLValue.text(tree.job)
@@ -142,16 +141,7 @@ extension Store {
                     SELECT key, fetched FROM frontier WHERE run = ? AND job = ? AND state = 'missing'
                     """, [runValue, job]) { ($0.text(0), $0.optionalText(1)) }
                 guard !failed.isEmpty || !gone.isEmpty else { continue }
-                // The latest version's files by URL, read once: the version tables are keyed by
-                // path, so a lookup by URL per failed file would scan the version each time
-                // (a host given up on a whole sprite set is tens of thousands of files).
-                var heldByURL: [String: [UInt8]] = [:]
-                if let latest {
-                    for (url, hash) in try database.rows("SELECT url, hash FROM \(tree.versionTable) WHERE version = ?",
-                                                         [SQLValue(latest)], { ($0.text(0), $0.blob(1)) }) {
-                        heldByURL[url] = hash
-                    }
-                }
+                let heldByURL = try Self.heldFiles(database, tree: tree)?.hashes ?? [:]
                 for url in failed {
                     if let held = heldByURL[url] {
                         try database.run("UPDATE frontier SET state = 'carried', hash = ? WHERE run = ? AND job = ? AND key = ?",
@@ -252,13 +242,31 @@ package struct LastRunCarried: Sendable, Codable, Equatable {
     package var version: Int
     package var published: Bool
     package var files: [CarriedFiles]
+    /// The trees whose changed files it did not publish (too many changed: `--allow-mass-change`).
+    package var withheld: [WithheldFiles]
 
-    package init(at: String, version: Int, published: Bool, files: [CarriedFiles]) {
+    package init(at: String, version: Int, published: Bool, files: [CarriedFiles], withheld: [WithheldFiles] = []) {
         self.at = at
         self.version = version
         self.published = published
         self.files = files
+        self.withheld = withheld
     }
+
+    enum CodingKeys: String, CodingKey { case at, version, published, files, withheld }
+
+    /// `withheld` is absent from what a build before it recorded.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        at = try container.decode(String.self, forKey: .at)
+        version = try container.decode(Int.self, forKey: .version)
+        published = try container.decode(Bool.self, forKey: .published)
+        files = try container.decode([CarriedFiles].self, forKey: .files)
+        withheld = try container.decodeIfPresent([WithheldFiles].self, forKey: .withheld) ?? []
+    }
+
+    /// Whether the run left the operator something to read: files carried or withheld.
+    package var isEmpty: Bool { files.isEmpty && withheld.isEmpty }
 }
 
 /// What `--allow-shrink` lets go of the linked files.

@@ -9,9 +9,10 @@ extension Store {
         try read { database in
             let kinds = try Self.hasColumn(database, table: "runs", column: "kinds") ? "kinds, resolved_kinds" : "NULL, NULL"
             let cries = try Self.hasColumn(database, table: "runs", column: "cries") ? "cries, cry_source" : "NULL, NULL"
+            let root = try Self.hasColumn(database, table: "runs", column: "root_endpoints") ? "root_endpoints" : "NULL"
             return try database.row("""
                 SELECT id, mode, source, sprite_source, sprite_set, revalidate, started_at, deploy_hash, base_version,
-                       \(kinds), \(cries)
+                       \(kinds), \(cries), \(root)
                 FROM runs ORDER BY id DESC LIMIT 1
                 """) { row in
                 RunRecord(id: row.int(0),
@@ -20,7 +21,8 @@ extension Store {
                                         revalidate: row.int(5) != 0, kinds: row.optionalText(9) ?? "default",
                                         cries: row.optionalText(11) ?? "none", crySource: row.optionalText(12)),
                           startedAt: row.text(6), deployHash: row.optionalText(7), baseVersion: row.optionalInt(8),
-                          resolvedKinds: row.optionalText(10).map(Self.kindList))
+                          resolvedKinds: row.optionalText(10).map(Self.kindList),
+                          rootEndpoints: row.optionalText(13).map { $0.split(separator: ",").map(String.init) })
             }
         }
     }
@@ -69,31 +71,34 @@ extension Store {
     }
 
     /// Records a kind's list: one pending job per listed document, at its place in the
-    /// list, and the list itself as done. A kind listed again (after a refused shrink)
-    /// keeps the jobs of documents still listed and loses those no longer listed.
+    /// list, and the list itself as done, with its fingerprint (``ListedResource/fingerprint(of:)``)
+    /// for a later reading to compare. A kind listed again (after a refused shrink, or
+    /// upstream changed) keeps the jobs of documents still listed and loses those no longer listed.
     /// `pokemon-encounters` and `meta` have no list of their own: theirs is derived
     /// (one per pokemon of the run's list; the one meta document) and given here.
     package func recordList(run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
-        try write { database in
-            let listed = Set(list.map(\.id))
-            let known = try database.rows("SELECT id FROM frontier WHERE run = ? AND job = 'document' AND kind = ?",
-                                          [SQLValue(run), .text(kind.apiName)]) { $0.int(0) }
-            for id in known where !listed.contains(id) {
-                try database.run("DELETE FROM frontier WHERE run = ? AND job = 'document' AND key = ?",
-                                 [SQLValue(run), .text(kind.documentKey(id: id))])
-            }
-            let insert = try database.statement("""
-                INSERT INTO frontier(run, job, key, kind, id, name, position) VALUES (?, 'document', ?, ?, ?, ?, ?)
-                ON CONFLICT(run, job, key) DO UPDATE SET name = excluded.name, position = excluded.position
-                """)
-            for (position, resource) in list.enumerated() {
-                try insert.run([SQLValue(run), .text(kind.documentKey(id: resource.id)), .text(kind.apiName),
-                                SQLValue(resource.id), SQLValue(resource.name),
-                                kind.isListed ? SQLValue(position) : .null])
-            }
-            try database.run("INSERT OR REPLACE INTO frontier(run, job, key, state) VALUES (?, 'list', ?, 'done')",
-                             [SQLValue(run), .text(kind.apiName)])
+        try write { database in try Self.recordList(database, run: run, list, kind: kind) }
+    }
+
+    static func recordList(_ database: Database, run: Int, _ list: [ListedResource], kind: ResourceKind) throws {
+        let listed = Set(list.map(\.id))
+        let known = try database.rows("SELECT id FROM frontier WHERE run = ? AND job = 'document' AND kind = ?",
+                                      [SQLValue(run), .text(kind.apiName)]) { $0.int(0) }
+        for id in known where !listed.contains(id) {
+            try database.run("DELETE FROM frontier WHERE run = ? AND job = 'document' AND key = ?",
+                             [SQLValue(run), .text(kind.documentKey(id: id))])
         }
+        let insert = try database.statement("""
+            INSERT INTO frontier(run, job, key, kind, id, name, position) VALUES (?, 'document', ?, ?, ?, ?, ?)
+            ON CONFLICT(run, job, key) DO UPDATE SET name = excluded.name, position = excluded.position
+            """)
+        for (position, resource) in list.enumerated() {
+            try insert.run([SQLValue(run), .text(kind.documentKey(id: resource.id)), .text(kind.apiName),
+                            SQLValue(resource.id), SQLValue(resource.name),
+                            kind.isListed ? SQLValue(position) : .null])
+        }
+        try database.run("INSERT OR REPLACE INTO frontier(run, job, key, state, hash) VALUES (?, 'list', ?, 'done', ?)",
+                         [SQLValue(run), .text(kind.apiName), .blob(ListedResource.fingerprint(of: list).bytes)])
     }
 
     /// The documents of a run in the given states, with what the store knows of each.
@@ -101,7 +106,7 @@ extension Store {
         let placeholders = states.map { _ in "?" }.joined(separator: ",")
         return try read { database in
             try database.rows("""
-                SELECT f.kind, f.id, f.name, v.etag, v.last_modified, v.hash
+                SELECT f.kind, f.id, f.name, v.etag, v.last_modified, v.hash, f.hash
                 FROM frontier f LEFT JOIN validators v ON v.key = f.key
                 WHERE f.run = ? AND f.job = 'document' AND f.state IN (\(placeholders))
                 ORDER BY f.kind, f.id
@@ -109,7 +114,8 @@ extension Store {
                 let validators = Validators(etag: row.optionalText(3), lastModified: row.optionalText(4))
                 return DocumentJob(kind: ResourceKind(rawValue: row.text(0)), id: row.int(1), name: row.optionalText(2),
                                    validators: validators.isEmpty ? nil : validators,
-                                   knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) })
+                                   knownHash: row.optionalBlob(5).flatMap { SHA256Digest(bytes: $0) },
+                                   settledHash: row.optionalBlob(6).flatMap { SHA256Digest(bytes: $0) })
             }
         }
     }

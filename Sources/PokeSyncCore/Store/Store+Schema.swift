@@ -95,6 +95,10 @@ extension Store {
             // Of the files a version carried, those their host answered 404/410 for while a
             // document still linked them (carried since, not dropped).
             try addColumn(database, table: "version_carried", column: "missing INTEGER NOT NULL DEFAULT 0")
+            // The upstream state a run started from, compared when it is resumed and at its
+            // end: the root's endpoints here (NULL: not read), each list's fingerprint in its
+            // `list` row's hash (NULL in a run made before: taken as changed).
+            try addColumn(database, table: "runs", column: "root_endpoints TEXT")
         }
     }
 

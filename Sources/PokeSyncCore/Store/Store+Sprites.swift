@@ -70,9 +70,10 @@ extension Store {
     }
 
     /// Settles a sprite job. `hash` is set for `done` and `unchanged`; the object file
-    /// must already be in place (written aside, then renamed).
+    /// must already be in place (written aside, then renamed). `fetched`, where its bytes
+    /// were asked, names its host when its bytes are refused later (a placeholder).
     package func settleSprite(run: Int, job: SpriteJob, state: JobState, hash: SHA256Digest?, size: Int?,
-                             validators: Validators?, report: SpriteReport?) throws {
+                             validators: Validators?, report: SpriteReport?, fetched: String? = nil) throws {
         try write { database in
             if let hash, let size {
                 try database.run("INSERT OR IGNORE INTO sprite_objects(hash, size) VALUES (?, ?)",
@@ -82,9 +83,9 @@ extension Store {
                 try database.run("INSERT OR REPLACE INTO validators(key, etag, last_modified, hash) VALUES (?, ?, ?, ?)",
                                  [.text(job.url), SQLValue(validators.etag), SQLValue(validators.lastModified), .blob(hash.bytes)])
             }
-            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL WHERE run = ? AND job = ? AND key = ?",
-                             [.text(state.rawValue), hash.map { .blob($0.bytes) } ?? .null, SQLValue(run), .text(job.tree.job),
-                              .text(job.url)])
+            try database.run("UPDATE frontier SET state = ?, hash = ?, error = NULL, fetched = coalesce(?, fetched) WHERE run = ? AND job = ? AND key = ?",
+                             [.text(state.rawValue), hash.map { .blob($0.bytes) } ?? .null, SQLValue(fetched), SQLValue(run),
+                              .text(job.tree.job), .text(job.url)])
             if let report {
                 try Self.queueSprites(database, run: run, sprites: [], reports: [report])
             }

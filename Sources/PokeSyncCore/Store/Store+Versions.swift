@@ -201,7 +201,7 @@ extension Store {
         for tree in LinkedTree.allCases {
             try database.run("""
                 INSERT OR IGNORE INTO \(tree.versionTable)(version, path, url, hash)
-                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = ? AND state IN ('done', 'unchanged', 'carried', 'vanished')
+                SELECT ?, path, url, hash FROM frontier WHERE run = ? AND job = ? AND state IN \(JobState.inVersionSQL)
                 """, [version, runID, .text(tree.job)])
         }
         try recordCarried(database, run: run.id, version: number)
@@ -237,7 +237,7 @@ extension Store {
         let runDocuments = "SELECT kind, id, name, hash FROM frontier WHERE run = ?1 AND job = 'document'"
         let versionDocuments = "SELECT kind, id, name, hash FROM version_documents WHERE version = ?2"
         // Sprites and cries alike: (tree, path, hash) of the run against the version's.
-        let runSprites = "SELECT job, path, hash FROM frontier WHERE run = ?1 AND job IN \(LinkedTree.jobsSQL) AND state IN ('done', 'unchanged', 'carried', 'vanished')"
+        let runSprites = "SELECT job, path, hash FROM frontier WHERE run = ?1 AND job IN \(LinkedTree.jobsSQL) AND state IN \(JobState.inVersionSQL)"
         // One SELECT (compound operators chain left to right, so a bare UNION here would
         // join the EXCEPT below instead of this side of it).
         let versionSprites = "SELECT * FROM (SELECT 'sprite', path, hash FROM version_sprites WHERE version = ?2 "

@@ -20,7 +20,7 @@ package enum ChangesSchema {
     package static func problem(at path: URL, tables: [DeviceSchema.Table] = DeviceSchema.tables) -> String? {
         let expected = Self.expected(for: tables)
         do {
-            let database = try Database(path: path.path, mode: .immutable)
+            let database = try Database.readerConnection(path: path.path, mode: .immutable)
             // Reading the schema runs no user SQL; the bound is for a damaged file.
             database.limitWork(steps: 50_000_000)
             let objects = try database.rows("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master") {

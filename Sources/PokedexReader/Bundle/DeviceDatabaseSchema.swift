@@ -17,7 +17,7 @@ package enum DeviceDatabaseSchema {
     /// declaration has its own views), by type and name, with their SQL; empty when it
     /// does not build.
     static func expectedCode(for tables: [DeviceSchema.Table]) -> [String: String] {
-        guard let database = try? Database(path: ":memory:"), (try? DeviceSchema.create(in: database, tables: tables)) != nil,
+        guard let database = try? Database.readerConnection(path: ":memory:", mode: .readWrite), (try? DeviceSchema.create(in: database, tables: tables)) != nil,
               let rows = try? database.rows("SELECT type, name, sql FROM sqlite_master WHERE type != 'table' AND sql IS NOT NULL", [], {
                   ($0.text(0) + " " + $0.text(1), normalized($0.text(2))) }) else { return [:] }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -44,7 +44,7 @@ package enum DeviceDatabaseSchema {
         let expectedCode = tables == DeviceSchema.tables ? expectedCode : expectedCode(for: tables)
         guard !expectedCode.isEmpty else { return "cannot be checked: the reader's own schema did not build" }
         do {
-            let database = try Database(path: path.path, mode: .immutable)
+            let database = try Database.readerConnection(path: path.path, mode: .immutable)
             // Reading the schema runs no user SQL; the bound is for a damaged file.
             database.limitWork(steps: 50_000_000)
             let objects = try database.rows("SELECT type, name, coalesce(sql, '') FROM sqlite_master") {

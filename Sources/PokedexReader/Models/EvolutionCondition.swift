@@ -125,12 +125,3 @@ public struct EvolutionCondition: Sendable, Hashable, Codable {
         try c.encodeIfPresent(isDefault, forKey: .isDefault)
     }
 }
-
-extension EvolutionNode {
-    /// Every way this species evolves from its parent (eevee's espeon: friendship 160 by
-    /// day), decoded from ``detailsJSON``; empty at the root.
-    public var conditions: [EvolutionCondition] {
-        guard let detailsJSON else { return [] }
-        return (try? JSONDecoder().decode([EvolutionCondition].self, from: Data(detailsJSON.utf8))) ?? []
-    }
-}

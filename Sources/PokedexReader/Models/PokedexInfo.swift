@@ -25,3 +25,31 @@ public struct PokedexEntry: Sendable, Hashable, Codable {
     /// The species' default pokemon, for the list cell; nil when the database has none.
     public let pokemon: PokemonSummary?
 }
+
+extension PokedexInfo {
+    /// The `pokedex` columns ``init(row:description:entryCount:)`` reads.
+    static let columns = ["id", "name", "region", "is_main_series"]
+
+    /// A pokedex from its `pokedex` row (``columns``), its description and entry count.
+    init(row: ReadRow, description: LocalizedText?, entryCount: Int) throws {
+        id = try row.int("id")
+        name = try row.text("name")
+        region = try row.optionalText("region")
+        isMainSeries = try row.bool("is_main_series")
+        self.description = description
+        self.entryCount = entryCount
+    }
+}
+
+extension PokedexEntry {
+    /// The `pokedex_entry` columns ``init(row:speciesName:pokemon:)`` reads.
+    static let columns = ["entry_number", "species_id"]
+
+    /// An entry from its `pokedex_entry` row (``columns``), its species' slug and pokemon.
+    init(row: ReadRow, speciesName: String?, pokemon: PokemonSummary?) throws {
+        entryNumber = try row.int("entry_number")
+        speciesID = try row.int("species_id")
+        self.speciesName = speciesName
+        self.pokemon = pokemon
+    }
+}

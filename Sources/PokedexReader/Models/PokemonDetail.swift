@@ -119,6 +119,9 @@ public struct SpeciesDetail: Sendable, Hashable, Codable {
     public let flavorTexts: [FlavorText]
     /// The generation that introduced it (`generation-i`).
     public let generation: String?
+    /// The id of its evolution chain (``Pokedex/evolutionChain(id:languages:)``); nil when
+    /// the API gives none.
+    public let evolutionChainID: Int?
     /// The Pokedex color (`yellow`).
     public let color: String?
     /// The habitat (`forest`), when the API gives one.
@@ -178,4 +181,88 @@ public struct FlavorText: Sendable, Hashable, Codable {
     public let entryIndex: Int
     /// The game's name in the first preferred language the data has, else English (`Shield`).
     public let versionName: LocalizedText?
+}
+
+extension PokemonDetail {
+    /// The `pokemon` columns ``init(row:localizedTypes:abilities:moveDetails:stats:sprites:species:)`` reads.
+    static let columns = ["id", "name", "height", "weight", "base_experience", "is_default"]
+
+    /// A detail from its `pokemon` row (``columns``) and the parts other tables give.
+    init(row: ReadRow, localizedTypes: [PokemonType], abilities: [PokemonAbility], moveDetails: [PokemonMove],
+         stats: [PokemonStat], sprites: [PokemonSprite], species: SpeciesDetail?) throws {
+        id = try row.int("id")
+        name = try row.text("name")
+        height = try row.int("height")
+        weight = try row.int("weight")
+        baseExperience = try row.optionalInt("base_experience")
+        isDefault = try row.bool("is_default")
+        types = localizedTypes.map(\.name)
+        self.localizedTypes = localizedTypes
+        self.abilities = abilities
+        // The slugs in the same order (by move) as the details that carry them.
+        moves = moveDetails.map(\.name)
+        self.moveDetails = moveDetails
+        self.stats = stats
+        self.sprites = sprites
+        self.species = species
+    }
+}
+
+extension PokemonAbility {
+    /// The `pokemon_ability` columns ``init(row:localizedName:shortEffect:flavorText:)`` reads.
+    static let columns = ["slot", "ability", "is_hidden"]
+
+    /// An ability from its `pokemon_ability` row (``columns``) and its texts.
+    init(row: ReadRow, localizedName: LocalizedText?, shortEffect: LocalizedText?, flavorText: LocalizedText?) throws {
+        self.init(name: try row.text("ability"), slot: try row.int("slot"), isHidden: try row.bool("is_hidden"),
+                  localizedName: localizedName, shortEffect: shortEffect, flavorText: flavorText)
+    }
+}
+
+extension PokemonStat {
+    /// The `pokemon_stat` columns ``init(row:localizedName:)`` reads.
+    static let columns = ["stat", "base_stat", "effort"]
+
+    /// A stat from its `pokemon_stat` row (``columns``) and its name.
+    init(row: ReadRow, localizedName: LocalizedText?) throws {
+        self.init(name: try row.text("stat"), baseStat: try row.int("base_stat"), effort: try row.int("effort"),
+                  localizedName: localizedName)
+    }
+}
+
+extension SpeciesDetail {
+    /// The `species` columns ``init(row:localizedName:genus:flavorTexts:evolutionChain:)`` reads.
+    static let columns = ["id", "name", "generation", "evolution_chain_id", "is_baby", "is_legendary", "is_mythical",
+                          "color", "habitat", "gender_rate", "capture_rate"]
+
+    /// A species from its `species` row (``columns``) and the parts other tables give.
+    init(row: ReadRow, localizedName: LocalizedText?, genus: LocalizedText?, flavorTexts: [FlavorText],
+         evolutionChain: EvolutionNode?) throws {
+        id = try row.int("id")
+        name = try row.text("name")
+        generation = try row.optionalText("generation")
+        evolutionChainID = try row.optionalInt("evolution_chain_id")
+        isBaby = try row.bool("is_baby")
+        isLegendary = try row.bool("is_legendary")
+        isMythical = try row.bool("is_mythical")
+        color = try row.optionalText("color")
+        habitat = try row.optionalText("habitat")
+        genderRate = try row.optionalInt("gender_rate")
+        captureRate = try row.optionalInt("capture_rate")
+        self.localizedName = localizedName
+        self.genus = genus
+        self.flavorTexts = flavorTexts
+        self.evolutionChain = evolutionChain
+    }
+}
+
+extension FlavorText {
+    /// The `species_flavor_text` columns ``init(row:versionName:)`` reads.
+    static let columns = ["language", "version", "entry_index", "text"]
+
+    /// A flavor text from its `species_flavor_text` row (``columns``) and its game's name.
+    init(row: ReadRow, versionName: LocalizedText?) throws {
+        self.init(text: try row.text("text"), language: try row.text("language"), version: try row.text("version"),
+                  entryIndex: try row.int("entry_index"), versionName: versionName)
+    }
 }

@@ -27,3 +27,22 @@ public struct PokemonMove: Sendable, Hashable, Codable {
         self.pp = pp
     }
 }
+
+extension PokemonMove {
+    /// The `move` columns ``init(slug:row:localizedName:type:)`` reads (`id` finds its name,
+    /// `type_id` its type's slug).
+    static let columns = ["id", "type_id", "damage_class", "power", "accuracy", "pp"]
+
+    /// A move from its slug, as the pokemon names it, and its `move` row (``columns``):
+    /// a row of NULLs when the bundle does not describe the move, which keeps its slug alone.
+    init(slug: String, row: ReadRow, localizedName: LocalizedText?, type: String?) throws {
+        self.init(name: slug, localizedName: localizedName, type: type, damageClass: try row.optionalText("damage_class"),
+                  power: try row.optionalInt("power"), accuracy: try row.optionalInt("accuracy"), pp: try row.optionalInt("pp"))
+    }
+
+    /// The same move with its localized name (read after the moves, by their ids).
+    func named(_ localizedName: LocalizedText) -> PokemonMove {
+        PokemonMove(name: name, localizedName: localizedName, type: type, damageClass: damageClass, power: power,
+                    accuracy: accuracy, pp: pp)
+    }
+}

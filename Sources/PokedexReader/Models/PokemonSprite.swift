@@ -35,3 +35,13 @@ public struct SpritePair: Sendable, Hashable, Codable {
     /// The female sprite, nil when the female looks the same.
     public let female: PokemonSprite?
 }
+
+extension PokemonSprite {
+    /// The `pokemon_sprite` columns ``init(row:url:)`` reads (`url` as text, for ``UpstreamURL``).
+    static let columns = ["key", "url", "path"]
+
+    /// A sprite from its `pokemon_sprite` row (``columns``) and its URL, already parsed.
+    init(row: ReadRow, url: URL) throws {
+        self.init(key: try row.text("key"), url: url, path: try row.optionalText("path"))
+    }
+}

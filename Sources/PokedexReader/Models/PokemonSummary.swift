@@ -4,6 +4,10 @@ public struct PokemonSummary: Sendable, Hashable, Codable, Identifiable {
     public let id: Int
     /// The API's name (`charizard-mega-x`).
     public let name: String
+    /// The species' name in the first of the languages the data has, else English
+    /// (`Dracaufeu`; forms share their species' name); nil when the bundle names the
+    /// species in none of them.
+    public let localizedName: LocalizedText?
     /// Type slugs in slot order (`["fire", "flying"]`).
     public let types: [String]
     /// The first bundled of `front_default`, `other/official-artwork/front_default`,
@@ -12,15 +16,27 @@ public struct PokemonSummary: Sendable, Hashable, Codable, Identifiable {
     public let thumbnail: String?
 
     /// Makes a value from its parts (for previews and tests; the reader makes its own).
-    public init(id: Int, name: String, types: [String], thumbnail: String?) {
+    public init(id: Int, name: String, localizedName: LocalizedText? = nil, types: [String], thumbnail: String?) {
         self.id = id
         self.name = name
+        self.localizedName = localizedName
         self.types = types
         self.thumbnail = thumbnail
     }
 }
 
-/// How ``Pokedex/list(offset:limit:sortedBy:)`` orders the pokemon.
+extension PokemonSummary {
+    /// The `pokemon` columns ``init(row:localizedName:types:thumbnail:)`` reads.
+    static let columns = ["id", "name"]
+
+    /// A list row from its `pokemon` row (``columns``), its species' name, types and thumbnail.
+    init(row: ReadRow, localizedName: LocalizedText?, types: [String], thumbnail: String?) throws {
+        self.init(id: try row.int("id"), name: try row.text("name"), localizedName: localizedName, types: types,
+                  thumbnail: thumbnail)
+    }
+}
+
+/// How ``Pokedex/list(offset:limit:sortedBy:languages:)`` orders the pokemon.
 public enum PokemonSortOrder: String, Sendable, CaseIterable, Codable {
     /// By id (national dex order, forms after).
     case id

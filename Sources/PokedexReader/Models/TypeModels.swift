@@ -82,3 +82,14 @@ public struct BundleLanguage: Sendable, Hashable, Codable, Identifiable {
         self.nativeName = nativeName
     }
 }
+
+extension PokemonType {
+    /// The `type` columns ``init(row:localizedName:)`` reads.
+    static let columns = ["id", "name", "generation"]
+
+    /// A type from its `type` row (``columns``) and its name.
+    init(row: ReadRow, localizedName: LocalizedText?) throws {
+        self.init(id: try row.int("id"), name: try row.text("name"), localizedName: localizedName,
+                  generation: try row.optionalText("generation"))
+    }
+}

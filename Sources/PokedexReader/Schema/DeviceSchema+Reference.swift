@@ -14,29 +14,33 @@ extension DeviceSchema.Table {
         .integer("attacking_type_id", "NOT NULL"), .integer("defending_type_id", "NOT NULL"),
         .integer("factor", "NOT NULL"),
     ])
+    // `read: false`: the reader joins on `id` and does not show these (serve does).
     package static let ability = Self("ability", entity: .ability, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("generation"),
-        .integer("is_main_series", "NOT NULL"),
+        .integer("id", "PRIMARY KEY", read: false), .text("name", "NOT NULL UNIQUE"), .text("generation", read: false),
+        .integer("is_main_series", "NOT NULL", read: false),
     ])
     package static let abilityName = localizedNames("ability_name", of: .ability, idColumn: "ability_id")
     package static let abilityText = sharedTexts(of: .ability)
+    // The reader joins on `name` (a pokemon's moves are slugs) and takes the slug from the pokemon.
     package static let move = Self("move", entity: .move, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("type_id"), .text("damage_class"),
-        .integer("power"), .integer("accuracy"), .integer("pp"), .integer("priority"), .text("generation"),
+        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE", read: false), .integer("type_id"), .text("damage_class"),
+        .integer("power"), .integer("accuracy"), .integer("pp"), .integer("priority", read: false),
+        .text("generation", read: false),
     ])
     package static let moveName = localizedNames("move_name", of: .move, idColumn: "move_id")
-    package static let moveText = sharedTexts(of: .move)
+    package static let moveText = sharedTexts(of: .move, read: false)
     package static let stat = Self("stat", entity: .stat, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("is_battle_only", "NOT NULL"),
+        .integer("id", "PRIMARY KEY", read: false), .text("name", "NOT NULL UNIQUE"),
+        .integer("is_battle_only", "NOT NULL", read: false),
     ])
     package static let statName = localizedNames("stat_name", of: .stat, idColumn: "stat_id")
     package static let version = Self("version", entity: .version, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("version_group"),
+        .integer("id", "PRIMARY KEY", read: false), .text("name", "NOT NULL UNIQUE"), .text("version_group", read: false),
     ])
     package static let versionName = localizedNames("version_name", of: .version, idColumn: "version_id")
     package static let language = Self("language", entity: .language, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .text("iso639"), .text("iso3166"),
-        .integer("official", "NOT NULL"),
+        .integer("id", "PRIMARY KEY", read: false), .text("name", "NOT NULL UNIQUE"), .text("iso639", read: false),
+        .text("iso3166", read: false), .integer("official", "NOT NULL", read: false),
     ])
     package static let languageName = localizedNames("language_name", of: .language, idColumn: "language_id",
                                                      languageColumn: "in_language")
@@ -49,11 +53,13 @@ extension DeviceSchema.Table {
         ])
     }
 
-    /// `<kind>_text(<kind>_id*, language*, short_effect, flavor_text)`, a view over shared texts.
-    private static func sharedTexts(of entity: DeviceSchema.Entity) -> Self {
+    /// `<kind>_text(<kind>_id*, language*, short_effect, flavor_text)`, a view over shared
+    /// texts; `read`: whether the reader reads them (a move's texts are for other clients).
+    private static func sharedTexts(of entity: DeviceSchema.Entity, read: Bool = true) -> Self {
         let kind = entity.rawValue
         return Self("\(kind)_text", entity: entity, keyCount: 2, [
-            .integer("\(kind)_id"), .text("language"), .text("short_effect"), .text("flavor_text"),
+            .integer("\(kind)_id", read: read), .text("language", read: read), .text("short_effect", read: read),
+            .text("flavor_text", read: read),
         ], storage: .view(.texts(kind: kind)))
     }
 }

@@ -23,15 +23,24 @@ package enum DeviceSchema {
         package let type: SQLType
         /// What follows the type in the DDL (`NOT NULL`, `PRIMARY KEY`, `NOT NULL UNIQUE`), or "".
         package let constraints: String
+        /// Whether the reader (`PokedexReader`) reads its value; false for a column kept for
+        /// other clients, or one the reader only joins or orders on. A test holds every
+        /// other column to a reader query that selects it (`ReaderColumnsTests`).
+        package let isRead: Bool
 
-        package init(_ name: String, _ type: SQLType, _ constraints: String = "") {
+        package init(_ name: String, _ type: SQLType, _ constraints: String = "", read: Bool = true) {
             self.name = name
             self.type = type
             self.constraints = constraints
+            self.isRead = read
         }
 
-        package static func integer(_ name: String, _ constraints: String = "") -> Column { Column(name, .integer, constraints) }
-        package static func text(_ name: String, _ constraints: String = "") -> Column { Column(name, .text, constraints) }
+        package static func integer(_ name: String, _ constraints: String = "", read: Bool = true) -> Column {
+            Column(name, .integer, constraints, read: read)
+        }
+        package static func text(_ name: String, _ constraints: String = "", read: Bool = true) -> Column {
+            Column(name, .text, constraints, read: read)
+        }
 
         /// `name TYPE constraints`, as in a `CREATE TABLE`.
         package var definition: String { constraints.isEmpty ? "\(name) \(type.rawValue)" : "\(name) \(type.rawValue) \(constraints)" }
@@ -128,7 +137,7 @@ package enum DeviceSchema {
 
     /// The column a Swift property stands for, by name: `speciesID` is `species_id`,
     /// `detailsJSON` is `details_json`, a name in snake case is itself. The exporter's rows
-    /// and the reader's models are matched to the declared columns by it.
+    /// are matched to the declared columns by it (the reader's models name their columns).
     package static func columnName(ofProperty property: String) -> String {
         var name = ""
         var previous: Character?
@@ -168,10 +177,10 @@ extension DeviceSchema.Table {
     package static let pokemon = Self("pokemon", entity: .pokemon, keyCount: 1, [
         .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL UNIQUE"), .integer("species_id", "NOT NULL"),
         .integer("height"), .integer("weight"), .integer("base_experience"), .integer("is_default", "NOT NULL"),
-        .integer("sort_order"),
+        .integer("sort_order", read: false),
     ])
     package static let pokemonType = Self("pokemon_type", entity: .pokemon, keyCount: 2, [
-        .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL"), .text("type", "NOT NULL"),
+        .integer("pokemon_id", "NOT NULL"), .integer("slot", "NOT NULL", read: false), .text("type", "NOT NULL"),
     ])
     package static let pokemonStat = Self("pokemon_stat", entity: .pokemon, keyCount: 2, [
         .integer("pokemon_id", "NOT NULL"), .text("stat", "NOT NULL"), .integer("base_stat", "NOT NULL"),
@@ -188,7 +197,7 @@ extension DeviceSchema.Table {
     ], storage: .view(.pokemonSprites))
     package static let species = Self("species", entity: .species, keyCount: 1, [
         .integer("id", "PRIMARY KEY"), .text("name", "NOT NULL"), .text("generation"), .integer("evolution_chain_id"),
-        .integer("evolves_from_species_id"), .integer("is_baby", "NOT NULL"), .integer("is_legendary", "NOT NULL"),
+        .integer("evolves_from_species_id", read: false), .integer("is_baby", "NOT NULL"), .integer("is_legendary", "NOT NULL"),
         .integer("is_mythical", "NOT NULL"), .text("color"), .text("habitat"), .integer("gender_rate"),
         .integer("capture_rate"),
     ])
@@ -208,7 +217,7 @@ extension DeviceSchema.Table {
         .integer("pokedex_id", "NOT NULL"), .text("language", "NOT NULL"), .text("description", "NOT NULL"),
     ])
     package static let evolutionChain = Self("evolution_chain", entity: .evolutionChain, keyCount: 1, [
-        .integer("id", "PRIMARY KEY"), .integer("root_species_id", "NOT NULL"), .text("baby_trigger_item"),
+        .integer("id", "PRIMARY KEY"), .integer("root_species_id", "NOT NULL"), .text("baby_trigger_item", read: false),
     ])
     package static let evolutionStep = Self("evolution_step", entity: .evolutionChain, keyCount: 2, [
         .integer("chain_id", "NOT NULL"), .integer("to_species_id", "NOT NULL"), .integer("from_species_id", "NOT NULL"),

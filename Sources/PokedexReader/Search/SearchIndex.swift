@@ -38,7 +38,8 @@ final class SearchIndex: Sendable {
     /// The strings come from the builder's `pokemon_search(pokemon_id, text)` when it has
     /// that shape (already folded). Otherwise (the search tables are the builder's choice)
     /// they are made here from the logical tables with ``SearchFolding``.
-    static func load(from database: Database) throws -> SearchIndex {
+    /// The list rows carry their species' name in the first of `languages` the data has.
+    static func load(from database: Database, languages: [String]) throws -> SearchIndex {
         var bytes: [UInt8] = []
         var starts: [Int] = [0]
         // Per pokemon id, its strings' index range in `starts`.
@@ -65,30 +66,22 @@ final class SearchIndex: Sendable {
             // Rows in pokemon_id order; bytes copied straight from SQLite, no String per row.
             var current: Int?
             var first = 0
-            let statement = try database.statement("SELECT pokemon_id, text FROM pokemon_search ORDER BY pokemon_id")
-            try statement.bind([])
-            defer { statement.reset() }
-            while try statement.step() {
-                let row = Row(statement: statement)
-                let id = row.int(0)
+            _ = try database.records(searchRows) { row in
+                let id = try row.int("pokemon_id")
                 if id != current {
                     if let current { close(current, from: first) }
                     current = id
                     first = starts.count - 1
                 }
-                row.withUTF8(1) { text in bytes.append(contentsOf: text) }
+                try row.withUTF8("text") { text in bytes.append(contentsOf: text) }
                 if bytes.count > starts[starts.count - 1] { starts.append(bytes.count) }
             }
             if let current { close(current, from: first) }
         } else {
             var strings: [Int: [String]] = [:]
-            let sources = [
-                "SELECT id, name FROM pokemon",
-                "SELECT p.id, n.name FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL",
-            ]
-            for sql in sources {
-                for (id, text) in try database.rows(sql, [], { ($0.int(0), $0.text(1)) }) {
-                    strings[id, default: []].append(SearchFolding.fold(text))
+            for (query, column) in [(pokemonNames, "id"), (speciesNames, "pokemon_id")] {
+                _ = try database.records(query) { row in
+                    strings[try row.int(column), default: []].append(SearchFolding.fold(try row.text("name")))
                 }
             }
             for (id, texts) in strings {
@@ -100,8 +93,8 @@ final class SearchIndex: Sendable {
                 close(id, from: first)
             }
         }
-        // Every pokemon's list row, as the list reads it (the declared columns by name).
-        let entries = try Pokedex.allSummaries(in: database).map { summary in
+        // Every pokemon's list row, as the list reads it.
+        let entries = try Pokedex.allSummaries(languages: languages, in: database).map { summary in
             Entry(summary: summary, strings: ranges[summary.id] ?? 0 ..< 0,
                   types: (typeNames.types[summary.id] ?? []).compactMap { typeIndex[$0] })
         }
@@ -115,20 +108,30 @@ final class SearchIndex: Sendable {
         var names: [String: Set<String>] = [:]
         let hasNames = try database.integer("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'type_name'") ?? 0 > 0
         if hasNames {
-            for (type, name) in try database.rows("SELECT t.name, n.name FROM type t JOIN type_name n ON n.type_id = t.id", [],
-                                                  { ($0.text(0), $0.text(1)) }) {
-                let folded = SearchFolding.fold(name)
-                if !folded.isEmpty { names[type, default: []].insert(folded) }
+            _ = try database.records(typeNames) { row in
+                let folded = SearchFolding.fold(try row.text("name"))
+                if !folded.isEmpty { names[try row.text("slug"), default: []].insert(folded) }
             }
         }
         var types: [Int: [String]] = [:]
-        for (id, type) in try database.rows("SELECT pokemon_id, type FROM pokemon_type", [], { ($0.int(0), $0.text(1)) }) {
+        for (id, type) in try database.records(pokemonTypes, [], { (try $0.int("pokemon_id"), try $0.text("type")) }) {
             types[id, default: []].append(type)
             let folded = SearchFolding.fold(type)
             if !folded.isEmpty { names[type, default: []].insert(folded) }
         }
         return (names.mapValues { $0.sorted() }, types)
     }
+
+    /// The builder's search table, when it has this shape: not part of the declared schema.
+    static let searchTable = DeviceSchema.Table("pokemon_search", entity: .pokemon, keyCount: 2,
+                                                [.integer("pokemon_id"), .text("text")])
+    static let searchRows = ReadQuery(searchTable, ["text"], "ORDER BY pokemon_id")
+    static let pokemonNames = ReadQuery(.pokemon, ["name"])
+    static let speciesNames = ReadQuery(.speciesName, as: "n", ["name"], also: [.column(.pokemon, alias: "p", "id", as: "pokemon_id")],
+                                        "FROM pokemon p JOIN species_name n ON n.species_id = p.species_id WHERE n.name IS NOT NULL")
+    static let typeNames = ReadQuery(.typeName, as: "n", ["name"], also: [.column(.type, alias: "t", "name", as: "slug")],
+                                     #"FROM "type" t JOIN type_name n ON n.type_id = t.id"#)
+    static let pokemonTypes = ReadQuery(.pokemonType, ["type"])
 
     /// Whether `pokemon_search` exists with `pokemon_id` and `text` columns.
     private static func hasPlainSearchTable(_ database: Database) throws -> Bool {

@@ -81,7 +81,7 @@ package struct DeltaApplier: Sendable {
         }
         let database: Database
         do {
-            database = try Database(path: path.path)
+            database = try Database.readerConnection(path: path.path, mode: .readWrite)
             try database.execute("PRAGMA journal_mode = DELETE")
             // Temporary b-trees (sorts, VACUUM) stay in memory, bounded by the step budget,
             // never in a system temp folder nobody sweeps.

@@ -103,12 +103,12 @@ struct DeviceFolder {
     /// too, opened without following a link, for installers that lock only the file.
     /// Both are released when the descriptors are closed or the process dies.
     /// - Returns: the descriptors to close when done.
-    /// - Throws: ``UpdateError/locked`` at once when another install holds it;
-    ///   ``UpdateError/notADeviceFolder`` when `.install.lock` is a link.
+    /// - Throws: ``UpdateError/locked`` when another install holds it (within
+    ///   ``lockGraceSeconds``); ``UpdateError/notADeviceFolder`` when `.install.lock` is a link.
     func lock() throws -> [Int32] {
         let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw UpdateError.unreadable(path: root.path, reason: String(cString: strerror(errno))) }
-        guard flock(folder, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.flockWithinGrace(folder) else {
             close(folder)
             throw UpdateError.locked(path: root.path)
         }
@@ -119,12 +119,31 @@ struct DeviceFolder {
             if code == ELOOP { throw UpdateError.notADeviceFolder(path: root.path, reason: "its .install.lock is a link") }
             throw UpdateError.io(path: lockFile.path, reason: String(cString: strerror(code)))
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.flockWithinGrace(descriptor) else {
             close(descriptor)
             close(folder)
             throw UpdateError.locked(path: root.path)
         }
         return [descriptor, folder]
+    }
+
+    /// How long a lock held by someone else is waited for before ``UpdateError/locked``.
+    /// An install's lock goes with its descriptors, and a descriptor lives on in a child
+    /// the app (or a test runner) is forking until that child execs or exits, even
+    /// close-on-exec: an install right after another one in the same process can find the
+    /// lock still held for those microseconds. A real second install holds it for seconds.
+    static let lockGraceSeconds = 0.25
+
+    /// `flock(LOCK_EX)` on `descriptor`, tried again every 5 ms for ``lockGraceSeconds``
+    /// while another description holds it; false when it is still held then.
+    private static func flockWithinGrace(_ descriptor: Int32) -> Bool {
+        let tries = Int(lockGraceSeconds / 0.005)
+        for attempt in 0...tries {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR, attempt < tries else { return false }
+            usleep(5_000)
+        }
+        return false
     }
 
     /// The version folder name `current` points at, read from the link itself (`versions/N[.hex]`).

@@ -137,7 +137,7 @@ extension Updater {
     private func checkDigest(_ database: URL, manifest: BundleManifest, file: String, stop: StopFlag) throws {
         let actual: String
         do {
-            let db = try Database(path: database.path, mode: .readOnly)
+            let db = try Database.readerConnection(path: database.path, mode: .readOnly)
             // No bound on the work (the digest reads every row once); only the stop, polled
             // every 10,000 SQLite steps, a few hundred rows.
             db.limitWork(steps: Int.max / 2, stop: { stop.isStopped })

@@ -163,7 +163,7 @@ public struct Updater: Sendable {
     /// The installed version's meta, or nil when `current` is missing or does not open.
     func readInstalled(_ device: DeviceFolder) -> Installed? {
         let database = device.current.appendingPathComponent("pokedex.sqlite")
-        guard let db = try? Database(path: database.path, mode: .immutable),
+        guard let db = try? Database.readerConnection(path: database.path, mode: .immutable),
               let meta = try? db.rows("SELECT key, value FROM meta", [], { row -> (String, String) in
                   (row.text(0), row.optionalText(1) ?? "") }) else { return nil }
         let values = Dictionary(meta, uniquingKeysWith: { (first: String, _: String) in first })
@@ -177,7 +177,7 @@ public struct Updater: Sendable {
     private func pokemonChanges(old: URL?, new: URL) throws -> ([Int], [Int]) {
         func ids(_ url: URL) throws -> Set<Int> {
             do {
-                let db = try Database(path: url.path, mode: .immutable)
+                let db = try Database.readerConnection(path: url.path, mode: .immutable)
                 return Set(try db.rows("SELECT id FROM pokemon") { $0.int(0) })
             } catch {
                 throw UpdateError.unreadable(path: url.path, reason: "\(error)")

@@ -20,7 +20,8 @@ struct OpenedPokedex {
 
     /// - Throws: `UsageError` (64) for a path that is none of these; `TarError` or
     ///   `PokedexError` (65) for a damaged bundle or database.
-    init(bundle option: String?, mirror: String?) throws {
+    /// `languages`: the localized texts' languages, best first (`--language`, then English).
+    init(bundle option: String?, mirror: String?, languages: [String]) throws {
         let path: URL
         if let option {
             path = URL(fileURLWithPath: option)
@@ -36,7 +37,7 @@ struct OpenedPokedex {
         }
         if isFolder.boolValue {
             if FileManager.default.fileExists(atPath: path.appendingPathComponent("current").path) {
-                self.init(pokedex: try Pokedex(folder: path), scratch: nil)
+                self.init(pokedex: try Pokedex(folder: path, languages: languages), scratch: nil)
                 return
             }
             let indexFile = path.appendingPathComponent(BundlesFolder.indexName)
@@ -45,12 +46,12 @@ struct OpenedPokedex {
             }
             // The reader library's loader: its file names are plain names inside the folder.
             let index = try BundleIndex(validating: data, source: indexFile.path)
-            try self.init(archive: path.appendingPathComponent(index.full.file))
+            try self.init(archive: path.appendingPathComponent(index.full.file), languages: languages)
         } else {
             guard path.lastPathComponent.hasSuffix(".tar.gz") else {
                 throw UsageError("--bundle \(path.path): not a .tar.gz bundle, a bundles folder or an installed folder")
             }
-            try self.init(archive: path)
+            try self.init(archive: path, languages: languages)
         }
     }
 
@@ -67,7 +68,7 @@ struct OpenedPokedex {
         return ScratchFolder.renaming(error, scratch: scratch, archive: archive)
     }
 
-    private init(archive: URL) throws {
+    private init(archive: URL, languages: [String]) throws {
         let scratch = ScratchFolder.make("show")
         do {
             // Only what a reader opens; the sprites (most of the bytes) are checked, not written.
@@ -81,7 +82,7 @@ struct OpenedPokedex {
             // anywhere can hold an endless recursive view), as install and verify check.
             let database = scratch.appendingPathComponent("pokedex.sqlite")
             try DeviceDatabaseSchema.check(at: database, file: archive.path)
-            self.init(pokedex: try Pokedex(databaseAt: database), scratch: scratch,
+            self.init(pokedex: try Pokedex(databaseAt: database, languages: languages), scratch: scratch,
                       archive: archive.path)
         } catch {
             try? FileManager.default.removeItem(at: scratch)

@@ -46,7 +46,8 @@ struct ExportCommand {
     --out DIR must not exist, or be an earlier export of pokesync's own (exactly
     .pokesync-export, api/ and schema/): the export is built beside it and renamed into
     place, and nothing else is ever removed or replaced (any other DIR, even an empty folder
-    or one of dot-files, is refused with exit 64).
+    or one of dot-files, is refused with exit 64). Run as root with a DIR inside a mirror
+    another user owns, it is refused (77) as the commands that write the mirror are.
       --base-url URL     write every /api/v2/... URL as URL/api/v2/... and the name aliases, as
                          ditto's transform does for a static deployment; without it URLs stay
                          relative and there are no aliases: upstream's data/, byte for byte
@@ -89,6 +90,10 @@ struct ExportCommand {
         }
         if arguments.flags.contains("replace-damaged") { throw UsageError("--replace-damaged goes with bundles") }
         let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        // This export only reads the store, so it takes no lock and meets no owner check
+        // there; a tree root writes inside another user's mirror is as much the owner's
+        // problem as a bundle, so it is refused the same way (77) before anything is read.
+        try MirrorOwner.check(layout, writing: URL(fileURLWithPath: out))
         let store = try Store(layout: layout, create: false, readOnly: true)
         let baseURL = try arguments.options["base-url"].map { try BaseURLOption.parse($0, option: "base-url") }
         let names: Bool? = arguments.flags.contains("names") ? true : arguments.flags.contains("no-names") ? false : nil

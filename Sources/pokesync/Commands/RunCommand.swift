@@ -6,9 +6,12 @@ struct RunCommand {
     /// The options both take; its help names each (a test holds them together).
     static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "kinds", "concurrency", "rate",
                                        "allow-host", "timeout", "cries", "cry-source"]
-    static func flags(_ mode: RunMode) -> Set<String> { mode == .sync ? ["revalidate", "allow-shrink"] : ["allow-shrink"] }
+    static func flags(_ mode: RunMode) -> Set<String> {
+        mode == .sync ? ["revalidate", "allow-shrink", "allow-mass-change"] : ["allow-shrink", "allow-mass-change"]
+    }
     /// `pokesync help full` / `pokesync help sync`.
     static func help(_ mode: RunMode) -> String { mode == .sync ? syncHelp : fullHelp }
+    private typealias limits = FileHostLimits
     static let runOptions = """
       --source URL|DIR        a PokeAPI base URL ending in /api/v2 (a self-hosted one too, e.g.
                               http://127.0.0.1:8000/api/v2) or an api-data folder (default: mirror.json's
@@ -40,13 +43,17 @@ struct RunCommand {
       --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
       --timeout S             seconds of silence before a request is retried (default 30);
                               one attempt ends after 4 x S whatever the server sends; a sprite
-                              or cry host that sends neither a file nor a 404 for 4 x S, or
-                              delivers none of 20 files in a row with 5 or more of them failed
-                              (404/410 count among the 20, never alone), is given up for the run
-                              (its files carried or left for the next; the run exits 2); a
-                              document source that delivers no document for 4 x S with requests
-                              outstanding, or fails 20 in a row, stops the run (exit 69; the next
-                              run resumes it)
+                              or cry host is given up for the run (its files carried or left for
+                              the next; the run exits 2) when it sends neither a file nor a 404
+                              for 4 x S, delivers none of \(limits.undeliveredInARow) files in a row with \(limits.failuresInTheRun) or more
+                              of them failed (404/410 count among the \(limits.undeliveredInARow), never alone), fails more
+                              than \(FileHostLimits.percent(limits.failureShare)) of its last \(limits.recentFiles) files (once it settled \(limits.filesBeforeTheShare)), or its
+                              failed files cost the run more than \(limits.failureTime.components.seconds / 60) minutes (a slow host that
+                              delivers is never given up); a host answering the same bytes for
+                              \(limits.placeholderFiles) files that held other bytes (a placeholder) is given up and
+                              those files refused (carried); a document source that delivers no
+                              document for 4 x S with requests outstanding, or fails 20 in a row,
+                              stops the run (exit 69; the next run resumes it)
       --allow-shrink          accept a loss: publish even when a kind's list lost more than 5% of the
                               latest version's entries (without it such a run exits 65 and publishes
                               nothing; the next run lists those kinds again); drop the sprites and
@@ -56,6 +63,13 @@ struct RunCommand {
                               --cries selecting less than the latest version is refused without it
                               (exit 64, nothing fetched); with it, the run says what the mirror
                               holds from now on and mirror.json records it
+      --allow-mass-change     accept a mass change of the linked files, for this run only: when more
+                              than \(FileHostLimits.percent(limits.massChangeShare)) of the sprites (or cries) the latest version holds, and at
+                              least \(limits.massChangeMinimum), come back with other bytes (a re-encode upstream, or
+                              a host answering other valid bytes for everything), the run keeps
+                              the latest version's bytes, exits 2 and says how many; with it they
+                              are published (and a placeholder is not refused). Never a
+                              mirror.json setting: the nightly job does not accept the next one
       --mirror DIR            the mirror folder
     """
 
@@ -133,6 +147,7 @@ struct RunCommand {
         }
         settings.revalidate = arguments.flags.contains("revalidate")
         settings.allowShrink = arguments.flags.contains("allow-shrink")
+        settings.allowMassChange = arguments.flags.contains("allow-mass-change")
         return settings
     }
 
@@ -144,7 +159,7 @@ struct RunCommand {
         defer { withExtendedLifetime(signals) {} }
         let summary = try await work.value
         print(Self.describe(summary))
-        return summary.carried.isEmpty ? .success : .filesCarried
+        return summary.carried.isEmpty && summary.withheld.isEmpty ? .success : .filesCarried
     }
 
     static func describe(_ summary: CrawlSummary) -> String {
@@ -183,6 +198,7 @@ struct RunCommand {
         for entry in summary.dropped { lines.append(entry.line) }
         // Last, where cron's mail and the nightly log's tail show them.
         for entry in summary.carried { lines.append("warning: " + entry.line) }
+        for entry in summary.withheld { lines.append("warning: " + entry.line) }
         return lines.joined(separator: "\n")
     }
 }

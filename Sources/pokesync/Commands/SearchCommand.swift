@@ -36,17 +36,16 @@ struct SearchCommand {
     }
 
     func execute() throws -> ExitStatus {
-        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"])
+        let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
+        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"], languages: languages)
         defer { opened.close() }
         do {
             let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
                                                  limit: try arguments.integer("limit", minimum: 1))
-            let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
-            let extras = try opened.pokedex.listExtras(for: hits.map(\.pokemon.id), languages: languages)
             if arguments.flags.contains("json") {
                 print(try JSONLine.string(hits.map {
                     SearchHitJSON(id: $0.pokemon.id, name: $0.pokemon.name, types: $0.pokemon.types,
-                                  localizedName: extras[$0.pokemon.id]?.localizedName?.text)
+                                  localizedName: $0.pokemon.localizedName?.text)
                 }))
                 return .success
             }

@@ -44,9 +44,10 @@ struct ServeCommand {
                            address: set it to --max-connections and limit clients in the proxy.
       --access-log FILE    a line per answer in nginx's combined format, the request time in
                            seconds after it; - for standard output. Written off the answer path:
-                           when the disk cannot keep up, lines are dropped (and counted), never
-                           answers. SIGHUP reopens FILE (after logrotate's mv and create); until
-                           a reopen succeeds, lines are dropped and counted.
+                           when the disk (or a reader of standard output) cannot keep up, lines
+                           are dropped (and counted), never answers. SIGHUP reopens FILE (after
+                           logrotate's mv and create); until a reopen succeeds, lines are dropped
+                           and counted.
       --metrics-listen HOST:PORT
                            answer GET /metrics (Prometheus text format) and /healthz (200 with the
                            served version while the store can be read, else 503) on this address,
@@ -71,8 +72,9 @@ struct ServeCommand {
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        // First of all: SIGPIPE and SIGHUP ignored and the standard descriptors held open,
-        // so that neither a signal at start nor an output gone away stops serve.
+        // First of all: SIGPIPE and SIGHUP ignored (SIGHUP already, by CProcessStart's code
+        // before main), the standard descriptors held open and their writes queued, so that
+        // neither a signal at start nor an output gone away or stalled stops or holds serve.
         PokeServer.prepareProcess()
         arguments = try Arguments(words, options: Self.options, flags: Self.flags)
         try arguments.expectPositionals(0...0, usage: Help.synopsis(Self.help))
@@ -103,7 +105,9 @@ struct ServeCommand {
             standardError("pokesync: warning: listening on every address, links name \(host); pass --base-url with the address clients use\n")
         }
         // Written straight away (not through print's buffer): scripts wait for the first line.
-        // An output that went away loses the lines; serve goes on, and exits 0 when stopped.
+        // Queued, never waited for: an output that went away loses the lines, one that
+        // stalled keeps them (main gives them a second at the end); serve goes on, and
+        // exits 0 when stopped.
         try PokeServer.run(options) { line in StandardStreams.output(line + "\n") }
         StandardStreams.output("stopped\n")
         return .success

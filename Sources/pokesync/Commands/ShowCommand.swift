@@ -22,9 +22,10 @@ struct ShowCommand {
     bundle the mirror's (--mirror DIR) bundles/index.json names. --json prints one object (id, name, types, height,
     weight, stats, abilities, moves, sprites, genus, flavor_text, evolution_chain,
     type_defense: attacking type to factor, and localized_name, type_names, ability_names,
-    move_names, stat_names in L), and every column of the pokemon table the reader's model
-    carries, by column name (base_experience, is_default); the species table's in
-    species_facts.
+    move_names, stat_names in L), base_experience and is_default, and the species' columns
+    in species_facts (id, name, generation, evolution_chain_id, is_baby, is_legendary,
+    is_mythical, color, habitat, gender_rate, capture_rate).
+    Exit 65 when the database lacks a table or column, or holds a value of the wrong type.
     Exit 64 when nothing has that name or id.
     """
 
@@ -36,15 +37,15 @@ struct ShowCommand {
     }
 
     func execute() throws -> ExitStatus {
-        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"])
+        let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
+        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"], languages: languages)
         defer { opened.close() }
         do {
-            let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
             let query = arguments.positionals[0]
-            guard let detail = try opened.pokedex.pokemon(nameOrID: query, languages: languages) else {
+            guard let detail = try opened.pokedex.pokemon(nameOrID: query) else {
                 throw NotFound(query: query)
             }
-            let defense = try opened.pokedex.typeDefense(pokemonID: detail.id, languages: languages)
+            let defense = try opened.pokedex.typeDefense(pokemonID: detail.id)
             if arguments.flags.contains("json") {
                 print(try JSONLine.string(ShowJSON(detail, defense: defense)))
             } else {

@@ -7,12 +7,12 @@ import PokedexReader
 /// type_defense (attacking type slug to factor); and the names of the pokemon, its
 /// types, abilities, moves and stats in the chosen language (English where it has none).
 ///
-/// Besides these curated fields, every property of ``PokemonDetail`` that a declared
-/// column of `pokemon` gives, at the top level by column name (`base_experience`), and
-/// every property of ``SpeciesDetail`` that a declared column of `species` gives, by
-/// column name in `species_facts` (null when the pokemon has no species). Those come
-/// from ``ModelColumns`` and are listed nowhere: a column added to the declaration and
-/// the model shows here with no edit.
+/// Besides these curated fields, the other properties of ``PokemonDetail`` that a column
+/// of `pokemon` gives, at the top level by column name (`base_experience`, `is_default`),
+/// and those of ``SpeciesDetail`` that a column of `species` gives, by column name in
+/// `species_facts` (null when the pokemon has no species). Each is written here by name:
+/// a column carried to `show --json` is one line in ``SpeciesFacts`` or ``encode(to:)``
+/// (<doc:PokedexReader/DeviceDatabase#Adding-a-column>).
 struct ShowJSON: Encodable {
     struct Ability: Encodable {
         var name: String
@@ -85,6 +85,29 @@ struct ShowJSON: Encodable {
         }
     }
 
+    /// The `species` columns of ``SpeciesDetail``, by column name.
+    struct SpeciesFacts: Encodable {
+        let species: SpeciesDetail
+        enum CodingKeys: String, CodingKey {
+            case id, name, generation, evolutionChainID = "evolution_chain_id", isBaby = "is_baby", isLegendary = "is_legendary"
+            case isMythical = "is_mythical", color, habitat, genderRate = "gender_rate", captureRate = "capture_rate"
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(species.id, forKey: .id)
+            try container.encode(species.name, forKey: .name)
+            try container.encode(species.generation, forKey: .generation)
+            try container.encode(species.evolutionChainID, forKey: .evolutionChainID)
+            try container.encode(species.isBaby, forKey: .isBaby)
+            try container.encode(species.isLegendary, forKey: .isLegendary)
+            try container.encode(species.isMythical, forKey: .isMythical)
+            try container.encode(species.color, forKey: .color)
+            try container.encode(species.habitat, forKey: .habitat)
+            try container.encode(species.genderRate, forKey: .genderRate)
+            try container.encode(species.captureRate, forKey: .captureRate)
+        }
+    }
+
     var id: Int
     var name: String
     var species: String?
@@ -106,16 +129,16 @@ struct ShowJSON: Encodable {
     var evolutionChain: Evolution?
     /// Every attacking type's slug to its factor against this pokemon.
     var typeDefense: [String: Double]
-    /// The model's `pokemon` columns by column name, written at the top level.
-    var pokemonColumns: [String: ColumnValue]
-    /// The species model's `species` columns by column name.
-    var speciesFacts: [String: ColumnValue]?
+    /// The other `pokemon` columns the model carries.
+    var baseExperience: Int?
+    var isDefault: Bool
+    var speciesFacts: SpeciesFacts?
 
     enum CodingKeys: String, CodingKey {
         case id, name, species, localizedName = "localized_name", types, typeNames = "type_names", height, weight
         case stats, statNames = "stat_names", abilities, abilityNames = "ability_names", moves, moveNames = "move_names"
         case sprites, genus, flavorText = "flavor_text", evolutionChain = "evolution_chain", typeDefense = "type_defense"
-        case speciesFacts = "species_facts"
+        case speciesFacts = "species_facts", baseExperience = "base_experience", isDefault = "is_default"
     }
 
     init(_ detail: PokemonDetail, defense: TypeDefense? = nil) {
@@ -145,8 +168,9 @@ struct ShowJSON: Encodable {
         }
         evolutionChain = detail.species?.evolutionChain.map(Evolution.init)
         typeDefense = Dictionary((defense?.factors ?? []).map { ($0.type.name, $0.factor) }, uniquingKeysWith: { _, last in last })
-        pokemonColumns = ModelColumns.values(of: detail, in: .pokemon)
-        speciesFacts = detail.species.map { ModelColumns.values(of: $0, in: .species) }
+        baseExperience = detail.baseExperience
+        isDefault = detail.isDefault
+        speciesFacts = detail.species.map(SpeciesFacts.init)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -171,15 +195,8 @@ struct ShowJSON: Encodable {
         try container.encode(evolutionChain, forKey: .evolutionChain)
         try container.encode(typeDefense, forKey: .typeDefense)
         try container.encode(speciesFacts, forKey: .speciesFacts)
-        // The `pokemon` columns join the same object (JSONEncoder gives a second keyed
-        // container of one encoder the same object, keys sorted across both). A column whose name is a curated key
-        // is left out, so the curated field wins: `id`, `name`, `height` and `weight` are
-        // both today and hold the same value, but a column named like a curated field of
-        // another meaning (`species`, `types`) must not change what that key has meant.
-        var columns = encoder.container(keyedBy: ColumnKey.self)
-        for (column, value) in pokemonColumns where CodingKeys(rawValue: column) == nil {
-            try columns.encode(value, forKey: ColumnKey(stringValue: column))
-        }
+        try container.encode(baseExperience, forKey: .baseExperience)
+        try container.encode(isDefault, forKey: .isDefault)
     }
 }
 

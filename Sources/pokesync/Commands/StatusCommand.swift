@@ -16,7 +16,8 @@ struct StatusCommand: MirrorCommand {
     retries, source unavailable, I/O error), or interrupted (killed). When the last run
     carried linked files from the version before (their host failed, or answered 404/410
     for files the documents still link), how many and from which host. --json also lists every refused or missing sprite (latest.sprite_reports)
-    and the carried files (last_run_carried).
+    and the carried files (last_run_carried), and names this binary's release and the commit
+    it was built from (pokesync.version, pokesync.commit: null when not known).
     A --mirror that is a file or does not exist is a usage error (64).
     """
 
@@ -68,10 +69,11 @@ extension MirrorStatus {
         }
         if let sourceNotice { lines.append("source   \(sourceNotice)") }
         lines.append(Self.rateLine(rate))
-        if let carried = lastRunCarried, !carried.files.isEmpty {
+        if let carried = lastRunCarried, !carried.isEmpty {
             let what = carried.published ? "published version \(carried.version)" : "no changes since version \(carried.version)"
-            lines.append("files    the last run (\(carried.at), \(what)) could not fetch some linked files:")
+            lines.append("files    the last run (\(carried.at), \(what)) could not fetch or did not publish some linked files:")
             for entry in carried.files { lines.append("         " + entry.line) }
+            for entry in carried.withheld { lines.append("         " + entry.line) }
         }
         if let run, let progress = runProgress {
             let again = "run `pokesync \(run.plan.mode.rawValue)` to resume"

@@ -1,9 +1,9 @@
 import Foundation
 import PokeSyncCore
 
-/// `pokesync status --json`: the mirror, its latest version (null when none) with its
-/// counts and every sprite report, the run in progress (null when none), and what the
-/// last run said about its source.
+/// `pokesync status --json`: the binary (its release and commit), the mirror, its latest
+/// version (null when none) with its counts and every sprite report, the run in progress
+/// (null when none), and what the last run said about its source.
 struct StatusJSON: Encodable {
     /// A version record's fields (a missing optional left out), and its counts.
     struct Latest: Encodable {
@@ -105,6 +105,22 @@ struct StatusJSON: Encodable {
         }
     }
 
+    /// The binary that answers: its release and the commit it was built from (null when
+    /// not known), so that an upgrade shows.
+    struct Build: Encodable {
+        var version = PokeSync.version
+        var commit = PokeSync.commit
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(commit, forKey: .commit)  // null, not left out
+        }
+
+        enum CodingKeys: String, CodingKey { case version, commit }
+    }
+
+    var pokesync = Build()
     var mirror: String
     var sourceNotice: String?
     var latest: Latest?
@@ -115,7 +131,9 @@ struct StatusJSON: Encodable {
     /// A mirror folder with no store yet says only its path (no `source_notice`).
     var hasStore = true
 
-    enum CodingKeys: String, CodingKey { case mirror, sourceNotice = "source_notice", latest, run, rate, lastRunCarried = "last_run_carried" }
+    enum CodingKeys: String, CodingKey {
+        case pokesync, mirror, sourceNotice = "source_notice", latest, run, rate, lastRunCarried = "last_run_carried"
+    }
 
     /// A mirror folder with no store yet.
     init(mirror: String, rate: Result<RateInForce, ConfigError>) {
@@ -148,6 +166,7 @@ struct StatusJSON: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pokesync, forKey: .pokesync)
         try container.encode(mirror, forKey: .mirror)
         if hasStore {
             try container.encode(sourceNotice, forKey: .sourceNotice)

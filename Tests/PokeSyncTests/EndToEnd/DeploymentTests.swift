@@ -83,6 +83,76 @@ struct DeploymentTests {
         }
     }
 
+    /// "Removing it" undoes what the article puts in place: every `cp` of an installed file
+    /// into `/etc` (units, the logrotate snippet), run in a scratch root against a real
+    /// `make install-files`, is gone again after the removal block's `rm` lines; the crontab
+    /// it loads is removed and every unit it enables disabled; and it says what stays and
+    /// how to remove each.
+    @Test(.enabled(if: InstallTests.tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }, "needs make and binutils"))
+    func theRemovalStepsRemoveWhatTheArticlePuts() async throws {
+        let text = try String(contentsOf: Self.article, encoding: .utf8)
+        let removalStart = try #require(text.range(of: "## Removing it"))
+        let setup = Self.shellLines(String(text[..<removalStart.lowerBound]))
+        let removalText = String(text[removalStart.upperBound...])
+        let removal = Self.shellLines(removalText)
+        try await withTemporaryDirectory { scratch in
+            let prefix = scratch.appendingPathComponent("prefix"), etc = scratch.appendingPathComponent("etc")
+            let install = try await runProgram("/usr/bin/make", ["-s", "-C", TestPaths.packageRoot.path, "install-files",
+                                                                 "PREFIX=\(prefix.path)", "BIN=\(PokesyncCLI.binary.path)"])
+            try #require(install.status == 0, "\(install.stderr)")
+            for folder in ["systemd/system", "logrotate.d"] {
+                try FileManager.default.createDirectory(at: etc.appendingPathComponent(folder), withIntermediateDirectories: true)
+            }
+            func local(_ line: String) -> String {
+                line.replacingOccurrences(of: "/usr/local/", with: prefix.path + "/").replacingOccurrences(of: "/etc/", with: etc.path + "/")
+            }
+            func files() -> [String] {
+                (FileManager.default.enumerator(atPath: etc.path)?.compactMap { $0 as? String } ?? [])
+                    .filter { !["systemd", "systemd/system", "logrotate.d"].contains($0) }.sorted()
+            }
+            for line in setup where line.hasPrefix("cp ") && line.contains(" /etc/") {
+                let copy = try await runProgram("/bin/sh", ["-c", local(line)])
+                #expect(copy.status == 0, "\(line): \(copy.stderr)")
+            }
+            #expect(files() == ["logrotate.d/pokesync-serve", "systemd/system/pokesync-nightly.service",
+                                "systemd/system/pokesync-nightly.timer", "systemd/system/pokesync-serve.service"], "\(files())")
+            for line in removal where line.hasPrefix("rm ") {
+                let remove = try await runProgram("/bin/sh", ["-c", local(line)])
+                #expect(remove.status == 0, "\(line): \(remove.stderr)")
+            }
+            #expect(files().isEmpty, "left in /etc: \(files())")
+        }
+        if setup.contains(where: { $0.hasPrefix("crontab -u pokesync /") }) {
+            #expect(removal.contains { $0.hasPrefix("crontab -u pokesync -r") })
+        }
+        for line in setup {
+            guard let enable = line.range(of: "systemctl enable --now ") else { continue }
+            let units = line[enable.upperBound...].split(separator: " ").prefix { $0 != "&&" }
+            for unit in units {
+                #expect(removal.contains { $0.hasPrefix("systemctl disable --now ") && $0.split(separator: " ").contains(unit) },
+                        "\(unit) is enabled but never disabled")
+            }
+        }
+        // What stays, each with the way to remove it.
+        let said = removalText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for words in ["rm -r /srv/pokesync/Mirror", "rm -r /var/backups/pokesync", "rm -r /var/log/pokesync", "userdel pokesync",
+                      "rm -r /srv/pokesync", "/srv/pokesync/.ssh", "authorized_keys", "rm -f /var/mail/pokesync", "reload nginx"] {
+            #expect(said.contains(words), "Removing it does not say \(words)")
+        }
+    }
+
+    /// The lines of the article's ```sh blocks, each without its comment.
+    static func shellLines(_ text: String) -> [String] {
+        var lines: [String] = [], inBlock = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inBlock = line == "```sh" ? !inBlock : false; continue }
+            guard inBlock else { continue }
+            let code = line.range(of: " #").map { line[..<$0.lowerBound] } ?? line[...]
+            lines.append(code.trimmingCharacters(in: .whitespaces))
+        }
+        return lines
+    }
+
     /// The Deployment article's ```nginx block for the bundles folder.
     static func recipe() throws -> String {
         let text = try String(contentsOf: article, encoding: .utf8)

@@ -25,8 +25,9 @@ struct FileHostFailureTests {
         return copy
     }
 
-    static func arguments(_ mode: String, _ server: StandInServer, cries: String, extra: [String] = []) -> [String] {
-        [mode, "--source", server.baseURL.absoluteString, "--sprites", "default",
+    static func arguments(_ mode: String, _ server: StandInServer, cries: String, sprites: String = "default",
+                          extra: [String] = []) -> [String] {
+        [mode, "--source", server.baseURL.absoluteString, "--sprites", sprites,
          "--sprite-source", server.spriteBaseURL.absoluteString, "--cry-source", server.cryBaseURL.absoluteString,
          "--cries", cries] + extra
     }
@@ -36,13 +37,14 @@ struct FileHostFailureTests {
     }
 
     /// Runs `full` against a good host, then restarts the stand-in on the same port with
-    /// the file host turned bad (`fault` on `tree`) and hands both to `body`.
-    static func withBadNight(_ scratch: URL, fault: String, tree: String = "all", firstCries: String = "latest",
-                             root: URL? = nil,
+    /// the file host turned bad (`fault` on `tree`, or every file's bytes changed by `salt`)
+    /// and hands both to `body`.
+    static func withBadNight(_ scratch: URL, fault: String?, tree: String = "all", firstCries: String = "latest",
+                             sprites: String = "default", root: URL? = nil, salt: String? = nil,
                              _ body: (PokesyncCLI, StandInServer) async throws -> Void) async throws {
         let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
         let port = try await withStandInServer(root: sample) { server -> Int in
-            let full = try await cli.run(arguments("full", server, cries: firstCries))
+            let full = try await cli.run(arguments("full", server, cries: firstCries, sprites: sprites))
             try #require(full.status == 0, "\(full.stderr)")
             return server.port
         }
@@ -50,6 +52,7 @@ struct FileHostFailureTests {
         options.port = port
         options.fileHostFault = fault
         options.fileHostFaultTree = tree
+        options.spriteSalt = salt
         try await withStandInServer(options) { server in try await body(cli, server) }
     }
 

@@ -50,6 +50,8 @@ struct MirrorOwnerTests {
                 ["full", "--source", TestPaths.sample2026.path], ["sync", "--source", TestPaths.sample2026.path],
                 ["export"], ["export", "--version", "1", "--sprites", "none"], ["prune", "--keep", "1"], ["prune"],
                 ["backup", backup.path],
+                // Takes no lock, but writes inside the mirror: refused all the same.
+                ["export", "--format", "api-data", "--out", cli.mirror.appendingPathComponent("api-export").path],
             ]
             for words in writes {
                 let result = try await cli.run(words)
@@ -73,6 +75,50 @@ struct MirrorOwnerTests {
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(Self.rootOwned(cli.mirror).isEmpty, "root-owned: \(Self.rootOwned(cli.mirror))")
             #expect(Self.tree(cli.mirror) == before)
+        }
+    }
+
+    /// Every line the refusals tell root to run, pasted into a new shell in the same folder:
+    /// the mirror was given as a one-off relative `POKESYNC_MIRROR=../Mirror` prefix, which
+    /// that shell has not got, so the line must carry it, from the root. Each line runs and
+    /// succeeds, and root ends up owning nothing in the mirror.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),
+                   "needs root and runuser (the suite runs as root in CI)"))
+    func everyLineToRunWorksAsGivenInANewShell() async throws {
+        try await withTemporaryDirectory { scratch in
+            chmod(scratch.path, 0o755)  // nobody reaches the mirror and the folder the lines run in
+            let cli = PokesyncCLI(mirror: scratch.appendingPathComponent("Mirror"))
+            try #require(try await cli.run(["full", "--source", TestPaths.sample2025.path, "--sprites", "none"]).status == 0)
+            try """
+            {"source": "\(TestPaths.sample2026.path)", "sprites": "none", "bundles": {"sprites": "none"}}
+            """.write(to: cli.mirror.appendingPathComponent("mirror.json"), atomically: true, encoding: .utf8)
+            let backups = scratch.appendingPathComponent("backups")
+            try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: false)
+            try await runProgram("chown", ["-R", "\(Self.nobody):\(Self.nobody)", cli.mirror.path, backups.path])
+            // Root's shell, in a folder of its own beside the mirror; no POKESYNC* of its own.
+            let folder = scratch.appendingPathComponent("root-shell")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            let shell = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("POKESYNC") }
+            let binary = PokesyncCLI.binary.path, script = CronJobTests.script.path
+            let commands = [
+                "POKESYNC_MIRROR=../Mirror \(binary) sync", "POKESYNC_MIRROR=../Mirror \(binary) export",
+                "POKESYNC_MIRROR=../Mirror \(binary) export --format api-data --out ../Mirror/api-export",
+                "POKESYNC_MIRROR=../Mirror \(binary) backup ../backups/today", "POKESYNC_MIRROR=../Mirror \(binary) prune --keep 1",
+                // The crontab's line, as root might paste it.
+                "POKESYNC=\(binary) POKESYNC_MIRROR=../Mirror \(script)",
+            ]
+            for command in commands {
+                let refused = try await runProgram("/bin/bash", ["-c", command], in: folder, environment: shell)
+                #expect(refused.status == 77, "\(command): \(refused.status) \(refused.stderr)")
+                let line = try #require(refused.stderr.range(of: "; run: ").map { String(refused.stderr[$0.upperBound...]) },
+                                        "\(command): \(refused.stderr)").trimmingCharacters(in: .newlines)
+                #expect(line.hasPrefix("runuser -u nobody -- ") && line.contains(cli.mirror.path), "\(command): \(line)")
+                let run = try await runProgram("/bin/bash", ["-c", line], in: folder, environment: shell)
+                #expect(run.status == 0, "\(line): \(run.status)\n\(run.text)\n\(run.stderr)")
+            }
+            #expect(FileManager.default.fileExists(atPath: cli.mirror.appendingPathComponent("api-export/api/v2/pokemon/25/index.json").path))
+            #expect(FileManager.default.fileExists(atPath: backups.appendingPathComponent("today/store.sqlite").path))
+            #expect(Self.rootOwned(cli.mirror).isEmpty, "root-owned: \(Self.rootOwned(cli.mirror))")
         }
     }
 

@@ -6,8 +6,9 @@ import Testing
 /// with a publish hook, over the two real samples and changes made from them, with a
 /// sprite and cry host that has a bad night now and then (a few percent lost, 500s,
 /// error pages, endless bodies, 404 for everything, a mix of 404 and 500), a night
-/// killed with SIGKILL and run again, and a device updating from the published folder
-/// after every night.
+/// killed with SIGKILL in its sync and one in its export, each run again (the second
+/// mails the version the killed one published), and a device updating from the published
+/// folder after every night.
 ///
 /// What must hold over all of them: no version holds fewer linked files than it should
 /// (every file the version before held and the documents still link, and after a good
@@ -32,6 +33,9 @@ struct MonthOfNightsTests {
         var publishes: Bool
         /// Killed with SIGKILL part way through, then run again (the second run is checked).
         var killed = false
+        /// The whole job killed with SIGKILL in its export, after its sync published, then run
+        /// again (the second run is checked: no changes, and it mails the killed night's diff).
+        var killedInExport = false
         /// The night's bundle lacks files its profile asks for (never held: their host failed).
         var bundleLacksFiles = false
         var description: String { name }
@@ -46,7 +50,8 @@ struct MonthOfNightsTests {
         Night(name: "2 the host loses 4% of its files", snapshot: .december, lost: 4, exit: 2, publishes: false),
         Night(name: "3 upstream update, the host answers 500", snapshot: .august, fault: "500", exit: 2, publishes: true,
               bundleLacksFiles: true),
-        Night(name: "4 the host is back", snapshot: .august, exit: 0, publishes: true),
+        Night(name: "4 the host is back; the night killed in its export, and run again", snapshot: .august, exit: 0,
+              publishes: true, killedInExport: true),
         Night(name: "5 a change, the host sends error pages", snapshot: .augustChanged, fault: "html", exit: 2, publishes: true),
         Night(name: "6 endless bodies", snapshot: .augustChanged, fault: "endless", exit: 2, publishes: false),
         Night(name: "7 404 for everything", snapshot: .augustChanged, fault: "404", exit: 2, publishes: false),
@@ -85,10 +90,13 @@ struct MonthOfNightsTests {
 
                 if night.publishes {
                     latest += 1
-                    #expect(result.log.contains("published version \(latest)"), "\(night)\n\(result.log)")
+                    // Run again after the kill, the night finds the version published and mails it.
+                    let said = night.killedInExport ? "no changes since version \(latest)" : "published version \(latest)"
+                    #expect(result.log.contains(said), "\(night)\n\(result.log)")
                     if latest > 1 {
                         #expect(result.mail.contains("version \(latest - 1) → \(latest)"), "\(night): a night that publishes mails its diff")
                     }
+                    #expect(result.mail.contains("not mailed before") == night.killedInExport, "\(night): \(result.mail)")
                 } else {
                     #expect(!result.log.contains("published version"), "\(night)\n\(result.log)")
                     if night.exit == 0 {
@@ -243,6 +251,12 @@ extension MonthOfNightsTests {
         func run(_ night: Night, clean: Set<String>) async throws -> NightResult {
             let missing = Self.lost(night.lost, of: clean)
             if night.lost > 0 { try #require(!missing.isEmpty, "\(night): no file to lose") }
+            if night.killedInExport {
+                try await withStandInServer(options(night.snapshot, fault: night.fault, missing: missing)) { _ in
+                    let killed = try await CronJobTests.nightKilledInItsExport(environment: environment, scratch: scratch)
+                    #expect(killed.status != 0 && killed.stdout.isEmpty, "\(night): the killed night's exit and mail")
+                }
+            }
             if night.killed {
                 var slow = options(night.snapshot, fault: night.fault, missing: missing)
                 slow.latencyMilliseconds = 30

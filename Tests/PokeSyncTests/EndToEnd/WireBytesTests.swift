@@ -7,13 +7,15 @@ import Testing
 @Suite("Bytes on the wire", .serialized)
 struct WireBytesTests {
     static var documents: Int { (try? Samples.documents(TestPaths.sample2026).count) ?? 0 }
-    /// One request per document and per kind's list (a folder with an index.json each).
+    /// One request per document and two per kind's list (a folder with an index.json each):
+    /// a run that fetched documents reads its lists again at its end, to see that upstream
+    /// is still the state it began from (<doc:PokeSyncCore/MirrorFolder#One-upstream-state>).
     static var requests: Int {
         let api = TestPaths.sample2026.appendingPathComponent("api/v2")
         let kinds = ((try? FileManager.default.contentsOfDirectory(atPath: api.path)) ?? []).filter {
             FileManager.default.fileExists(atPath: api.appendingPathComponent("\($0)/index.json").path)
         }
-        return documents + kinds.count
+        return documents + 2 * kinds.count
     }
 
     @Test("gzip with Content-Length: the compressed bytes the stand-in sent")

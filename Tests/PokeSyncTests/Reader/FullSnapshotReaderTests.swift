@@ -22,7 +22,7 @@ struct FullSnapshotReaderTests {
             let openTime = clock.now - openStart
             #expect(firstPage.count == 20)
             #expect(try pokedex.pokemonCount() == 1351)
-            #expect(firstPage[5] == PokemonSummary(id: 6, name: "charizard", types: ["fire", "flying"],
+            #expect(firstPage[5] == PokemonSummary(id: 6, name: "charizard", localizedName: LocalizedText(text: "Charizard", language: "en"), types: ["fire", "flying"],
                                                    thumbnail: "sprites/pokemon/6.png"))
 
             // The examples of <doc:PokedexReader/Reader#Search>.

@@ -24,6 +24,12 @@ struct LocalizedAppTests {
                 #expect(extras[25]?.localizedName?.text == language.pikachu, "\(language.code)")
                 #expect(extras[10034]?.localizedName?.text == language.charizard, "\(language.code)")
                 #expect(extras[25]?.thumbnailURL?.absoluteString == "https://raw.githubusercontent.com/PokeAPI/sprites/master/sprites/pokemon/25.png")
+                // The list's rows carry the same names in the one call, and search's too.
+                let localized = try pokedex.list(offset: 0, limit: 50, sortedBy: .type, languages: language.preferred)
+                #expect(localized.map(\.id) == page.map(\.id))
+                #expect(localized.first { $0.id == 10034 }?.localizedName?.text == language.charizard, "\(language.code)")
+                let found = try pokedex.search("pikachu", languages: language.preferred)
+                #expect(found.first?.pokemon.localizedName?.text == language.pikachu, "\(language.code)")
                 // Search by the type's name in this language: the electric pokemon, exactly.
                 let hits = try pokedex.search(language.electric)
                 #expect(hits.filter { $0.rank == .exact }.map(\.pokemon.id) == [25, 10158, 10199], "\(language.code)")

@@ -6,7 +6,7 @@ import Testing
 
 /// `pokesync show --language`, `show --json`'s `type_defense` and `search --json --language`
 /// on a device installed from a real bundle of the 2026 sample; `show --json`'s columns
-/// of `pokemon` and `species` (``ModelColumns``) against the stored rows.
+/// of `pokemon` and `species` against the stored rows, and against the models' properties.
 @Suite("show and search in the device's language")
 struct LocalizedCLITests {
     @Test func showInKoreanNamesTypesAbilitiesStatsAndChartsTheTypes() async throws {
@@ -86,35 +86,6 @@ struct LocalizedCLITests {
                 }
             }
         }
-    }
-
-    /// A column added to the declaration and a property to the model shows, and a property
-    /// that is no declared column does not: nothing lists the columns.
-    @Test func aNewColumnOfTheModelShowsWithNoEdit() {
-        struct HatchingSpecies {
-            let id: Int
-            let isBaby: Bool
-            let hatchCounter: Int?
-            let color: String?
-            let localizedName: String
-        }
-        let model = HatchingSpecies(id: 175, isBaby: true, hatchCounter: nil, color: "white", localizedName: "Togepi")
-        #expect(ModelColumns.values(of: model, in: .species) == ["id": .integer(175), "is_baby": .flag(true), "color": .text("white")])
-        #expect(ModelColumns.values(of: model, in: .species.adding(.integer("hatch_counter")))
-                == ["id": .integer(175), "is_baby": .flag(true), "color": .text("white"), "hatch_counter": .null])
-    }
-
-    /// A `pokemon` column named like a curated field leaves that field as it was.
-    @Test func aCuratedFieldWinsOverAColumnOfItsName() async throws {
-        let device = try await SampleBundles.device(sprites: "default")
-        let detail = try #require(try Pokedex(folder: device).pokemon(named: "pikachu", languages: ["en"]))
-        var shown = ShowJSON(detail)
-        shown.pokemonColumns["types"] = .integer(7)
-        shown.pokemonColumns["id"] = .integer(-1)
-        let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(try JSONLine.string(shown).utf8))
-        #expect(object["types"] == .array([.string("electric")]))
-        #expect(object["id"] == .integer(25))
-        #expect(object["is_default"] == .bool(true), "the other columns are still written")
     }
 
     /// The declared columns of `table` that `model` has a property for (by

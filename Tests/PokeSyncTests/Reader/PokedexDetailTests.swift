@@ -55,7 +55,7 @@ struct PokedexDetailTests {
             let male = try #require(front.default.path), female = try #require(front.female?.path)
             #expect(male == "sprites/pokemon/25.png" && female == "sprites/pokemon/female/25.png")
             for path in [male, female] {
-                #expect(FileManager.default.fileExists(atPath: pokedex.fileURL(forSpritePath: path).path), "\(path)")
+                #expect(pokedex.fileURL(forSpritePath: path).map { FileManager.default.fileExists(atPath: $0.path) } == true, "\(path)")
             }
             let file = try #require(pokedex.fileURL(for: front.default))
             #expect(file.isFileURL && FileManager.default.fileExists(atPath: file.path))

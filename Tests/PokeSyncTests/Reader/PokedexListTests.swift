@@ -11,9 +11,9 @@ struct PokedexListTests {
             let page = try pokedex.list(offset: 0, limit: 20)
             #expect(page.map(\.id) == [25, 133, 643, 669, 776, 789, 790, 808, 824, 840, 999, 1020, 10034,
                                        10158, 10199, 10213, 10312])
-            #expect(page[0] == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
+            #expect(page[0] == PokemonSummary(id: 25, name: "pikachu", localizedName: LocalizedText(text: "Pikachu", language: "en"), types: ["electric"],
                                               thumbnail: "sprites/pokemon/25.png"))
-            #expect(page[9] == PokemonSummary(id: 840, name: "applin", types: ["grass", "dragon"],
+            #expect(page[9] == PokemonSummary(id: 840, name: "applin", localizedName: LocalizedText(text: "Applin", language: "en"), types: ["grass", "dragon"],
                                               thumbnail: "sprites/pokemon/840.png"))
             #expect(page[2].types == ["dragon", "fire"])
             #expect(page[15].types == ["bug", "psychic"])

@@ -87,7 +87,7 @@ struct PokedexSearchTests {
             #expect(ids(hits) == [25, 133, 840, 10158, 10199, 10213,
                                   643, 669, 776, 790, 808, 824, 999, 1020, 10034, 10312])
             #expect(hits.map(\.rank) == Array(repeating: .prefix, count: 6) + Array(repeating: .substring, count: 10))
-            #expect(hits[0].pokemon == PokemonSummary(id: 25, name: "pikachu", types: ["electric"],
+            #expect(hits[0].pokemon == PokemonSummary(id: 25, name: "pikachu", localizedName: LocalizedText(text: "Pikachu", language: "en"), types: ["electric"],
                                                       thumbnail: "sprites/pokemon/25.png"))
             #expect(ids(try pokedex.search("e", limit: 3)) == [25, 133, 840])
             #expect(try pokedex.search("").isEmpty)

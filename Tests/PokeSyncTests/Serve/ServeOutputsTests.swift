@@ -3,7 +3,8 @@ import Testing
 
 /// serve's own outputs going away never stop it (<doc:PokeServe/Serving>, "Overview"): a
 /// closed standard output, a pipe closed at start or whose reader leaves, SIGHUPs from the
-/// first moment, an access log that is a FIFO nobody reads yet. SIGTERM then exits 0.
+/// first moment (ignored before serve's Swift code runs), an access log that is a FIFO
+/// nobody reads yet. SIGTERM then exits 0. Outputs that stall: ``ServeStalledOutputsTests``.
 @Suite("serve: outputs that go away, signals at start", .serialized)
 struct ServeOutputsTests {
     /// GET `path` on `port` once serve listens (asked again for up to 30 s).
@@ -86,13 +87,7 @@ struct ServeOutputsTests {
             let child = PokesyncCLI(mirror: mirror).start(["serve", "--listen", "127.0.0.1:0", "--access-log", log.path])
             try child.process.run()
             let pid = child.process.processIdentifier
-            // SigIgn in /proc: the mask of ignored signals, SIGHUP its lowest bit.
-            func ignoresHangUp() -> Bool {
-                guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
-                      let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
-                return mask & 1 != 0
-            }
+            func ignoresHangUp() -> Bool { Self.ignoredSignals(pid) & 1 != 0 }
             let until = Date().addingTimeInterval(30)
             while child.process.isRunning && !ignoresHangUp() && Date() < until { usleep(200) }
             var sent = 0
@@ -114,6 +109,68 @@ struct ServeOutputsTests {
             #expect(ServeOperationsTests.lines(log, atLeast: 1).count == 1)
             #expect(Self.terminate(child.process) == 0, "\(child.result().stderr)")
         }
+    }
+
+    /// SIGHUP is ignored before any Swift code of serve's runs (CProcessStart's code, which
+    /// the loader runs first): `serve --help`, which returns from main without any of
+    /// serve's own code, held in its write to a full standard output, ignores it and
+    /// survives one; `sync --help`, held the same way, keeps SIGHUP's default and ends.
+    @Test func sighupIsIgnoredBeforeServesSwiftCodeRuns() throws {
+        #if os(Linux)
+        for (command, ignores) in [("serve", true), ("sync", false)] {
+            let pipe = try ServeStalledOutputsTests.StalledPipe(full: true)
+            let pid = try Self.spawn([PokesyncCLI.binary.path, command, "--help"], output: pipe.writer)
+            // /proc's syscall: `1 0x1 ...` while it waits in write(2) on descriptor 1.
+            let until = Date().addingTimeInterval(30)
+            func writing() -> Bool {
+                ((try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8)) ?? "").hasPrefix("1 0x1 ")
+            }
+            while !writing() && Date() < until { usleep(1_000) }
+            #expect(writing(), "\(command) --help never waited on its output")
+            #expect(Self.ignoredSignals(pid) & 1 == (ignores ? 1 : 0), "\(command)")
+            kill(pid, SIGHUP)
+            var status: Int32 = 0
+            while waitpid(pid, &status, WNOHANG) == 0 { _ = pipe.contents(); usleep(1_000) }
+            // The wait status: the signal that ended it in its low 7 bits, else the exit code above.
+            let signal = status & 0x7F, code = (status >> 8) & 0xFF
+            #expect(ignores ? signal == 0 && code == 0 : signal == SIGHUP, "\(command): wait status \(status)")
+        }
+        #endif
+    }
+
+    #if os(Linux)
+    /// Starts `arguments` with standard output on `output`, no signal blocked nor ignored
+    /// (whatever this test thread's are), standard input and error on /dev/null.
+    static func spawn(_ arguments: [String], output: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO)
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        guard result == 0 else { throw ServeTestError("posix_spawn: \(String(cString: strerror(result)))") }
+        return pid
+    }
+    #endif
+
+    /// SigIgn in /proc: the mask of `pid`'s ignored signals (SIGHUP its lowest bit).
+    static func ignoredSignals(_ pid: Int32) -> UInt64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }) else { return 0 }
+        return UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) ?? 0
     }
 
     /// `--access-log` a FIFO no one has opened: serve starts and answers; the lines reach

@@ -43,8 +43,10 @@ struct StandInOptions: Sendable {
     /// Comma-separated globs of sprite paths below `sprites/` answered 404 (`--sprite-missing`).
     var spriteMissing: String?
     /// Every sprite and cry request answered one bad way (`--file-host-fault`): `404`, `500`,
-    /// `html` (a 200 error page), `drip` (a byte a second), `endless` (chunked, no end) or
-    /// `bad-gzip` (`Content-Encoding: gzip` over the plain bytes).
+    /// `html` (a 200 error page), `drip` (a byte a second), `endless` (chunked, no end),
+    /// `bad-gzip` (`Content-Encoding: gzip` over the plain bytes) or `placeholder` (one valid
+    /// PNG for every path); or `fail-70` (500 for the same 70% of the paths every time, the
+    /// others served) or `slow` (every file served after 0.4 s).
     var fileHostFault: String?
     /// Which tree the fault applies to (`--file-host-fault-tree`): `sprites`, `cries` or `all`.
     var fileHostFaultTree = "all"
@@ -64,6 +66,17 @@ struct StandInOptions: Sendable {
     /// `X-PokeAPI-Hash` on every API answer even with `noValidators`, as a proxy's
     /// `add_header` sends it (`--proxy-deploy-hash`).
     var proxyDeployHash: String?
+    /// A second api-data folder that `StandInServer.switchSnapshot()` serves from then on
+    /// (`--then-root`): upstream deploying a newer snapshot.
+    var thenRoot: URL?
+    /// The `X-PokeAPI-Hash` of `thenRoot` (`--then-deploy-hash`); nil: its own (another than `root`'s).
+    var thenDeployHash: String?
+    /// `proxyDeployHash` once switched (`--then-proxy-deploy-hash`); nil: the same.
+    var thenProxyDeployHash: String?
+    /// Answer this many document requests, then hold every further one open, sending
+    /// nothing, until `switchSnapshot()` (`--stall-after`): a kill that lands after exactly
+    /// so many documents, whatever the machine's speed.
+    var stallAfterDocuments: Int?
     /// How long to wait for the server to listen; the full 377 MB fixture takes about 5 s to load.
     var startupTimeout: Duration = .seconds(60)
 
@@ -88,6 +101,10 @@ struct StandInOptions: Sendable {
         if noGzip { arguments.append("--no-gzip") }
         if chunkedGzip { arguments.append("--chunked-gzip") }
         if let proxyDeployHash { arguments += ["--proxy-deploy-hash", proxyDeployHash] }
+        if let thenRoot { arguments += ["--then-root", thenRoot.path] }
+        if let thenDeployHash { arguments += ["--then-deploy-hash", thenDeployHash] }
+        if let thenProxyDeployHash { arguments += ["--then-proxy-deploy-hash", thenProxyDeployHash] }
+        if let stallAfterDocuments { arguments += ["--stall-after", String(stallAfterDocuments)] }
         return arguments
     }
 }
@@ -108,9 +125,11 @@ struct StandInStats: Decodable, Sendable {
     var faultKinds: [String: Int]
     /// Connections accepted (a canary that must never be contacted has 0).
     var connections: Int?
+    /// Document requests held by `--stall-after` (answered or given up since, too).
+    var stalled: Int?
 
     enum CodingKeys: String, CodingKey {
-        case requests, status, faults, connections
+        case requests, status, faults, connections, stalled
         case byPath = "by_path"
         case bodyBytes = "body_bytes"
         case faultKinds = "fault_kinds"
@@ -229,6 +248,16 @@ final class StandInServer: Sendable {
         request.httpMethod = "POST"
         let (_, response) = try await session.data(for: request)
         try Self.expectOK(response, "POST /_stats/reset")
+    }
+
+    /// Serves `StandInOptions.thenRoot` from now on and answers the documents held by
+    /// `stallAfterDocuments` from it.
+    /// - Throws: `URLError` when the server cannot be reached, `StandInServerError` on a non-200 answer.
+    func switchSnapshot() async throws {
+        var request = URLRequest(url: origin.appendingPathComponent("_switch"))
+        request.httpMethod = "POST"
+        let (_, response) = try await session.data(for: request)
+        try Self.expectOK(response, "POST /_switch")
     }
 
     /// Stops the server (SIGTERM to its own pid) and waits for it to exit. Calling it again does nothing.

@@ -1,0 +1,105 @@
+import PokeSQLite
+
+/// One of the reader's queries: the declared table it reads, the columns of that table it
+/// selects (those its model's `init(row:)` reads, no more), and its SQL, made from them.
+/// Every reader query is one (``all`` lists them), so a test can name a declared column
+/// no query reads.
+///
+/// Column names are double-quoted; each connection turns off SQLite's reading of an
+/// unknown quoted name as a string (``Database/readerConnection(path:mode:)``), so a
+/// column missing from the file is an error, never its own name as a value.
+final class ReadQuery: Sendable {
+    /// The table a failure names: its first column, always selected, is the row's id.
+    let table: DeviceSchema.Table
+    /// The declared columns the query reads, by table: `table`'s, then those of ``Extra``.
+    let reads: [(table: String, column: String)]
+    /// The statement, with `(?*)` standing for a list of marks (``sql(marks:)``).
+    let sql: String
+    /// `sql` split at each `(?*)`, once: a detail page fills two lists per call.
+    private let parts: [String]
+
+    /// A value selected besides `table`'s columns, read by its `AS` name.
+    enum Extra: Sendable {
+        /// A declared column of another table of the join: `alias.column AS name`.
+        case column(DeviceSchema.Table, alias: String, String, as: String)
+        /// Any expression (`COALESCE(...) AS thumbnail`), reading no declared column directly.
+        case expression(String)
+    }
+
+    /// `SELECT <columns> FROM <table> <clauses>`: `clauses` is `WHERE ...`, `ORDER BY ...`.
+    convenience init(_ table: DeviceSchema.Table, _ columns: [String], also: [Extra] = [], _ clauses: String = "") {
+        self.init(table, alias: nil, columns, also: also, "FROM \(table.quotedName) \(clauses)")
+    }
+
+    /// `SELECT <alias>.<columns>, <also> <from>`: the columns of `table`, named `alias` in
+    /// `from`, and other values, for a join.
+    convenience init(_ table: DeviceSchema.Table, as alias: String, _ columns: [String], also: [Extra] = [], _ from: String) {
+        self.init(table, alias: alias, columns, also: also, from)
+    }
+
+    private init(_ table: DeviceSchema.Table, alias: String?, _ columns: [String], also: [Extra], _ from: String) {
+        // The id first, so that a failure can name the row.
+        let columns = columns.contains(table.columns[0]) ? columns : [table.columns[0]] + columns
+        let prefix = alias.map { "\($0)." } ?? ""
+        var selected = columns.map { prefix + DeviceSchema.quoted($0) }
+        var reads = columns.map { (table: table.name, column: $0) }
+        for extra in also {
+            switch extra {
+            case .column(let other, let alias, let column, let name):
+                selected.append("\(alias).\(DeviceSchema.quoted(column)) AS \(name)")
+                reads.append((other.name, column))
+            case .expression(let expression):
+                selected.append(expression)
+            }
+        }
+        self.table = table
+        self.reads = reads
+        sql = "SELECT \(selected.joined(separator: ", ")) \(from)"
+        parts = sql.components(separatedBy: "(?*)")
+    }
+
+    /// `sql` with each `(?*)` made as many marks as `counts` says, in order: `(?, ?, ?)`.
+    func sql(marks counts: [Int]) -> String {
+        precondition(parts.count == counts.count + 1, "\(counts.count) lists of marks for: \(sql)")
+        var text = parts[0]
+        for (count, part) in zip(counts, parts.dropFirst()) {
+            text += "(?" + String(repeating: ", ?", count: max(count, 1) - 1) + ")" + part
+        }
+        return text
+    }
+}
+
+extension Database {
+    /// A reader connection: SQLite's double-quoted string literals off
+    /// (``Database/refuseDoubleQuotedStrings()``), so a missing column is an error.
+    static func readerConnection(path: String, mode: Mode) throws(DatabaseError) -> Database {
+        let database = try Database(path: path, mode: mode)
+        try database.refuseDoubleQuotedStrings()
+        return database
+    }
+
+    /// Every row of `query`, each made by `make` (a model's `init(row:...)`).
+    /// `marks` gives the length of each `(?*)` list of `query`, in order.
+    func records<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], marks: [Int]? = nil,
+                    _ make: (ReadRow) throws -> T) throws -> [T] {
+        // Stepped here rather than through `Statement.rows`: generic code of this module is
+        // specialized for each model, where PokeSQLite's would look up its types' metadata
+        // on every call (a detail page makes twenty).
+        let statement = try statement(marks.map(query.sql(marks:)) ?? query.sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        let names = statement.columnNames
+        var result: [T] = []
+        while try statement.step() { result.append(try make(ReadRow(Row(statement: statement), of: query, names: names))) }
+        return result
+    }
+
+    /// The first row of `query`, made by `make`, or nil when there is none.
+    func record<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], _ make: (ReadRow) throws -> T) throws -> T? {
+        let statement = try statement(query.sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try make(ReadRow(Row(statement: statement), of: query, names: statement.columnNames))
+    }
+}
