@@ -11,6 +11,7 @@ import PackageDescription
 //   CPoll               <sys/epoll.h> and <malloc.h> for serve (Linux)
 //   CSHA256             SHA-256 blocks on the x86 SHA extensions (our own C; a stub elsewhere)
 //   CProcessStart       the executable's first instructions: serve ignores SIGHUP (our own C)
+//   PokeLocking         `Locked`, the package's one lock type (every target that locks takes it)
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
@@ -42,26 +43,28 @@ let package = Package(
         // transport", says why. The reader keeps URLSession: apps need nothing else.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The package's one lock type, below everything that locks.
+        .target(name: "PokeLocking"),
         .target(name: "PokeSQLite", dependencies: ["CSQLite"]),
         // SHA-NI compression for PokeArchive's SHA256, chosen at run time; a stub off x86.
         .target(name: "CSHA256"),
         .target(name: "PokeArchive", dependencies: ["CZlib", "CSHA256"]),
         .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
-        .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "CSQLite", "CZlib",
+        .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "PokeLocking", "CSQLite", "CZlib",
                                                      .target(name: "CCurl", condition: .when(platforms: [.linux, .macOS]))]),
         // `pokesync serve`: the HTTP server on its own (PokeHTTP: sockets and HTTP only, none of
         // the mirror), and the PokeAPI routes over a version on top of it (PokeServe).
         .systemLibrary(name: "CPoll", path: "Sources/CPoll"),
-        .target(name: "PokeHTTP", dependencies: ["CPoll"]),
-        .target(name: "PokeServe", dependencies: ["PokeHTTP", "PokeSyncCore", "PokeSQLite", "PokeArchive", "CPoll"]),
+        .target(name: "PokeHTTP", dependencies: ["CPoll", "PokeLocking"]),
+        .target(name: "PokeServe", dependencies: ["PokeHTTP", "PokeSyncCore", "PokeSQLite", "PokeArchive", "PokeLocking", "CPoll"]),
         // SIGHUP ignored by `serve` before the libraries' initializers and Swift's main run.
         .target(name: "CProcessStart"),
-        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe", "PokeHTTP", "CProcessStart"]),
+        .executableTarget(name: "pokesync", dependencies: ["PokeSyncCore", "PokeServe", "PokeHTTP", "PokeLocking", "CProcessStart"]),
         // Benchmark tooling for `make bench`: the reader as an app uses it.
         .executableTarget(name: "pokedex-bench", dependencies: ["PokedexReader", "PokeSQLite"]),
         // The reader on its own: no crawler, databases from Tests/Support/make_device_db.py.
         .testTarget(name: "PokedexReaderTests", dependencies: ["PokedexReader", "PokeSQLite"]),
-        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokeHTTP", "PokeServe", "PokedexReader", "pokesync"]),
+        .testTarget(name: "PokeSyncTests", dependencies: ["PokeSyncCore", "PokeHTTP", "PokeServe", "PokedexReader", "PokeLocking", "pokesync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// A serving process's standard output and error, which may go away under it (a closed
 /// descriptor, `>&-`; a pipe whose reader left, `| head -1`, or never read, `| true`) or
@@ -32,7 +33,7 @@ package enum StandardStreams {
     }
 
     /// Whether writes to standard output and error are queued (a server's process).
-    private static let queued = LockedValue(false)
+    private static let queued = Locked(false)
     /// The queues of standard output and error, used once ``prepare(ignoring:)`` ran.
     static let outputQueue = QueuedOutput(STDOUT_FILENO)
     static let errorQueue = QueuedOutput(STDERR_FILENO)

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// One event-loop thread: the connections handed to it, a poller, and its own responder
 /// (its own view of the served version). Connections never move between workers, so
@@ -10,15 +11,15 @@ final class Worker: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Accepted sockets waiting to be adopted by this worker's thread.
-    private let inbox = LockedValue<[(Int32, ClientAddress)]>([])
+    private let inbox = Locked<[(Int32, ClientAddress)]>([])
     /// Open connections of this worker, read by the acceptor to balance.
-    let load = LockedValue(0)
+    let load = Locked(0)
     private let configuration: HTTPServerConfiguration
     private let limits: HTTPLimits
     private let gauge: ConnectionGauge
     private let makeResponder: () throws -> Responder
     /// What this worker counted, handed over once a loop; read by the metrics.
-    let counts = LockedValue(TrafficCounts())
+    let counts = Locked(TrafficCounts())
     private var connections: [Int32: Connection] = [:]
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []

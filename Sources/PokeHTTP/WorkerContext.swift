@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// What a worker's connections share on the worker's thread: the responder, the `Date`
 /// header's clock, the counts and the access-log lines not yet handed over. Used by that
@@ -16,9 +17,9 @@ final class WorkerContext {
     @exclusivity(unchecked) private(set) var counts = TrafficCounts()
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
-    let shared: LockedValue<TrafficCounts>
+    let shared: Locked<TrafficCounts>
 
-    init(responder: Responder, configuration: HTTPServerConfiguration, shared: LockedValue<TrafficCounts>) {
+    init(responder: Responder, configuration: HTTPServerConfiguration, shared: Locked<TrafficCounts>) {
         self.responder = responder
         framing = HeadFraming(defaults: configuration.defaultHeaders, server: configuration.serverName)
         let log = configuration.accessLog

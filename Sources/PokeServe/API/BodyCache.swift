@@ -1,6 +1,7 @@
 import Foundation
 import PokeArchive
 import PokeHTTP
+import PokeLocking
 import PokeSyncCore
 
 /// A body as served: the bytes, gzip'd once (when that is smaller), its entity tags, and
@@ -71,7 +72,9 @@ final class BodyCache: Sendable {
         init(key: BodyKey, body: RenderedBody) { self.key = key; self.body = body }
     }
 
-    private struct State {
+    // @unchecked Sendable: the list's nodes (mutable classes) are reached only through the
+    // lock that holds this state; what leaves it is a node's `body`, which is Sendable.
+    private struct State: @unchecked Sendable {
         var nodes: [BodyKey: Node] = [:]
         var newest: Node?
         var oldest: Node?

@@ -1,3 +1,4 @@
+import PokeLocking
 import PokeSQLite
 /// Runs `work` for every item with at most `limit` running at once: `limit` workers
 /// each take the next item as they finish one. When one throws, the others are

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// Counters of a running crawl, updated by the fetching tasks and read by the
 /// progress printer. Guarded by a `Locked` value: many tasks add, one reads.

@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeLocking
 
 /// When a run reads upstream again to compare it with the state it recorded.
 enum UpstreamMoment {

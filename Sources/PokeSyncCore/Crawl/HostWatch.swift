@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeLocking
 
 /// Watches the hosts linked files come from, and gives one up for the rest of the run
 /// when it stops delivering, or lies (the thresholds are ``FileHostLimits``'):

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// Watches the document source through the document phase and stops the run when it has
 /// gone silent: `failureLimit` documents failing in a row (each after its retries), or no

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 import PokeSQLite
 
 /// The versioned store of one mirror: content-addressed documents, the versions that

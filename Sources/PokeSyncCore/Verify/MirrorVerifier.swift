@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeLocking
 
 /// What `pokesync verify MIRROR` found.
 package struct MirrorVerification: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 import PokeSyncCore
 
 /// `pokesync full` and `pokesync sync`.

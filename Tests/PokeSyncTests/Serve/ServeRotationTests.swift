@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 import PokeSyncCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PokeArchive
+import PokeLocking
 
 /// Writes one version as a PokeAPI/api-data tree, in upstream's exact bytes:
 /// `api/v2/index.json` (the root), `api/v2/{kind}/index.json` (each list, in the

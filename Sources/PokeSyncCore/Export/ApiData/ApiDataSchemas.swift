@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// One file of an api-data export's `schema/v2/`.
 package struct ApiDataSchemaFile: Sendable, Equatable {
@@ -26,7 +27,10 @@ package struct ApiDataSchemaFile: Sendable, Equatable {
 /// one thread at a time all go to one builder, in the order given, which makes the
 /// result deterministic (see `SchemaInference.swift` for `anyOf` order).
 package final class ApiDataSchemaInference: Sendable {
-    private struct Group {
+    // @unchecked Sendable: a builder (not Sendable) is used by one thread at a time: taken
+    // out of `idle` under the lock, put back under it once its add is done; `all` is read
+    // only when every add has returned.
+    private struct Group: @unchecked Sendable {
         /// Builders not in use, to hand to the next add.
         var idle: [SchemaInferenceBuilder] = []
         /// Every builder of the pattern, in creation order.

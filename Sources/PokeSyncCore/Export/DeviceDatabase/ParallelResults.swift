@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// One slot per task of a `DispatchQueue.concurrentPerform`, filled from any thread.
 /// The `Locked` array is what makes the shared array safe to fill concurrently; each slot is

@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 import PokedexReader
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,4 @@
+import PokeLocking
 
 /// A request-rate cap shared by every request of one client (`--rate`).
 ///

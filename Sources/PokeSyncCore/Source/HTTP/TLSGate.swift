@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 
 /// Lets one request meet an https origin (scheme, host and port) first, alone, so that a
 /// certificate this machine does not trust is met once, not once per request in flight.
