@@ -41,12 +41,11 @@ package struct Crawler: Sendable {
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     package func run() async throws -> CrawlSummary {
         let started = Date()
-        let (run, resumed) = try openRun()
-        let listedBefore = try store.progress(run: run.id).listedKinds
+        let (run, resumedAfterListing) = try openRun()
         let listsAnswered = try await listKinds(run: run)
         // The interrupted run's documents are of the upstream it began with, which may have
         // changed since (a kill, then a deploy): they are re-checked unless it has not.
-        let changed = resumed && !listedBefore.isEmpty ? try await recheckIfUpstreamChanged(run: run.id, at: .resumed) : false
+        let changed = resumedAfterListing ? try await recheckIfUpstreamChanged(run: run.id, at: .resumed) : false
         let current = try store.currentRun() ?? run
         let shortcut = try !changed && deployUnchanged(current)
         if shortcut, let base = current.baseVersion {
@@ -130,14 +129,15 @@ package struct Crawler: Sendable {
 
     /// Resumes the unfinished run when it was started with the same plan; otherwise
     /// starts a new one (an unfinished run with another plan is discarded, its fetched
-    /// content stays in the store). `resumed` says which.
-    func openRun() throws -> (run: RunRecord, resumed: Bool) {
+    /// content stays in the store). `resumedAfterListing` says whether it resumed a run
+    /// that had recorded lists (whose documents may be of an older upstream).
+    func openRun() throws -> (run: RunRecord, resumedAfterListing: Bool) {
         if let unfinished = try store.currentRun() {
             if unfinished.plan == plan {
                 let counts = try store.progress(run: unfinished.id)
                 log("resuming the \(plan.mode.rawValue) run started \(unfinished.startedAt): \(counts.documentsSettled) of \(counts.documentsTotal) documents and \(counts.spritesSettled) of \(counts.spritesTotal) sprites already done")
                 try store.claimRun(unfinished.id, owner: owner)
-                return (unfinished, true)
+                return (unfinished, !counts.listedKinds.isEmpty)
             }
             log("discarding an unfinished \(unfinished.plan.mode.rawValue) run from \(unfinished.startedAt) (it had other options)")
             try store.discardRun(unfinished.id)
