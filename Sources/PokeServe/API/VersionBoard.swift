@@ -46,7 +46,7 @@ extension Store {
 
     /// The newest published version's number, or nil.
     func latestVersionNumber() throws -> Int? {
-        try read { try $0.integer("SELECT MAX(number) FROM versions") }
+        try read { try Store.newestVersionNumber($0) }
     }
 
     /// True when version `number` is still retained (inside a snapshot: and stays so for it).

@@ -274,7 +274,7 @@ extension Store {
     /// Per tree, the files the latest version holds that the run found missing (404/410) at
     /// their host and left `missing`: with `--allow-shrink` the new version goes without them.
     static func droppedFiles(_ database: Database, run: Int) throws -> [DroppedFiles] {
-        guard let previous = try database.integer("SELECT MAX(number) FROM versions") else { return [] }
+        guard let previous = try Self.newestVersionNumber(database) else { return [] }
         return try LinkedTree.allCases.compactMap { tree in
             let lost = try database.rows("""
                 SELECT f.key, f.fetched FROM frontier f JOIN \(tree.versionTable) v ON v.version = ? AND v.url = f.key

@@ -31,7 +31,7 @@ extension Store {
     package func startRun(_ plan: RunPlan) throws -> RunRecord {
         let startedAt = Timestamp.now()
         return try write { database in
-            let base = try database.integer("SELECT MAX(number) FROM versions")
+            let base = try Self.newestVersionNumber(database)
             try database.run("""
                 INSERT INTO runs(mode, source, sprite_source, sprite_set, revalidate, started_at, base_version, kinds,
                                  cries, cry_source)

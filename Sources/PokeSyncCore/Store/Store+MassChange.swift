@@ -33,7 +33,7 @@ extension Store {
     /// the version tables are keyed by path, so a lookup by URL per file would scan the
     /// version each time (a sprite set is tens of thousands of files).
     static func heldFiles(_ database: Database, tree: LinkedTree) throws -> (version: Int, hashes: [String: [UInt8]])? {
-        guard let latest = try database.integer("SELECT MAX(number) FROM versions") else { return nil }
+        guard let latest = try Self.newestVersionNumber(database) else { return nil }
         var held: [String: [UInt8]] = [:]
         for (url, hash) in try database.rows("SELECT url, hash FROM \(tree.versionTable) WHERE version = ?",
                                              [SQLValue(latest)], { ($0.text(0), $0.blob(1)) }) {

@@ -43,7 +43,7 @@ extension Store {
     /// mirror is not a shrink when `--kinds` left it out (the user's choice, published as
     /// removed documents); under `--kinds all` it is one (the source's root lost it).
     static func shrunkenLists(_ database: Database, run: RunRecord) throws -> [ListShrink] {
-        guard let previous = try database.integer("SELECT MAX(number) FROM versions") else { return [] }
+        guard let previous = try Self.newestVersionNumber(database) else { return [] }
         func counts(_ sql: String, _ key: Int) throws -> [String: Int] {
             Dictionary(uniqueKeysWithValues: try database.rows(sql, [SQLValue(key)]) { ($0.text(0), $0.int(1)) })
         }

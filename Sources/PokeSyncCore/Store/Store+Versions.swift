@@ -189,10 +189,16 @@ extension Store {
         return try result.get()
     }
 
+    /// The newest published version's number, or nil before the first: the one spelling of
+    /// that query, inside a transaction or a read the caller already holds.
+    package static func newestVersionNumber(_ database: Database) throws -> Int? {
+        try database.integer("SELECT MAX(number) FROM versions")
+    }
+
     /// Turns the run's frontier into the next version and forgets the run.
     private static func publishVersion(_ database: Database, run: RunRecord) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
-        let number = (try database.integer("SELECT MAX(number) FROM versions") ?? 0) + 1
+        let number = (try newestVersionNumber(database) ?? 0) + 1
         let version = SQLValue(number)
         try database.run("""
             INSERT INTO version_documents(version, kind, id, name, hash, position)
