@@ -11,7 +11,7 @@ extension Pokedex {
     static func localizedNames(_ query: ReadQuery, _ arguments: [SQLValue], _ languages: [String],
                                in database: Database) throws -> [String: LocalizedText] {
         let wanted = wantedLanguages(languages)
-        let rows = try database.records(query, arguments + wanted.map { .text($0) }, marks: [wanted.count]) { row in
+        let rows = try database.records(query, arguments + wanted.map { .text($0) }, lists: [wanted.count]) { row in
             (try row.text("slug"), LocalizedText(text: try row.text("name"), language: try row.text("language")))
         }
         return Dictionary(grouping: rows, by: \.0).compactMapValues { choose($0.map(\.1), languages) }
@@ -107,7 +107,7 @@ extension Pokedex {
         var names: [Int: LocalizedText] = [:]
         var missing = ids
         for language in wantedLanguagesInOrder(languages) where !missing.isEmpty {
-            _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], marks: [missing.count]) { row in
+            _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], lists: [missing.count]) { row in
                 names[try row.int("move_id")] = LocalizedText(text: try row.text("name"), language: try row.text("language"))
             }
             missing.removeAll { names[$0] != nil }

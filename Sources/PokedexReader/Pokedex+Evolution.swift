@@ -26,13 +26,13 @@ extension Pokedex {
         // The species of the whole tree in three statements: slugs, names, default pokemon.
         let speciesIDs = [root] + steps.map(\.toSpeciesID)
         let keys = speciesIDs.map { SQLValue.integer(Int64($0)) }
-        let slugs = try Dictionary(database.records(nodeSpecies, keys, marks: [keys.count]) { (try $0.int("id"), try $0.text("name")) },
+        let slugs = try Dictionary(database.records(nodeSpecies, keys, lists: [keys.count]) { (try $0.int("id"), try $0.text("name")) },
                                    uniquingKeysWith: { first, _ in first })
         var names: [Int: [LocalizedText]] = [:]
-        _ = try database.records(nodeNames, keys, marks: [keys.count]) { row in
+        _ = try database.records(nodeNames, keys, lists: [keys.count]) { row in
             names[try row.int("species_id"), default: []].append(LocalizedText(text: try row.text("name"), language: try row.text("language")))
         }
-        let pokemon = try Dictionary(database.records(nodePokemon, keys, marks: [keys.count]) { row in
+        let pokemon = try Dictionary(database.records(nodePokemon, keys, lists: [keys.count]) { row in
             (try row.int("species_id"), (id: try row.int("first_id"), name: try row.text("name")))
         }, uniquingKeysWith: { first, _ in first })
         let children = Dictionary(grouping: steps, by: \.fromSpeciesID)

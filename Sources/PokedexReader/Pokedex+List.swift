@@ -75,18 +75,18 @@ extension Pokedex {
     /// Summaries by `queries`, in id order; `keys` fill their `(?*)` (none for every pokemon).
     private static func summaries(_ queries: SummaryQueries, keys: [SQLValue], languages: [String],
                                   in database: Database) throws -> [PokemonSummary] {
-        let marks = keys.isEmpty ? [] : [keys.count]
+        let lists = keys.isEmpty ? [] : [keys.count]
         var types: [Int: [String]] = [:]
-        _ = try database.records(queries.types, keys, marks: marks) { row in
+        _ = try database.records(queries.types, keys, lists: lists) { row in
             types[try row.int("pokemon_id"), default: []].append(try row.text("type"))
         }
         // Only the languages that can be chosen (the list may name 1,300 pokemon in 11 languages).
         let wanted = wantedLanguages(languages)
         var names: [Int: [LocalizedText]] = [:]
-        _ = try database.records(queries.names, keys + wanted.map { .text($0) }, marks: marks + [wanted.count]) { row in
+        _ = try database.records(queries.names, keys + wanted.map { .text($0) }, lists: lists + [wanted.count]) { row in
             names[try row.int("pokemon_id"), default: []].append(LocalizedText(text: try row.text("name"), language: try row.text("language")))
         }
-        return try database.records(queries.rows, keys, marks: marks) { row in
+        return try database.records(queries.rows, keys, lists: lists) { row in
             let id = try row.int("id")
             return try PokemonSummary(row: row, localizedName: choose(names[id] ?? [], languages), types: types[id] ?? [],
                                       thumbnail: try row.optionalText("thumbnail"))

@@ -40,15 +40,15 @@ extension Pokedex {
         let keys = ids.map { SQLValue.integer(Int64($0)) }
         return try read { database in
             var names: [Int: [LocalizedText]] = [:]
-            _ = try database.records(Self.extrasNames, keys, marks: [keys.count]) { row in
+            _ = try database.records(Self.extrasNames, keys, lists: [keys.count]) { row in
                 names[try row.int("pokemon_id"), default: []].append(LocalizedText(text: try row.text("name"), language: try row.text("language")))
             }
             let order = Thumbnail.keys
             var sprites: [Int: [(key: String, url: String, path: String?)]] = [:]
-            _ = try database.records(Self.extrasSprites, keys + order.map { .text($0) }, marks: [keys.count, order.count]) { row in
+            _ = try database.records(Self.extrasSprites, keys + order.map { .text($0) }, lists: [keys.count, order.count]) { row in
                 sprites[try row.int("pokemon_id"), default: []].append((try row.text("key"), try row.text("url"), try row.optionalText("path")))
             }
-            let present = try Set(database.records(Self.presentIDs, keys, marks: [keys.count]) { try $0.int("id") })
+            let present = try Set(database.records(Self.presentIDs, keys, lists: [keys.count]) { try $0.int("id") })
             var extras: [Int: PokemonListExtras] = [:]
             for id in ids where present.contains(id) {
                 let candidates = (sprites[id] ?? []).sorted {

@@ -37,10 +37,10 @@ extension Pokedex {
             let page: [SQLValue] = [.integer(Int64(pokedexID)), .integer(Int64(max(limit, 0))), .integer(Int64(max(offset, 0)))]
             let speciesIDs = try database.records(Self.entryRows, page) { try $0.int("species_id") }
             let keys = speciesIDs.map { SQLValue.integer(Int64($0)) }
-            let slugs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.speciesSlugs, keys, marks: [keys.count]) {
+            let slugs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.speciesSlugs, keys, lists: [keys.count]) {
                 (try $0.int("id"), try $0.text("name"))
             }, uniquingKeysWith: { first, _ in first })
-            let pokemonIDs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.defaultPokemonIDs, keys, marks: [keys.count]) {
+            let pokemonIDs = speciesIDs.isEmpty ? [:] : try Dictionary(database.records(Self.defaultPokemonIDs, keys, lists: [keys.count]) {
                 (try $0.int("species_id"), try $0.int("first_id"))
             }, uniquingKeysWith: { first, _ in first })
             let summaries = try Self.summaries(ids: Array(pokemonIDs.values), languages: languages, in: database)

@@ -74,4 +74,27 @@ import Testing
             #expect(throws: DatabaseError.self) { try database.execute(#"CREATE INDEX i ON species("colour")"#) }
         }
     }
+
+    /// A list of values (`(?*)`) is one JSON array bound to one mark, so a query has one
+    /// statement whatever the list's length (a connection keeps each statement it
+    /// prepares), and a text in the list reads as itself, quotes and backslashes included.
+    @Test func listsOfAnyLengthAreOneStatementAndReadTheirValues() throws {
+        try Self.withDatabase { database in
+            try database.run(#"INSERT INTO species(id, name, is_baby, is_legendary, is_mythical) VALUES (7, 'a "quoted" \ name', 0, 0, 0)"#)
+            let byID = ReadQuery(.species, ["name"], "WHERE id IN (?*) AND name != ? ORDER BY id")
+            let short = byID.withLists([25, 151, "none"], counts: [2])
+            let long = byID.withLists((1...300).map { .integer(Int64($0)) } + ["none"], counts: [300])
+            #expect(short.sql == long.sql && short.arguments.count == 2 && long.arguments.count == 2)
+            #expect(short.arguments.first == .text("[25,151]"))
+            func names(_ arguments: [SQLValue], _ counts: [Int]) throws -> [String] {
+                try database.records(byID, arguments, lists: counts) { try $0.text("name") }
+            }
+            #expect(try names([25, 151, 999, "none"], [3]) == ["pikachu", "mew"])
+            #expect(try names((1...300).map { .integer(Int64($0)) } + ["pichu"], [300]) == ["a \"quoted\" \\ name", "pikachu", "mew"])
+            #expect(try names(["none"], [0]).isEmpty)
+            let byName = ReadQuery(.species, ["name"], "WHERE name IN (?*) ORDER BY id")
+            let texts: [SQLValue] = ["pichu", "a \"quoted\" \\ name", "line\nbreak"]
+            #expect(try database.records(byName, texts, lists: [3]) { try $0.text("name") } == ["a \"quoted\" \\ name", "pichu"])
+        }
+    }
 }

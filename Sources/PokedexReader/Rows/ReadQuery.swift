@@ -13,10 +13,14 @@ final class ReadQuery: Sendable {
     let table: DeviceSchema.Table
     /// The declared columns the query reads, by table: `table`'s, then those of ``Extra``.
     let reads: [(table: String, column: String)]
-    /// The statement, with `(?*)` standing for a list of marks (``sql(marks:)``).
+    /// The statement, with `(?*)` standing for a list of values (``withLists(_:counts:)``).
     let sql: String
-    /// `sql` split at each `(?*)`, once: a detail page fills two lists per call.
+    /// `sql` split at each `(?*)`, once.
     private let parts: [String]
+    /// `sql` with each `(?*)` a JSON array's values (``withLists(_:counts:)``).
+    private let listSQL: String
+    /// How many plain `?` marks each of `parts` holds, to find each list's arguments.
+    private let plainMarks: [Int]
 
     /// A value selected besides `table`'s columns, read by its `AS` name.
     enum Extra: Sendable {
@@ -56,16 +60,62 @@ final class ReadQuery: Sendable {
         self.reads = reads
         sql = "SELECT \(selected.joined(separator: ", ")) \(from)"
         parts = sql.components(separatedBy: "(?*)")
+        plainMarks = parts.map { part in part.utf8.filter { $0 == UInt8(ascii: "?") }.count }
+        listSQL = parts.joined(separator: "(SELECT value FROM json_each(?))")
     }
 
-    /// `sql` with each `(?*)` made as many marks as `counts` says, in order: `(?, ?, ?)`.
-    func sql(marks counts: [Int]) -> String {
-        precondition(parts.count == counts.count + 1, "\(counts.count) lists of marks for: \(sql)")
-        var text = parts[0]
-        for (count, part) in zip(counts, parts.dropFirst()) {
-            text += "(?" + String(repeating: ", ?", count: max(count, 1) - 1) + ")" + part
+    /// `sql` with each `(?*)` made one mark for a JSON array of the list's values
+    /// (`IN (SELECT value FROM json_each(?))`), and `arguments`, whose lists have `counts`
+    /// values each, with each list made that array.
+    ///
+    /// One statement whatever the lists' lengths: a connection keeps each statement it
+    /// prepares, one per SQL text, for its life, and with a mark a value a detail page's
+    /// move names alone came in over a hundred lengths, each a statement kept (a list of
+    /// 1,351 ids was about 170 kB of prepared statement).
+    func withLists(_ arguments: [SQLValue], counts: [Int]) -> (sql: String, arguments: [SQLValue]) {
+        precondition(parts.count == counts.count + 1, "\(counts.count) lists for: \(sql)")
+        precondition(arguments.count == plainMarks.reduce(0, +) + counts.reduce(0, +),
+                     "\(arguments.count) arguments for lists of \(counts) in: \(sql)")
+        var bound: [SQLValue] = []
+        var next = 0
+        for (index, count) in counts.enumerated() {
+            bound += arguments[next ..< next + plainMarks[index]]
+            next += plainMarks[index]
+            bound.append(.text(Self.jsonArray(arguments[next ..< next + count])))
+            next += count
         }
-        return text
+        bound += arguments[next...]
+        return (listSQL, bound)
+    }
+
+    /// `values` as a JSON array: integers as numbers, texts as strings.
+    static func jsonArray(_ values: ArraySlice<SQLValue>) -> String {
+        var json = "["
+        for (index, value) in values.enumerated() {
+            if index > 0 { json += "," }
+            switch value {
+            case .integer(let number): json += String(number)
+            case .text(let text): appendJSONString(text, to: &json)
+            case .null: json += "null"
+            case .real, .blob: preconditionFailure("a list of the reader's queries holds integers and texts")
+            }
+        }
+        return json + "]"
+    }
+
+    private static func appendJSONString(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
     }
 }
 
@@ -79,13 +129,15 @@ extension Database {
     }
 
     /// Every row of `query`, each made by `make` (a model's `init(row:...)`).
-    /// `marks` gives the length of each `(?*)` list of `query`, in order.
-    func records<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], marks: [Int]? = nil,
+    /// `lists` gives the length of each `(?*)` list of `query`, in order: their values are
+    /// in `arguments`, one by one, and are bound as one JSON array each (``ReadQuery/withLists(_:counts:)``).
+    func records<T>(_ query: ReadQuery, _ arguments: [SQLValue] = [], lists: [Int]? = nil,
                     _ make: (ReadRow) throws -> T) throws -> [T] {
         // Stepped here rather than through `Statement.rows`: generic code of this module is
         // specialized for each model, where PokeSQLite's would look up its types' metadata
         // on every call (a detail page makes twenty).
-        let statement = try statement(marks.map(query.sql(marks:)) ?? query.sql)
+        let (sql, arguments) = lists.map { query.withLists(arguments, counts: $0) } ?? (query.sql, arguments)
+        let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         let names = statement.columnNames
