@@ -7,6 +7,7 @@ import PokedexReader
 //   cold_ms            open + the first page of 20, in this fresh process
 //   warm_ms            the same again, median of 50 (a new Pokedex each time)
 //   detail_ms          detail of the pokemon with the longest move list, median of 200
+//   detail_cpu_ms      the same in the thread's CPU time (steadier on a shared machine)
 //   search_*_ms        p50, p95, max over queries typed letter by letter from names in several languages
 //   concurrent_*       1,600 details read through `await pokedex.read { ... }`, one per read:
 //                      by 1 task, then by 8 tasks (200 each); best of 5 rounds each, and the
@@ -15,6 +16,9 @@ import PokedexReader
 //                      inside their closure at once (the pool's size); the peak memory
 //                      before the 8 tasks (rss_peak_before_8_tasks_mb)
 //   rss_mb             peak resident memory of the process (the concurrent reads included)
+//   rss_*_after_search_mb  resident after the searches (VmRSS), and its anonymous (RssAnon:
+//                      heap, caches) and file-backed (RssFile: code and data of the binary and
+//                      its libraries) parts
 // pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]: a cancelled update's latency in each
 // phase (CancelLatency.swift).
 // Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
@@ -48,6 +52,13 @@ final class Overlap: @unchecked Sendable {
     private(set) var most = 0
     func enter() { lock.lock(); inside += 1; most = max(most, inside); lock.unlock() }
     func leave() { lock.lock(); inside -= 1; lock.unlock() }
+}
+
+/// CPU time of the calling thread: what a read cost, whatever else the machine ran meanwhile.
+func threadCPUMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
 }
 
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
@@ -95,9 +106,11 @@ do {
             ($0.int(0), $0.int(1))
         } ?? (1, 0)
     }()
-    var detail: [Double] = []
+    var detail: [Double] = [], detailCPU: [Double] = []
     for _ in 0..<200 {
+        let cpuBefore = threadCPUMilliseconds()
         detail.append(try milliseconds { _ = try pokedex.pokemon(id: heaviest.id, languages: ["ja", "en"]) })
+        detailCPU.append(threadCPUMilliseconds() - cpuBefore)
     }
 
     // Queries: given, or every prefix of a spread of names (one per line).
@@ -119,7 +132,10 @@ do {
     var searches: [Double] = []
     for query in queries { searches.append(try milliseconds { _ = try pokedex.search(query) }) }
 
+    // What of it is the process's own (heap, SQLite's caches, written pages of libraries)
+    // and what is pages of mapped files (code and data of the binary and its libraries).
     let residentAfterSearch = residentMB()
+    let anonymousAfterSearch = residentMB("RssAnon"), fileBackedAfterSearch = residentMB("RssFile")
 
     // Concurrent reads: the same 1,600 details (ids of the list, round and round), read
     // one per `read` by one task, then shared out to 8 tasks.
@@ -163,7 +179,7 @@ do {
     let serialBest = serial.min() ?? 0, parallelBest = parallel.min() ?? 0
     let report: [String: Any] = [
         "cold_ms": cold, "warm_ms": percentile(warm, 0.5),
-        "detail_ms": percentile(detail, 0.5), "detail_pokemon": heaviest.id, "detail_moves": heaviest.moves,
+        "detail_ms": percentile(detail, 0.5), "detail_cpu_ms": percentile(detailCPU, 0.5), "detail_pokemon": heaviest.id, "detail_moves": heaviest.moves,
         "first_search_ms": firstSearch, "queries": queries.count,
         "search_p50_ms": percentile(searches, 0.5), "search_p95_ms": percentile(searches, 0.95),
         "search_max_ms": searches.max() ?? 0,
@@ -173,6 +189,7 @@ do {
         "processors": ProcessInfo.processInfo.activeProcessorCount, "rss_peak_before_8_tasks_mb": residentAfterOneTask,
         "rss_mb": residentMB("VmHWM"),
         "rss_after_open_mb": residentAfterOpen, "rss_after_search_mb": residentAfterSearch,
+        "rss_anon_after_search_mb": anonymousAfterSearch, "rss_file_after_search_mb": fileBackedAfterSearch,
     ]
     let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))

@@ -153,7 +153,8 @@ def main():
         print(f"   peak RSS {spread([reading['rss_mb'] for reading in readings], 'MB', 1)} (target < 30 MB; "
               f"{spread([reading['rss_peak_before_8_tasks_mb'] for reading in readings], 'MB', 1)} before the 8 tasks); resident after "
               f"open + first page {figure('rss_after_open_mb', 1).replace('ms', 'MB')}, after the searches "
-              f"{figure('rss_after_search_mb', 1).replace('ms', 'MB')}", flush=True)
+              f"{figure('rss_after_search_mb', 1).replace('ms', 'MB')} (anonymous {figure('rss_anon_after_search_mb', 1).replace('ms', 'MB')}, "
+              f"file-backed {figure('rss_file_after_search_mb', 1).replace('ms', 'MB')})", flush=True)
 
         print("\n== deltas (--sprites none bundles, from folders)", flush=True)
         real = os.path.join(work, "Real")
