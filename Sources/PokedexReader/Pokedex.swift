@@ -138,8 +138,9 @@ public final class Pokedex: @unchecked Sendable {
     }
 
     /// Each connection's page cache: small, as several may be open (SQLite's default is
-    /// 2 MB). 512 kB: the heaviest detail reads as fast as with 2 MB, and a reader that
-    /// searches stays under 30 MB resident (pokedex-bench on the full data).
+    /// 2 MB). 512 kB: the heaviest detail reads as fast as with 2 MB; SQLite's own memory
+    /// after the bench's detail pages and searches is then about 0.8 MB (pokedex-bench on
+    /// the full data).
     static let pageCacheKilobytes = 512
 
     /// A value of `meta` by key.
