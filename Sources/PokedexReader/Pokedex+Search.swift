@@ -11,8 +11,8 @@ extension Pokedex {
     /// worst of its terms'. Results come by rank, then id. One letter is a query too; an
     /// empty or blank query gives no results.
     ///
-    /// The first search loads every pokemon's strings into memory (about 1 MB for the
-    /// full data); later ones only scan them.
+    /// The first search loads every pokemon's strings and list rows into memory (about
+    /// 0.7 MB for the full data); later ones only scan them.
     /// Each hit's ``PokemonSummary/localizedName`` is in the first of `languages` the data
     /// has, else English (nil: the `Pokedex`'s languages, which the loaded strings hold;
     /// others cost one more query for the hits).

@@ -9,7 +9,7 @@ import PokeSQLite
 ///
 /// A plain `(pokemon_id, text)` table rather than FTS5: search matches substrings
 /// anywhere in a string (`"zard"` finds charizard), which FTS5's token index does not
-/// answer, and a full scan of ~20,000 short rows takes a few milliseconds. The table
+/// answer, and a full scan of ~10,000 short rows takes a few milliseconds. The table
 /// belongs to no entity: it is derived from the others and rebuilt whole, by the
 /// builder and by the updater after it applies a delta.
 package enum DeviceSearchIndex {

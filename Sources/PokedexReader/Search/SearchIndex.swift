@@ -3,7 +3,7 @@ import PokeSQLite
 /// Every pokemon's folded search strings in one byte buffer, matched in memory.
 ///
 /// The search rule (<doc:PokedexReader/Reader#Search>) has no index-friendly shape (any term may be a substring of any
-/// string), and the whole set is small (about 12,000 strings, 200 KB for 1,351 pokemon),
+/// string), and the whole set is small (about 10,000 strings, 120 kB for 1,351 pokemon),
 /// so a scan over UTF-8 bytes answers in well under a millisecond where SQL `LIKE` with
 /// per-row folding would not. Byte matching equals code-point matching because both
 /// sides are folded the same way and UTF-8 never matches inside a scalar.
