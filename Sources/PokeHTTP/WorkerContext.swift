@@ -15,6 +15,10 @@ final class WorkerContext {
     let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: vectorCount)
     static let vectorCount = 16
     @exclusivity(unchecked) private(set) var counts = TrafficCounts()
+    /// The answers since the last hand-over, by route and status: a few pairs, found by a look
+    /// along this short array (route names are literals: compared by their storage), not by
+    /// hashing the route's `String` into `counts.answers` on every answer.
+    @exclusivity(unchecked) private var tally: [(answer: TrafficCounts.Answer, count: Int)] = []
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
     let shared: Locked<TrafficCounts>
@@ -32,10 +36,18 @@ final class WorkerContext {
     /// One answer queued: counted, and logged when there is an access log.
     /// `started`: when the request's head began to arrive (its time is logged from then).
     func answered(_ reply: Reply, request: RequestHead?, address: @autoclosure () -> String, bodyBytes: Int, started: Double) {
-        counts.answers[TrafficCounts.Answer(route: reply.route, status: reply.status.code), default: 0] += 1
+        count(TrafficCounts.Answer(route: reply.route, status: reply.status.code))
         guard log != nil else { return }
         let seconds = started.isFinite ? monotonicSeconds() - started : 0
         log!.append(address: address(), request: request, status: reply.status.code, bodyBytes: bodyBytes, seconds: seconds)
+    }
+
+    private func count(_ answer: TrafficCounts.Answer) {
+        for index in tally.indices where tally[index].answer == answer {
+            tally[index].count += 1
+            return
+        }
+        tally.append((answer, 1))
     }
 
     func sent(_ bytes: Int) { counts.sentBytes += bytes }
@@ -45,6 +57,10 @@ final class WorkerContext {
     /// Hands the counts to `shared` (one lock a loop of the worker, none an answer) and the
     /// log lines to the access log when due.
     func handOver(now: Double, force: Bool = false) {
+        if !tally.isEmpty {
+            for (answer, count) in tally { counts.answers[answer, default: 0] += count }
+            tally.removeAll(keepingCapacity: true)
+        }
         if !counts.isEmpty {
             shared.withLock { $0.add(counts) }
             counts.reset()

@@ -16,7 +16,7 @@ package struct ServeOptions: Sendable {
     /// links to files the served version holds point at `URL/sprites/` and `URL/cries/`.
     package var spriteBase: String?
     /// The rendered-body cache's bound, plain and gzip'd bytes together.
-    package var cacheBytes = 48 << 20
+    package var cacheBytes = 40 << 20
     /// Bytes of bodies beyond the cache that replies being written may hold (bodies the
     /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
     package var inFlightBytes = 32 << 20
@@ -121,6 +121,8 @@ package enum PokeServer {
                  + " (listening on \(listener.boundAddress)\(sprites == nil ? "" : "; sprites and cries at \(options.spriteBase!)/sprites/ and /cries/")\(metricsLine))")
         let watcher = VersionWatcher(keeper: keeper, board: board)
         defer { watcher.stop() }
+        let trimmer = FreedMemoryTrimmer(cache: site.cache)
+        defer { trimmer.stop() }
         guard server.run(alongside: others, signals: signals) else { throw ServeError(.system("starting a worker", EIO)) }
     }
 }

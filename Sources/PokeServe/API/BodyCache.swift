@@ -81,6 +81,8 @@ final class BodyCache: Sendable {
         var bytes = 0
         var hits = 0
         var misses = 0
+        /// Bytes of bodies let go since the start (what ``FreedMemoryTrimmer`` watches).
+        var evicted = 0
         var frequency = FrequencySketch()
     }
 
@@ -127,6 +129,7 @@ final class BodyCache: Sendable {
                 Self.unlink(oldest, &state)
                 state.nodes[oldest.key] = nil
                 state.bytes -= oldest.body.cost
+                state.evicted += oldest.body.cost
             }
             let node = Node(key: key, body: body)
             state.nodes[key] = node
@@ -136,6 +139,10 @@ final class BodyCache: Sendable {
     }
 
     var bytes: Int { state.withLock { $0.bytes } }
+
+    /// Bytes of bodies the cache has let go since it was made (a body still being written
+    /// is freed when its write ends).
+    var evictedBytes: Int { state.withLock { $0.evicted } }
 
     /// Lookups that found a body and that did not, and the bytes held, for the metrics.
     var figures: (hits: Int, misses: Int, bytes: Int) { state.withLock { ($0.hits, $0.misses, $0.bytes) } }

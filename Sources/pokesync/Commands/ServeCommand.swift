@@ -59,8 +59,8 @@ struct ServeCommand {
     Limits: request line 8 kB (414), head 16 kB or 100 fields (431), a head must arrive within
     10 s; a connection has at most 64 kB of replies waiting (plus one body) before its next
     pipelined request is answered, 8 requests a turn, 128 kB in the kernel's send buffer;
-    48 MB of rendered bodies cached, kept for what is asked for often. When bodies alive
-    pass 64 MB, connections whose replies have not moved for a second are closed; past 80 MB
+    40 MB of rendered bodies cached, kept for what is asked for often. When bodies alive
+    pass 56 MB, connections whose replies have not moved for a second are closed; past 72 MB
     a request needing a new body over 64 kB is answered 503 with Retry-After.
 
     Exit codes: 0 stopped by SIGTERM or SIGINT, 64 usage, no mirror store or no version published
