@@ -32,7 +32,7 @@ final class SourceWatch: Sendable {
     let listsAnswered: Int
     private let state: Locked<State>
 
-    init(source: String, failureLimit: Int = 20, budget: Duration, listsAnswered: Int) {
+    init(source: String, failureLimit: Int = DocumentSourceLimits.failuresInARow, budget: Duration, listsAnswered: Int) {
         self.source = source
         self.failureLimit = max(1, failureLimit)
         self.budget = budget
@@ -139,4 +139,10 @@ struct SourceSilent: PokeSyncFailure {
     var description: String {
         "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"
     }
+}
+
+/// When a document source stops the run: the number `--help` and ``SourceWatch`` read.
+package enum DocumentSourceLimits {
+    /// Document requests failed in a row (after their retries) that stop the run (exit 69).
+    package static let failuresInARow = 20
 }
