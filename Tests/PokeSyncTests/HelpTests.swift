@@ -80,6 +80,26 @@ struct HelpTests {
         }
     }
 
+    /// The articles that state a default say the one in force: the mirror.json a new
+    /// mirror's first run writes (MirrorFolder.md) and the timeout (Sources.md).
+    @Test func theArticlesSayTheDefaults() throws {
+        let articles = TestPaths.packageRoot.appendingPathComponent("Sources/PokeSyncCore/PokeSyncCore.docc")
+        let folder = try String(contentsOf: articles.appendingPathComponent("MirrorFolder.md"), encoding: .utf8)
+        let example = try #require(folder.components(separatedBy: "```json\n").dropFirst()
+            .map { $0.components(separatedBy: "```")[0] }.first { $0.contains("\"timeout_seconds\"") })
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(example.utf8)) as? [String: Any])
+        let config = MirrorConfig()
+        #expect(written["concurrency"] as? Int == config.concurrency)
+        #expect(written["timeout_seconds"] as? Int == config.timeoutSeconds)
+        #expect(written["rate"] as? Double == RunSettings.politeRate)
+        let retry = try #require(written["retry"] as? [String: Any])
+        #expect(retry["attempts"] as? Int == config.retry.attempts && retry["base_delay_ms"] as? Int == config.retry.baseDelayMs)
+        #expect((written["retention"] as? [String: Any])?["keep"] as? Int == config.retention.keep)
+        #expect((written["bundles"] as? [String: Any])?["grace_hours"] as? Double == config.bundles.graceHours)
+        let sources = try String(contentsOf: articles.appendingPathComponent("Sources.md"), encoding: .utf8)
+        #expect(sources.contains("`--timeout S` (default \(config.timeoutSeconds))"))
+    }
+
     /// The parser reads the declaration; its usage errors say what they always said.
     @Test func misusedOptionsSayWhatIsWrong() throws {
         func message(_ words: [String], _ command: CommandSpec = RunCommand.spec(.sync)) -> String? {

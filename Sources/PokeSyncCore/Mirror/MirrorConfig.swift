@@ -37,8 +37,8 @@ package struct MirrorConfig: Sendable, Equatable {
     package var exists = true
 
     package struct Retry: Sendable, Equatable {
-        package var attempts: Int = 5
-        package var baseDelayMs: Int = 500
+        package var attempts = RetryPolicy.defaultAttempts
+        package var baseDelayMs = Int(RetryPolicy.defaultBaseDelay / .milliseconds(1))
         package init() {}
     }
 

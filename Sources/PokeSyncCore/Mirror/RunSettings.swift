@@ -62,7 +62,7 @@ package struct RunSettings: Sendable {
         allowHosts = config.allowHosts
         timeoutSeconds = config.timeoutSeconds
         retry = RetryPolicy(maxAttempts: max(1, config.retry.attempts),
-                            baseDelay: .milliseconds(config.retry.baseDelayMs), maxDelay: .seconds(30))
+                            baseDelay: .milliseconds(config.retry.baseDelayMs), maxDelay: RetryPolicy.defaultMaxDelay)
         revalidate = false
         contact = config.contact
     }

@@ -29,7 +29,7 @@ enum Help {
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 2 published but a sprite or cry host failed, lied (a
       placeholder) or lost files the documents link (its files carried from the version
-      before or left for the next run), or more than 20% of a tree's held files changed
+      before or left for the next run), or more than \(FileHostLimits.percent(FileHostLimits.massChangeShare)) of a tree's held files changed
       bytes without --allow-mass-change (their held bytes kept), or exported without sprites a host has not delivered yet or without a delta
       from an old version that cannot be built, 64 usage (an option, a mirror.json key, an
       export --out that is not pokesync's, a choice that narrows the mirror without

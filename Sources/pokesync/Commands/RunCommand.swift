@@ -172,7 +172,7 @@ extension RunCommand {
         stops the run (exit 69; the next run resumes it)
         """)
     static let allowShrink = OptionSpec.flag("allow-shrink", help: """
-        accept a loss: publish even when a kind's list lost more than 5% of the
+        accept a loss: publish even when a kind's list lost more than \(100 / Store.shrinkDivisor)% of the
         latest version's entries (without it such a run exits 65 and publishes
         nothing; the next run lists those kinds again); drop the sprites and
         cries the latest version holds that answered 404/410 at their host
