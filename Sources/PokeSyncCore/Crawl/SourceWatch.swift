@@ -1,6 +1,12 @@
 import Foundation
 import PokeLocking
 
+/// When a document source stops the run: the number `--help` and ``SourceWatch`` read.
+package enum DocumentSourceLimits {
+    /// Document requests failed in a row (after their retries) that stop the run (exit 69).
+    package static let failuresInARow = 20
+}
+
 /// Watches the document source through the document phase and stops the run when it has
 /// gone silent: `failureLimit` documents failing in a row (each after its retries), or no
 /// answer for `budget` while requests to it were outstanding.
@@ -139,10 +145,4 @@ struct SourceSilent: PokeSyncFailure {
     var description: String {
         "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"
     }
-}
-
-/// When a document source stops the run: the number `--help` and ``SourceWatch`` read.
-package enum DocumentSourceLimits {
-    /// Document requests failed in a row (after their retries) that stop the run (exit 69).
-    package static let failuresInARow = 20
 }
