@@ -15,11 +15,6 @@ package struct ServeOptions: Sendable {
     /// With a value, the sprite and cry trees are served at `/sprites/` and `/cries/`, and the
     /// links to files the served version holds point at `URL/sprites/` and `URL/cries/`.
     package var spriteBase: String?
-    /// The rendered-body cache's bound, plain and gzip'd bytes together.
-    package var cacheBytes = 40 << 20
-    /// Bytes of bodies beyond the cache that replies being written may hold (bodies the
-    /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
-    package var inFlightBytes = 32 << 20
     package var workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     /// `--access-log`: a file appended to, `-` for standard output; nil: no access log.
     package var accessLog: String?
@@ -46,6 +41,18 @@ package struct ServeOptions: Sendable {
     package var connectionsPerAddress: Int {
         get { limits.connectionsPerAddress }
         set { limits.connectionsPerAddress = newValue }
+    }
+
+    /// The rendered-body cache's bound (``HTTPLimits/bodyCacheBytes``).
+    package var cacheBytes: Int {
+        get { limits.bodyCacheBytes }
+        set { limits.bodyCacheBytes = newValue }
+    }
+
+    /// Bodies beyond the cache that replies being written may hold (``HTTPLimits/bodiesInFlightBytes``).
+    package var inFlightBytes: Int {
+        get { limits.bodiesInFlightBytes }
+        set { limits.bodiesInFlightBytes = newValue }
     }
 
     /// The head deadline in seconds (tests lower it).
@@ -80,10 +87,10 @@ package enum PokeServer {
         let memory = MemoryBudget()
         let site = Site(form: ServedForm(base: base, spriteBase: options.spriteBase), cache: BodyCache(capacity: options.cacheBytes),
                         board: board, sprites: sprites, cries: cries, layout: options.layout, keeper: keeper,
-                        bodyBytesLimit: options.cacheBytes + options.inFlightBytes, memory: memory)
+                        bodyBytesLimit: options.limits.bodyBytesLimit, smallBody: options.limits.smallBodyBytes, memory: memory)
         var limits = options.limits
         // Stalled connections are closed well before new bodies are refused.
-        limits.shedBytes = options.cacheBytes + options.inFlightBytes / 2
+        limits.shedBytes = limits.bodyShedBytes
         let accessLog = try ServeError.mapping { () throws(HTTPServerError) in
             try options.accessLog.map { path throws(HTTPServerError) in try AccessLog(path: path, report: report) }
         }

@@ -67,7 +67,7 @@ public final class Pokedex: Sendable {
     ///   has a newer major schema version.
     public convenience init(folder: URL, languages: [String] = PreferredLanguages.system) throws {
         let current = folder.appendingPathComponent("current", isDirectory: true)
-        try self.init(databaseAt: current.appendingPathComponent("pokedex.sqlite"), languages: languages)
+        try self.init(databaseAt: current.appendingPathComponent(BundleManifest.databaseName), languages: languages)
     }
 
     /// Opens a device database file directly (an unpacked bundle, a test database).

@@ -21,8 +21,8 @@ struct Site: Sendable {
     /// so this is reached only when memory is short indeed.
     let bodyBytesLimit: Int
     /// A new body at most this big is made whatever the bodies alive: a small document or
-    /// page is never refused.
-    let smallBody = 64 << 10
+    /// page is never refused (``HTTPLimits/smallBodyBytes``).
+    var smallBody = HTTPLimits().smallBodyBytes
     /// Seconds a client may reuse a body without asking again (then `If-None-Match`).
     static let maxAge = 300
     /// Where every body serve makes is counted while it lives, with the heads the servers

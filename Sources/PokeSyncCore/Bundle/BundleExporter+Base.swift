@@ -23,6 +23,6 @@ extension BundleExporter {
               manifest.contentDigest != rebuilt.info.contentDigest.hex else { return rebuilt }
         var verifier = BundleVerifier(scratch: scratch)
         guard let extract = try? verifier.verifyArchive(published, expected: nil, index: nil) else { return rebuilt }
-        return BuiltDatabase(file: extract.folder.appendingPathComponent("pokedex.sqlite"), info: rebuilt.info)
+        return BuiltDatabase(file: extract.folder.appendingPathComponent(BundleManifest.databaseName), info: rebuilt.info)
     }
 }

@@ -20,7 +20,7 @@ extension BundleExporter {
         let removed = oldSprites.keys.filter { !kept.contains($0) }.sorted()
 
         let objects = SpriteObjects(layout: store.layout)
-        var entries = [BundleArchive.Entry(path: "changes.sqlite", file: changes)]
+        var entries = [BundleArchive.Entry(path: BundleManifest.deltaDatabaseName, file: changes)]
         entries += changed.map { BundleArchive.Entry(path: $0.path, file: objects.url(for: $0.hash)) }
         let name = BundlesFolder.deltaName(from: old.info.version, to: record.number)
         return try BundleArchive.publish(entries: entries, in: folder, as: name, unlessAtLeast: fullSize) { files, unpackedSize in

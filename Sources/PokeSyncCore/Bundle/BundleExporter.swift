@@ -214,7 +214,7 @@ package struct BundleExporter {
     private func writeFull(_ built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
                            lineage: String) throws -> PublishedFile {
         let name = BundlesFolder.fullName(version: record.number)
-        var entries = [BundleArchive.Entry(path: "pokedex.sqlite", file: built.file)]
+        var entries = [BundleArchive.Entry(path: BundleManifest.databaseName, file: built.file)]
         let objects = SpriteObjects(layout: store.layout)
         entries += built.info.bundledSprites.map { BundleArchive.Entry(path: $0.path, file: objects.url(for: $0.hash)) }
         return try BundleArchive.publish(entries: entries, in: folder, as: name) { files, unpackedSize in

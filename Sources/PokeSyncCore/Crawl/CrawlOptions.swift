@@ -20,7 +20,7 @@ package struct CrawlOptions: Sendable {
     /// (`--allow-mass-change`: a re-encode upstream, accepted on purpose, for one run).
     package var allowMassChange: Bool
 
-    package init(mode: RunMode, concurrency: Int = 8, revalidate: Bool = false, sprites: SpriteSet = .none,
+    package init(mode: RunMode, concurrency: Int = MirrorConfig.defaultConcurrency, revalidate: Bool = false, sprites: SpriteSet = .none,
                 kinds: KindSelection = .default, allowShrink: Bool = false, cries: CrySet = .none,
                 allowMassChange: Bool = false) {
         self.allowMassChange = allowMassChange

@@ -109,7 +109,7 @@ package struct Crawler: Sendable {
         // fails too many of its files or lies is given up: its remaining files are carried
         // or left for the next run.
         let log = self.log
-        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? 120),
+        let watch = HostWatch(budget: .seconds(fetcher.client?.configuration.attemptDeadline ?? HTTPClientConfiguration().attemptDeadline),
                               slots: options.concurrency) { host, reason in
             log("giving up on \(host) for the rest of this run: \(reason); its other files are carried from the latest version or left for the next run")
         }

@@ -1,6 +1,12 @@
 import Foundation
 import PokeLocking
 
+/// When a document source stops the run: the number `--help` and ``SourceWatch`` read.
+package enum DocumentSourceLimits {
+    /// Document requests failed in a row (after their retries) that stop the run (exit 69).
+    package static let failuresInARow = 20
+}
+
 /// Watches the document source through the document phase and stops the run when it has
 /// gone silent: `failureLimit` documents failing in a row (each after its retries), or no
 /// answer for `budget` while requests to it were outstanding.
@@ -32,7 +38,7 @@ final class SourceWatch: Sendable {
     let listsAnswered: Int
     private let state: Locked<State>
 
-    init(source: String, failureLimit: Int = 20, budget: Duration, listsAnswered: Int) {
+    init(source: String, failureLimit: Int = DocumentSourceLimits.failuresInARow, budget: Duration, listsAnswered: Int) {
         self.source = source
         self.failureLimit = max(1, failureLimit)
         self.budget = budget

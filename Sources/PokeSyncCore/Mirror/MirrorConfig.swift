@@ -22,12 +22,12 @@ package struct MirrorConfig: Sendable, Equatable {
     package var cries: String?
     /// `--cry-source`: where cry bytes come from (a URL or a clone of PokeAPI/cries).
     package var crySource: String?
-    package var concurrency: Int = 8
+    package var concurrency: Int = MirrorConfig.defaultConcurrency
     /// Requests per second at most; nil: the polite default when the run reaches
     /// pokeapi.co or its file hosts (``RunSettings/politeRate``), else no cap.
     package var rate: Double?
     package var allowHosts: [String] = []
-    package var timeoutSeconds: Int = 30
+    package var timeoutSeconds: Int = HTTPClientConfiguration.defaultTimeout
     package var retry = Retry()
     package var retention = Retention()
     package var bundles = Bundles()
@@ -37,8 +37,8 @@ package struct MirrorConfig: Sendable, Equatable {
     package var exists = true
 
     package struct Retry: Sendable, Equatable {
-        package var attempts: Int = 5
-        package var baseDelayMs: Int = 500
+        package var attempts = RetryPolicy.defaultAttempts
+        package var baseDelayMs = Int(RetryPolicy.defaultBaseDelay / .milliseconds(1))
         package init() {}
     }
 
@@ -50,7 +50,9 @@ package struct MirrorConfig: Sendable, Equatable {
 
     package struct Bundles: Sendable, Equatable {
         /// How long a bundle file the index stops naming is kept (CDNs serve cached indexes).
-        package var graceHours: Double = 48
+        package var graceHours = Double(defaultGraceHours)
+        /// `graceHours` when mirror.json gives none (`export`'s help shows it).
+        package static let defaultGraceHours = 48
         /// `export`'s `--sprites` when the command line gives none (the nightly job's profile).
         package var sprites: String = "default"
         /// `export`'s `--languages` when the command line gives none; nil for every language.
@@ -58,6 +60,8 @@ package struct MirrorConfig: Sendable, Equatable {
         package init() {}
     }
 
+    /// Requests in flight at most when neither `--concurrency` nor `mirror.json` says.
+    package static let defaultConcurrency = 8
     /// The limits shared by `mirror.json` and the command line.
     package static let concurrencyRange = 1...256
     package static let rateRange = 0.001...100_000.0

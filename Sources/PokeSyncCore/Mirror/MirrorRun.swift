@@ -151,7 +151,7 @@ package enum MirrorRun {
         let source = try SourceFactory.documentSource(choices.source, client: client)
         // Once, when the sources are known to be there and before the first request.
         if rate.origin == .polite {
-            log("pokeapi.co asks its users to go gently: at most \(ConfigReader.format(RunSettings.politeRate)) requests a second (--rate, or \"rate\" in mirror.json, to change)")
+            log("pokeapi.co asks its users to go gently: at most \(RunSettings.politeRateText) requests a second (--rate, or \"rate\" in mirror.json, to change)")
         }
         let fetcher = SpriteFetcher(policy: policy, cryPolicy: cryPolicy, client: client, layout: layout)
         let cries = choices.cries

@@ -45,6 +45,8 @@ package struct RunSettings: Sendable {
     /// and to limit how often they ask), so this is pokesync's own, the value the shipped
     /// `mirror.json` has always had.
     package static let politeRate = 20.0
+    /// ``politeRate`` as the help and the run's lines say it: `20`.
+    package static let politeRateText = ConfigReader.format(politeRate)
 
     package init(mode: RunMode, config: MirrorConfig) throws {
         self.mode = mode
@@ -60,7 +62,7 @@ package struct RunSettings: Sendable {
         allowHosts = config.allowHosts
         timeoutSeconds = config.timeoutSeconds
         retry = RetryPolicy(maxAttempts: max(1, config.retry.attempts),
-                            baseDelay: .milliseconds(config.retry.baseDelayMs), maxDelay: .seconds(30))
+                            baseDelay: .milliseconds(config.retry.baseDelayMs), maxDelay: RetryPolicy.defaultMaxDelay)
         revalidate = false
         contact = config.contact
     }

@@ -21,7 +21,7 @@ package enum SpriteSource: Sendable, Equatable, CustomStringConvertible {
 package struct SpritePolicy: Sendable {
     /// Sprite URLs in documents start with this; the rest of the path below `sprites/`
     /// is the sprite's place in the tree.
-    package static let upstreamPrefix = "https://raw.githubusercontent.com/PokeAPI/sprites/master/"
+    package static let upstreamPrefix = LinkedTree.sprites.upstreamPrefix
     package static let imageExtensions: Set<String> = ["png", "gif", "svg"]
 
     /// Where sprites may be fetched from: scheme, host and port, so that an allowed

@@ -38,6 +38,10 @@ extension Store {
         }
     }
 
+    /// A kind's list that lost more than one in this many of the latest version's entries
+    /// (5%) is not published without `--allow-shrink`; `--help` says it from here.
+    package static let shrinkDivisor = 20
+
     /// The kinds whose lists in `run` lost more than 5% of the entries (or all of them)
     /// that the latest version holds. A kind the latest version holds and the run does not
     /// mirror is not a shrink when `--kinds` left it out (the user's choice, published as
@@ -56,7 +60,7 @@ extension Store {
         return guarded.sorted().compactMap { kind in
             let had = before[kind.apiName] ?? 0, has = now[kind.apiName] ?? 0
             // More than 5% lost: (had - has) / had > 1/20, in integers.
-            guard had > 0, has == 0 || (had - has) * 20 > had else { return nil }
+            guard had > 0, has == 0 || (had - has) * shrinkDivisor > had else { return nil }
             return ListShrink(kind: kind, listed: has, previousVersion: previous, previousCount: had)
         }
     }

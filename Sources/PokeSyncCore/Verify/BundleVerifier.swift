@@ -41,7 +41,7 @@ package struct BundleVerifier {
             }
             defer { if let baseExtract { try? FileManager.default.removeItem(at: baseExtract.folder) } }
             let extract = try verifyArchive(folder.appendingPathComponent(delta.file), expected: delta, index: index,
-                                            base: baseExtract.map { $0.folder.appendingPathComponent("pokedex.sqlite") })
+                                            base: baseExtract.map { $0.folder.appendingPathComponent(BundleManifest.databaseName) })
             try? FileManager.default.removeItem(at: extract.folder)
         }
         checked.append("\(indexFile.path): version \(index.latest), \(index.deltas.count) delta(s), lineage \(index.lineage)")
@@ -79,7 +79,7 @@ package struct BundleVerifier {
             if manifest.isDelta {
                 try checkDelta(file, folder: folder, manifest: manifest, base: base)
             } else {
-                try checkDatabase(file, database: folder.appendingPathComponent("pokedex.sqlite"), manifest: manifest)
+                try checkDatabase(file, database: folder.appendingPathComponent(BundleManifest.databaseName), manifest: manifest)
             }
             checked.append("\(file.path): \(manifest.isDelta ? "delta \(manifest.baseVersion ?? 0) → " : "version ")\(manifest.version), "
                            + "\(manifest.files.count) files, digest \(manifest.contentDigest.prefix(12))")
@@ -118,7 +118,7 @@ package struct BundleVerifier {
     }
 
     private func checkDatabase(_ file: URL, database url: URL, manifest: BundleManifest) throws {
-        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: "pokedex.sqlite: \(reason)") }
+        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: "\(BundleManifest.databaseName): \(reason)") }
         let database = try Database(path: url.path, mode: .immutable)
         let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
         guard integrity == ["ok"] else { throw bad("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
@@ -137,7 +137,7 @@ package struct BundleVerifier {
     }
 
     private func checkDelta(_ file: URL, folder: URL, manifest: BundleManifest, base: URL?) throws {
-        let changes = folder.appendingPathComponent("changes.sqlite")
+        let changes = folder.appendingPathComponent(BundleManifest.deltaDatabaseName)
         let database = try Database(path: changes.path, mode: .immutable)
         let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
         guard integrity == ["ok"] else {

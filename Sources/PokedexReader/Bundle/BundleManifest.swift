@@ -78,13 +78,19 @@ package struct BundleManifest: Codable, Sendable, Equatable {
         self.missingSprites = missingSprites?.isEmpty == true ? nil : missingSprites
     }
 
+    /// A full bundle's database, as its archive and a device folder name it: the one
+    /// spelling of the name every reader and writer uses.
+    package static let databaseName = "pokedex.sqlite"
+    /// A delta's database.
+    package static let deltaDatabaseName = "changes.sqlite"
+
     package var isDelta: Bool { format == Self.deltaFormat }
 
     /// Why the manifest's list of files is not one a bundle may have, or nil: a full
     /// bundle holds `pokedex.sqlite`, a delta `changes.sqlite`, and both only sprites
     /// besides (a `-wal` or anything else would be read one way and verified another).
     package var fileListProblem: String? {
-        let database = isDelta ? "changes.sqlite" : "pokedex.sqlite"
+        let database = isDelta ? Self.deltaDatabaseName : Self.databaseName
         guard files.contains(where: { $0.path == database }) else { return "lists no \(database)" }
         if let odd = files.first(where: { $0.path != database && !$0.path.hasPrefix("sprites/") }) {
             return "lists \(odd.path), which a \(isDelta ? "delta" : "bundle") never holds"

@@ -35,7 +35,7 @@ package enum DeviceDatabaseSchema {
     /// - Throws: ``BundleCheckError`` naming `file` and the problem.
     package static func check(at path: URL, file: String, tables: [DeviceSchema.Table] = DeviceSchema.tables) throws(BundleCheckError) {
         if let problem = problem(at: path, tables: tables) {
-            throw BundleCheckError(file: file, reason: "holds a pokedex.sqlite that \(problem)")
+            throw BundleCheckError(file: file, reason: "holds a \(BundleManifest.databaseName) that \(problem)")
         }
     }
 

@@ -14,7 +14,7 @@ package struct ExtractedBundle: Sendable {
 
     /// `pokedex.sqlite` of a full bundle, `changes.sqlite` of a delta.
     package var database: URL {
-        folder.appendingPathComponent(manifest.isDelta ? "changes.sqlite" : "pokedex.sqlite")
+        folder.appendingPathComponent(manifest.isDelta ? BundleManifest.deltaDatabaseName : BundleManifest.databaseName)
     }
 
     /// Reads and checks the `manifest.json` extracted into `folder` on its own.

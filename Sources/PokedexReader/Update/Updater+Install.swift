@@ -70,7 +70,7 @@ extension Updater {
         progress(.building(version: entry.to))
         try await BlockingStep.run { flag in
             try? FileManager.default.removeItem(at: folder.appendingPathComponent("manifest.json"))
-            let database = folder.appendingPathComponent("pokedex.sqlite")
+            let database = folder.appendingPathComponent(BundleManifest.databaseName)
             try checkDigest(database, manifest: manifest, file: entry.file, stop: flag)
             try syncTree(folder, stop: flag)
         }
@@ -99,9 +99,9 @@ extension Updater {
         do { try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true) } catch {
             throw UpdateError.io(path: build.path, reason: error.localizedDescription)
         }
-        let database = build.appendingPathComponent("pokedex.sqlite")
+        let database = build.appendingPathComponent(BundleManifest.databaseName)
         do {
-            try applier.apply(changes: extracted.appendingPathComponent("changes.sqlite"), to: installed.database,
+            try applier.apply(changes: extracted.appendingPathComponent(BundleManifest.deltaDatabaseName), to: installed.database,
                               writingTo: database, manifest: manifest, stop: { stop.isStopped })
         } catch let DeltaApplyError.digestMismatch(_, expected, actual) {
             throw UpdateError.digestMismatch(path: entry.file, expected: expected, actual: actual)
@@ -144,7 +144,7 @@ extension Updater {
             actual = try ContentDigest.compute(db, tables: tables).hex
         } catch {
             try stop.check()
-            throw UpdateError.badBundle(path: file, reason: "holds a pokedex.sqlite that cannot be read: \(error)")
+            throw UpdateError.badBundle(path: file, reason: "holds a \(BundleManifest.databaseName) that cannot be read: \(error)")
         }
         guard actual == manifest.contentDigest.lowercased() else {
             throw UpdateError.digestMismatch(path: file, expected: manifest.contentDigest, actual: actual)

@@ -144,7 +144,7 @@ public struct Updater: Sendable {
             try flag.check()
             try DeviceFolder.syncFolder(device.versions)
             try flag.check()
-            return try pokemonChanges(old: installed?.database, new: target.appendingPathComponent("pokedex.sqlite"))
+            return try pokemonChanges(old: installed?.database, new: target.appendingPathComponent(BundleManifest.databaseName))
         }
         try Task.checkCancellation()
         // The kept ETag belongs to what `current` named: forget it before the switch.
@@ -162,7 +162,7 @@ public struct Updater: Sendable {
 
     /// The installed version's meta, or nil when `current` is missing or does not open.
     func readInstalled(_ device: DeviceFolder) -> Installed? {
-        let database = device.current.appendingPathComponent("pokedex.sqlite")
+        let database = device.current.appendingPathComponent(BundleManifest.databaseName)
         guard let db = try? Database.readerConnection(path: database.path, mode: .immutable),
               let meta = try? db.rows("SELECT key, value FROM meta", [], { row -> (String, String) in
                   (row.text(0), row.optionalText(1) ?? "") }) else { return nil }

@@ -33,6 +33,8 @@ public struct UpdaterSettings: Sendable {
 
     /// The slowest average an attempt may keep over ``timeout`` seconds.
     public static let minimumBytesPerSecond = 1_000
+    /// ``timeout`` when none is given (`install --timeout`'s default).
+    public static let defaultTimeout: TimeInterval = 30
     /// The range `--timeout` and ``timeout`` take.
     public static let timeoutRange: ClosedRange<TimeInterval> = 1...3_600
 
@@ -40,7 +42,7 @@ public struct UpdaterSettings: Sendable {
     ///   - timeout: seconds (1...3600; default 30).
     ///   - configuration: a base session configuration, or nil for an ephemeral one. The
     ///     settings keep a copy: changes made to `configuration` afterwards do not reach them.
-    public init(timeout: TimeInterval = 30, configuration: URLSessionConfiguration? = nil) {
+    public init(timeout: TimeInterval = UpdaterSettings.defaultTimeout, configuration: URLSessionConfiguration? = nil) {
         self.timeout = min(max(timeout, Self.timeoutRange.lowerBound), Self.timeoutRange.upperBound)
         self.storedConfiguration = configuration.map(SessionConfigurationCopy.init(of:))
     }

@@ -3,24 +3,19 @@ import PokeSyncCore
 
 /// `pokesync backup DEST [--mirror DIR]`.
 struct BackupCommand: MirrorCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror"]
-    static let flags: Set<String> = []
     /// `pokesync help backup`.
-    static let help = """
-    usage: pokesync backup DEST [--mirror DIR]
+    static let spec = CommandSpec(name: "backup", positionals: "DEST", positionalCount: 1...1,
+                                  usage: [.optional(.mirror)], sections: [.text("""
+        Copies the mirror folder to DEST (a new path outside it), whole and consistent, while serve and
+        other readers use it: the store through SQLite's online backup API (the commits still
+        in its -wal included), every other file as it is, hard links kept (sprites/ and cries/
+        stay links into objects/). It holds the mirror's lock, so a sync, prune or export that
+        starts meanwhile is refused (75) and one already running makes it exit 75 at once.
+        Left out: logs/, .tmp/ and the lock. DEST is built beside itself and renamed into place,
+        so it exists only whole. Restore: copy DEST back (cp -a keeps the hard links) as the
+        mirror's owner, then pokesync verify it.
+        """)])
 
-    Copies the mirror folder to DEST (a new path outside it), whole and consistent, while serve and
-    other readers use it: the store through SQLite's online backup API (the commits still
-    in its -wal included), every other file as it is, hard links kept (sprites/ and cries/
-    stay links into objects/). It holds the mirror's lock, so a sync, prune or export that
-    starts meanwhile is refused (75) and one already running makes it exit 75 at once.
-    Left out: logs/, .tmp/ and the lock. DEST is built beside itself and renamed into place,
-    so it exists only whole. Restore: copy DEST back (cp -a keeps the hard links) as the
-    mirror's owner, then pokesync verify it.
-    """
-
-    static let positionalCount = 1...1
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {

@@ -73,14 +73,14 @@ struct OpenedPokedex {
         do {
             // Only what a reader opens; the sprites (most of the bytes) are checked, not written.
             let entries = try SafeExtractor(limits: Self.limits, synchronizes: false)
-                .extract(archive: archive.path, to: scratch.path, only: ["manifest.json", "pokedex.sqlite"])
-            if entries.contains(where: { $0.name == "changes.sqlite" }) {
+                .extract(archive: archive.path, to: scratch.path, only: ["manifest.json", BundleManifest.databaseName])
+            if entries.contains(where: { $0.name == BundleManifest.deltaDatabaseName }) {
                 throw UsageError("--bundle \(archive.path) is a delta, which only updates an installed device: "
                                  + "give a full bundle (pokedex-N.tar.gz), a bundles folder or a device folder")
             }
             // Its views and triggers run on every query: only the reader's own (an archive from
             // anywhere can hold an endless recursive view), as install and verify check.
-            let database = scratch.appendingPathComponent("pokedex.sqlite")
+            let database = scratch.appendingPathComponent(BundleManifest.databaseName)
             try DeviceDatabaseSchema.check(at: database, file: archive.path)
             self.init(pokedex: try Pokedex(databaseAt: database, languages: languages), scratch: scratch,
                       archive: archive.path)

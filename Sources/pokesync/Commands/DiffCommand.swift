@@ -3,18 +3,13 @@ import PokeSyncCore
 
 /// `pokesync diff [FROM [TO]] [--json]`: default the last two versions.
 struct DiffCommand: MirrorCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror"]
-    static let flags: Set<String> = ["json"]
     /// `pokesync help diff`.
-    static let help = """
-    usage: pokesync diff [FROM [TO]] [--json] [--mirror DIR]
+    static let spec = CommandSpec(name: "diff", positionals: "[FROM [TO]]", positionalCount: 0...2,
+                                  usage: [.optional(.json), .optional(.mirror)], sections: [.text("""
+        What was added, removed and changed between two versions (default: the last two),
+        with the JSON paths that differ. A change of formatting or serving host is not a change.
+        """)])
 
-    What was added, removed and changed between two versions (default: the last two),
-    with the JSON paths that differ. A change of formatting or serving host is not a change.
-    """
-
-    static let positionalCount = 0...2
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {
@@ -37,7 +32,7 @@ struct DiffCommand: MirrorCommand {
             (from, to) = (numbers[numbers.count - 2], numbers[numbers.count - 1])
         }
         let diff = try VersionDiff.compute(store: store, from: from, to: to)
-        if arguments.flags.contains("json") {
+        if arguments.has(.json) {
             print(String(decoding: try diff.jsonData(), as: UTF8.self))
         } else {
             print(diff.text())

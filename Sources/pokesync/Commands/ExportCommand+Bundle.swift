@@ -5,12 +5,12 @@ import PokedexReader
 extension ExportCommand {
     /// `pokesync export [--format bundle] [--version N] [--sprites SET] [--languages LIST] [--out DIR] [--replace-damaged]`.
     func exportBundles() throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let layout = MirrorLayout.resolve(option: arguments[.mirror])
         let config = try MirrorConfig.load(layout)
         // The command line, else mirror.json's bundles.sprites / bundles.languages (the nightly job's).
-        let languages = try arguments.options["languages"].map(BundleProfile.parseLanguages) ?? config.bundles.languages
-        let profile = try BundleProfile.canonical(sprites: arguments.options["sprites"] ?? config.bundles.sprites, languages: languages)
-        let folder = BundlesFolder(root: arguments.options["out"].map { URL(fileURLWithPath: $0) } ?? layout.bundlesFolder)
+        let languages = try arguments[Self.languages].map(BundleProfile.parseLanguages) ?? config.bundles.languages
+        let profile = try BundleProfile.canonical(sprites: arguments[Self.sprites] ?? config.bundles.sprites, languages: languages)
+        let folder = BundlesFolder(root: arguments[Self.out].map { URL(fileURLWithPath: $0) } ?? layout.bundlesFolder)
         // The lock: prune drops versions and their bundles, and two exports must not
         // race on one index.
         let lock = try MirrorLock(layout: layout)
@@ -20,8 +20,8 @@ extension ExportCommand {
         do {
             result = try store.snapshot {
                 try BundleExporter(store: store, folder: folder)
-                    .export(version: try arguments.integer("version", minimum: 1), profile: profile,
-                            graceHours: config.bundles.graceHours, replaceDamaged: arguments.flags.contains("replace-damaged"))
+                    .export(version: try arguments.integer(Self.version), profile: profile,
+                            graceHours: config.bundles.graceHours, replaceDamaged: arguments.has(Self.replaceDamaged))
             }
         } catch let none as NoBundleForKinds {
             // The mirror's kinds, chosen on purpose (--allow-shrink): said, not a failed night.

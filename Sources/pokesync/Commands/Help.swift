@@ -29,7 +29,7 @@ enum Help {
     exit codes: 0 ok, 1 resources still failed after retries, a document that never parsed
       among them (nothing published), 2 published but a sprite or cry host failed, lied (a
       placeholder) or lost files the documents link (its files carried from the version
-      before or left for the next run), or more than 20% of a tree's held files changed
+      before or left for the next run), or more than \(FileHostLimits.percent(FileHostLimits.massChangeShare)) of a tree's held files changed
       bytes without --allow-mass-change (their held bytes kept), or exported without sprites a host has not delivered yet or without a delta
       from an old version that cannot be built, 64 usage (an option, a mirror.json key, an
       export --out that is not pokesync's, a choice that narrows the mirror without
@@ -44,34 +44,26 @@ enum Help {
     `pokesync help COMMAND` explains one command.
     """
 
-    /// Each command's help, kept beside the options it parses.
-    static let topics: [String: String] = [
-        "full": RunCommand.help(.full), "sync": RunCommand.help(.sync), "status": StatusCommand.help,
-        "versions": VersionsCommand.help, "diff": DiffCommand.help, "export": ExportCommand.help,
-        "verify": VerifyCommand.help, "install": InstallCommand.help, "show": ShowCommand.help,
-        "search": SearchCommand.help, "prune": PruneCommand.help, "serve": ServeCommand.help,
-        "backup": BackupCommand.help,
+    /// Each command's declaration, whose help `pokesync help COMMAND` prints.
+    static let commands: [String: CommandSpec] = [
+        "full": RunCommand.spec(.full), "sync": RunCommand.spec(.sync), "status": StatusCommand.spec,
+        "versions": VersionsCommand.spec, "diff": DiffCommand.spec, "export": ExportCommand.spec,
+        "verify": VerifyCommand.spec, "install": InstallCommand.spec, "show": ShowCommand.spec,
+        "search": SearchCommand.spec, "prune": PruneCommand.spec, "serve": ServeCommand.spec,
+        "backup": BackupCommand.spec,
     ]
-
-    /// A command's usage line from its help (the paragraph after `usage: `, on one line),
-    /// so that a usage error names every option the help does.
-    static func synopsis(_ help: String) -> String {
-        let paragraph = help.components(separatedBy: "\n\n")[0]
-        let words = paragraph.split(whereSeparator: { $0 == " " || $0 == "\n" })
-        return words.drop { $0 == "usage:" }.joined(separator: " ")
-    }
 
     static func print(topic: String?) -> ExitStatus {
         guard let topic, topic != "help", !topic.hasPrefix("-") else {
             Swift.print(overview)
             return .success
         }
-        guard let text = topics[topic] else {
+        guard let command = commands[topic] else {
             standardError("pokesync: no help for \"\(topic)\"\n")
             Swift.print(overview)
             return .usage
         }
-        Swift.print(text)
+        Swift.print(command.help)
         return .success
     }
 }

@@ -5,40 +5,47 @@ import PokedexReader
 /// `pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]`: installs or updates a
 /// device folder as an app does through the reader library.
 struct InstallCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["from", "timeout"]
-    static let flags: Set<String> = ["allow-downgrade"]
+    static let from = OptionSpec.option("from", "URL|DIR")
+    static let allowDowngrade = OptionSpec.flag("allow-downgrade")
+    static let timeout = OptionSpec.option(
+        "timeout", "S", .wholeNumber(Int(UpdaterSettings.timeoutRange.lowerBound)...Int(UpdaterSettings.timeoutRange.upperBound)),
+        default: "\(Int(UpdaterSettings.defaultTimeout))", help: """
+        a download moving less than \(UpdaterSettings.minimumBytesPerSecond / 1000) kB/s averaged over S seconds
+        ends as a timeout (\(Int(UpdaterSettings.timeoutRange.lowerBound))-\(Int(UpdaterSettings.timeoutRange.upperBound)), default \(Int(UpdaterSettings.defaultTimeout)))
+        """)
     /// `pokesync help install`.
-    static let help = """
-    usage: pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]
-
-    Installs or updates the device folder DIR from an index.json URL or a bundles folder:
-    the delta from the installed version when the index has one, else the full bundle
-    (also when the delta cannot be fetched). Every download is checked (size, SHA-256,
-    manifest, content_digest) before DIR/current switches; killed at any moment, DIR opens
-    at the old version and the next install finishes the job. Over HTTP the index is asked
-    for with its last ETag (304: already current), only same-server redirects are
-    followed, and any Content-Encoding but identity is refused.
-      --timeout S             a download moving less than 1 kB/s averaged over S seconds
-                              ends as a timeout (1-3600, default 30)
-    Exit 65 for a tampered, truncated or wrong-base download, a lying index, a newer schema
-    or a refused downgrade; 69 source unreachable, timed out or its TLS certificate not
-    accepted; 74 I/O; 75 another install.
-    """
+    static let spec = CommandSpec(name: "install", positionals: "DIR", positionalCount: 1...1,
+                                  usage: [.required(from), .optional(allowDowngrade), .optional(timeout)], sections: [
+        .text("""
+        Installs or updates the device folder DIR from an index.json URL or a bundles folder:
+        the delta from the installed version when the index has one, else the full bundle
+        (also when the delta cannot be fetched). Every download is checked (size, SHA-256,
+        manifest, content_digest) before DIR/current switches; killed at any moment, DIR opens
+        at the old version and the next install finishes the job. Over HTTP the index is asked
+        for with its last ETag (304: already current), only same-server redirects are
+        followed, and any Content-Encoding but identity is refused.
+        """),
+        .options([timeout]),
+        .text("""
+        Exit 65 for a tampered, truncated or wrong-base download, a lying index, a newer schema
+        or a refused downgrade; 69 source unreachable, timed out or its TLS certificate not
+        accepted; 74 I/O; 75 another install.
+        """),
+    ])
 
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(1...1, usage: Help.synopsis(Self.help))
-        guard arguments.options["from"] != nil else {
+        arguments = try Arguments(words, command: Self.spec)
+        try arguments.expectPositionals(Self.spec)
+        guard arguments[Self.from] != nil else {
             throw UsageError("install needs --from URL|DIR (an index.json URL or a bundles folder)")
         }
     }
 
     func execute() async throws -> ExitStatus {
         let folder = URL(fileURLWithPath: arguments.positionals[0])
-        let from = arguments.options["from"]!
+        let from = arguments[Self.from]!
         let isURL = from.hasPrefix("http://") || from.hasPrefix("https://")
         var source = isURL ? URL(string: from) : URL(fileURLWithPath: from)
         guard let url = source else { throw UsageError("--from \(from) is not a URL") }
@@ -54,13 +61,12 @@ struct InstallCommand {
         guard let source else { throw UsageError("--from \(from) is not a URL") }
         let onTerminal = isatty(STDERR_FILENO) == 1
         var settings = UpdaterSettings()
-        let range = Int(UpdaterSettings.timeoutRange.lowerBound)...Int(UpdaterSettings.timeoutRange.upperBound)
-        if let timeout = try arguments.integer("timeout", in: range) { settings.timeout = TimeInterval(timeout) }
+        if let timeout = try arguments.integer(Self.timeout) { settings.timeout = TimeInterval(timeout) }
         Self.useOwnTransport(&settings)
         let result: UpdateResult
         do {
             result = try await Updater(folder: folder, settings: settings).update(from: source,
-                                                              allowDowngrade: arguments.flags.contains("allow-downgrade")) { step in
+                                                              allowDowngrade: arguments.has(Self.allowDowngrade)) { step in
                 guard onTerminal else { return }
                 standardError("\r\u{1B}[K" + Self.describe(step))
             }

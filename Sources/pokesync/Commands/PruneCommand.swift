@@ -3,23 +3,20 @@ import PokeSyncCore
 
 /// `pokesync prune --keep N`.
 struct PruneCommand: MirrorCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror", "keep"]
-    static let flags: Set<String> = []
+    /// Without it, mirror.json's retention.keep (what the nightly job uses).
+    static let keep = OptionSpec.option("keep", "N", .atLeast(1), help: "")
     /// `pokesync help prune`.
-    static let help = """
-    usage: pokesync prune [--keep N] [--mirror DIR]
+    static let spec = CommandSpec(name: "prune", positionals: "", positionalCount: 0...0,
+                                  usage: [.optional(keep), .optional(.mirror)], sections: [.text("""
+        Drops all but the newest N versions (default: retention.keep in mirror.json) and frees documents and sprite bytes no retained
+        version needs. Never touches the latest version or a run in progress.
+        """)])
 
-    Drops all but the newest N versions (default: retention.keep in mirror.json) and frees documents and sprite bytes no retained
-    version needs. Never touches the latest version or a run in progress.
-    """
-
-    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {
         // Without --keep, mirror.json's retention.keep (what the nightly job uses).
-        let report = try MirrorPrune.run(layout: layout, keep: try arguments.integer("keep", minimum: 1))
+        let report = try MirrorPrune.run(layout: layout, keep: try arguments.integer(Self.keep))
         let (result, keep) = (report.store, report.keep)
         if !report.removedBundles.isEmpty { print("removed bundles past their grace period: " + report.removedBundles.joined(separator: ", ")) }
         if result.removedVersions.isEmpty {

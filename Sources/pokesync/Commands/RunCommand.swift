@@ -4,112 +4,13 @@ import PokeSyncCore
 
 /// `pokesync full` and `pokesync sync`.
 struct RunCommand {
-    /// The options both take; its help names each (a test holds them together).
-    static let options: Set<String> = ["source", "sprite-source", "mirror", "sprites", "kinds", "concurrency", "rate",
-                                       "allow-host", "timeout", "cries", "cry-source"]
-    static func flags(_ mode: RunMode) -> Set<String> {
-        mode == .sync ? ["revalidate", "allow-shrink", "allow-mass-change"] : ["allow-shrink", "allow-mass-change"]
-    }
-    /// `pokesync help full` / `pokesync help sync`.
-    static func help(_ mode: RunMode) -> String { mode == .sync ? syncHelp : fullHelp }
-    private typealias limits = FileHostLimits
-    static let runOptions = """
-      --source URL|DIR        a PokeAPI base URL ending in /api/v2 (a self-hosted one too, e.g.
-                              http://127.0.0.1:8000/api/v2) or an api-data folder (default: mirror.json's
-                              "source", else the latest version's, else https://pokeapi.co/api/v2)
-      --sprite-source URL|DIR where sprite bytes come from: replaces
-                              https://raw.githubusercontent.com/PokeAPI/sprites/master/ (a sprites clone or server;
-                              that address itself goes back to upstream; default as for --source);
-                              a sprite URL outside that layout (.../PokeAPI/sprites/master/sprites/) is refused
-      --sprites SET           none, default (front_default), artwork (other/official-artwork), all,
-                              or a comma list of sprite paths under `sprites`: a field such as front_default,
-                              or other/... or versions/... ending in one (default: mirror.json's "sprites",
-                              else the latest version's, else default);
-                              default, artwork and paths pick among pokemon's sprites, all is every
-                              sprite any mirrored document links (pokemon-form, item and type too)
-      --cries SET             none, latest, legacy or all: the cries of every pokemon (cries.latest,
-                              cries.legacy), kept in the mirror's cries/ tree (default: mirror.json's
-                              "cries", else the set the latest version was made with, else none)
-      --cry-source URL|DIR    where cry bytes come from: replaces
-                              https://raw.githubusercontent.com/PokeAPI/cries/main/ (a cries clone or server)
-      --kinds SET             default (the ten kinds the device database reads: pokemon, pokemon-species,
-                              pokedex, evolution-chain, type, ability, move, stat, version, language),
-                              all (every endpoint the source's root lists, meta, and every pokemon's
-                              encounters), or a comma list of endpoint names (default: mirror.json's
-                              "kinds", else the set the latest version was made with, else default);
-                              a changed set publishes the added or removed documents as a version
-      --concurrency N         requests in flight at most (default 8)
-      --rate R                requests per second at most (default: mirror.json's "rate", else 20 when
-                              the run reaches pokeapi.co or raw.githubusercontent.com, else no cap)
-      --allow-host HOST[:PORT][,..]  more origins sprites may be fetched from (https:443 and http:80 without a port)
-      --timeout S             seconds of silence before a request is retried (default 30);
-                              one attempt ends after 4 x S whatever the server sends; a sprite
-                              or cry host is given up for the run (its files carried or left for
-                              the next; the run exits 2) when it sends neither a file nor a 404
-                              for 4 x S, delivers none of \(limits.undeliveredInARow) files in a row with \(limits.failuresInTheRun) or more
-                              of them failed (404/410 count among the \(limits.undeliveredInARow), never alone), fails more
-                              than \(FileHostLimits.percent(limits.failureShare)) of its last \(limits.recentFiles) files (once it settled \(limits.filesBeforeTheShare)), or its
-                              failed files cost the run more than \(limits.failureTime.components.seconds / 60) minutes (a slow host that
-                              delivers is never given up); a host answering the same bytes for
-                              \(limits.placeholderFiles) files that held other bytes (a placeholder) is given up and
-                              those files refused (carried); a document source that delivers no
-                              document for 4 x S with requests outstanding, or fails 20 in a row,
-                              stops the run (exit 69; the next run resumes it)
-      --allow-shrink          accept a loss: publish even when a kind's list lost more than 5% of the
-                              latest version's entries (without it such a run exits 65 and publishes
-                              nothing; the next run lists those kinds again); drop the sprites and
-                              cries the latest version holds that answered 404/410 at their host
-                              (without it they are carried with their bytes, every night, while a
-                              document links them); narrow the mirror: a --kinds, --sprites or
-                              --cries selecting less than the latest version is refused without it
-                              (exit 64, nothing fetched); with it, the run says what the mirror
-                              holds from now on and mirror.json records it
-      --allow-mass-change     accept a mass change of the linked files, for this run only: when more
-                              than \(FileHostLimits.percent(limits.massChangeShare)) of the sprites (or cries) the latest version holds, and at
-                              least \(limits.massChangeMinimum), come back with other bytes (a re-encode upstream, or
-                              a host answering other valid bytes for everything), the run keeps
-                              the latest version's bytes, exits 2 and says how many; with it they
-                              are published (and a placeholder is not refused). Never a
-                              mirror.json setting: the nightly job does not accept the next one
-      --mirror DIR            the mirror folder
-    """
-
-    static let fullHelp = """
-    usage: pokesync full [options]
-
-    Fetches every document (and the selected sprites) unconditionally and publishes the
-    next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes;
-    stopped after it published, the same command finishes that version and fetches nothing.
-    A choice (--source, --sprite-source, --sprites, --cries, --cry-source, --kinds) not given
-    is mirror.json's, else the latest version's, else the default; a new mirror's first run
-    writes mirror.json, and a choice given later is recorded there, so a bare sync repeats it.
-
-    \(runOptions)
-    """
-
-    static let syncHelp = """
-    usage: pokesync sync [options] [--revalidate]
-
-    Re-lists every kind and revalidates what the store has with conditional requests;
-    publishes a version only when something changed ("no changes since version N" otherwise).
-    When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped;
-    sprites (another repository, updated on its own) are always revalidated.
-    A source that sends no ETag, Last-Modified nor deploy hash (a stock self-hosted PokeAPI) is
-    downloaded whole every time; the run says so once (and `status` repeats it), and counts a
-    document that came back the same as unchanged.
-    Options not given are mirror.json's, else the latest version's choices (see `help full`).
-
-    \(runOptions)
-      --revalidate            check every document and sprite even when the deploy is unchanged
-    """
     let mode: RunMode
     let arguments: Arguments
 
     init(mode: RunMode, words: ArraySlice<String>) throws {
         self.mode = mode
-        arguments = try Arguments(words, options: Self.options,
-                                  flags: Self.flags(mode))
-        try arguments.expectPositionals(0...0, usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
+        arguments = try Arguments(words, command: Self.spec(mode))
+        try arguments.expectPositionals(Self.spec(mode), usage: "pokesync \(mode.rawValue) [options] (see `pokesync help \(mode.rawValue)`)")
     }
 
     /// Validates everything before the lock is taken or the network is touched. The
@@ -118,23 +19,20 @@ struct RunCommand {
     func settings(layout: MirrorLayout) throws -> RunSettings {
         let config = try MirrorConfig.load(layout)
         var settings = try RunSettings(mode: mode, config: config)
-        // The choices given here, under their mirror.json names: a run records them there.
-        let choiceOptions = ["source": "source", "sprite-source": "sprite_source", "sprites": "sprites",
-                             "kinds": "kinds", "cries": "cries", "cry-source": "cry_source"]
-        for (option, key) in choiceOptions { settings.givenOnCommandLine[key] = arguments.options[option] }
-        if let source = arguments.options["source"] { settings.source = source }
-        if let spriteSource = arguments.options["sprite-source"] { settings.spriteSource = spriteSource }
-        if let sprites = arguments.options["sprites"] { settings.sprites = try SpriteSet(parsing: sprites) }
-        if let kinds = arguments.options["kinds"] { settings.kinds = try KindSelection(parsing: kinds) }
-        if let cries = arguments.options["cries"] { settings.cries = try CrySet(parsing: cries) }
-        if let crySource = arguments.options["cry-source"] { settings.crySource = crySource }
-        if let concurrency = try arguments.integer("concurrency", in: MirrorConfig.concurrencyRange) { settings.concurrency = concurrency }
-        if let timeout = try arguments.integer("timeout", in: MirrorConfig.timeoutRange) { settings.timeoutSeconds = timeout }
-        if let rate = try arguments.number("rate", in: MirrorConfig.rateRange) {
+        for (option, key) in Self.choiceOptions { settings.givenOnCommandLine[key] = arguments[option] }
+        if let source = arguments[Self.source] { settings.source = source }
+        if let spriteSource = arguments[Self.spriteSource] { settings.spriteSource = spriteSource }
+        if let sprites = arguments[Self.sprites] { settings.sprites = try SpriteSet(parsing: sprites) }
+        if let kinds = arguments[Self.kinds] { settings.kinds = try KindSelection(parsing: kinds) }
+        if let cries = arguments[Self.cries] { settings.cries = try CrySet(parsing: cries) }
+        if let crySource = arguments[Self.crySource] { settings.crySource = crySource }
+        if let concurrency = try arguments.integer(Self.concurrency) { settings.concurrency = concurrency }
+        if let timeout = try arguments.integer(Self.timeout) { settings.timeoutSeconds = timeout }
+        if let rate = try arguments.number(Self.rate) {
             settings.rate = rate
-            settings.givenOnCommandLine["rate"] = arguments.options["rate"]
+            settings.givenOnCommandLine["rate"] = arguments[Self.rate]
         }
-        if let hosts = arguments.options["allow-host"] {
+        if let hosts = arguments[Self.allowHost] {
             settings.allowHosts += hosts.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
         // Checked here, so that a wrong source is said with its flag and is not recorded
@@ -146,14 +44,14 @@ struct RunCommand {
                 throw ConfigError("--cry-source \(crySource): not a valid URL")
             }
         }
-        settings.revalidate = arguments.flags.contains("revalidate")
-        settings.allowShrink = arguments.flags.contains("allow-shrink")
-        settings.allowMassChange = arguments.flags.contains("allow-mass-change")
+        settings.revalidate = arguments.has(Self.revalidate)
+        settings.allowShrink = arguments.has(Self.allowShrink)
+        settings.allowMassChange = arguments.has(Self.allowMassChange)
         return settings
     }
 
     func execute() async throws -> ExitStatus {
-        let layout = MirrorLayout.resolve(option: arguments.options["mirror"])
+        let layout = MirrorLayout.resolve(option: arguments[Self.mirror])
         let settings = try settings(layout: layout)
         let work = Task { try await MirrorRun.run(layout: layout, settings: settings, progressDisplay: { ProgressPrinter(progress: $0) }) { standardError($0 + "\n") } }
         let signals = InterruptHandler { work.cancel() }
@@ -202,6 +100,139 @@ struct RunCommand {
         for entry in summary.withheld { lines.append("warning: " + entry.line) }
         return lines.joined(separator: "\n")
     }
+}
+
+/// `full`'s and `sync`'s options, declared once: the parser, the usage line and the help
+/// read them, and each default shown is the constant the run uses.
+extension RunCommand {
+    private typealias limits = FileHostLimits
+
+    static let source = OptionSpec.option("source", "URL|DIR", help: """
+        a PokeAPI base URL ending in /api/v2 (a self-hosted one too, e.g.
+        http://127.0.0.1:8000/api/v2) or an api-data folder (default: mirror.json's
+        "source", else the latest version's, else \(MirrorChoices.defaultSource))
+        """)
+    static let spriteSource = OptionSpec.option("sprite-source", "URL|DIR", help: """
+        where sprite bytes come from: replaces
+        \(LinkedTree.sprites.upstreamPrefix) (a sprites clone or server;
+        that address itself goes back to upstream; default as for --source);
+        a sprite URL outside that layout (...\(LinkedTree.sprites.repositoryLayout)) is refused
+        """)
+    static let sprites = OptionSpec.option("sprites", "SET", help: """
+        none, default (front_default), artwork (other/official-artwork), all,
+        or a comma list of sprite paths under `sprites`: a field such as front_default,
+        or other/... or versions/... ending in one (default: mirror.json's "sprites",
+        else the latest version's, else default);
+        default, artwork and paths pick among pokemon's sprites, all is every
+        sprite any mirrored document links (pokemon-form, item and type too)
+        """)
+    static let cries = OptionSpec.option("cries", "SET", help: """
+        none, latest, legacy or all: the cries of every pokemon (cries.latest,
+        cries.legacy), kept in the mirror's cries/ tree (default: mirror.json's
+        "cries", else the set the latest version was made with, else none)
+        """)
+    static let crySource = OptionSpec.option("cry-source", "URL|DIR", help: """
+        where cry bytes come from: replaces
+        \(LinkedTree.cries.upstreamPrefix) (a cries clone or server)
+        """)
+    static let kinds = OptionSpec.option("kinds", "SET", help: """
+        default (the ten kinds the device database reads: pokemon, pokemon-species,
+        pokedex, evolution-chain, type, ability, move, stat, version, language),
+        all (every endpoint the source's root lists, meta, and every pokemon's
+        encounters), or a comma list of endpoint names (default: mirror.json's
+        "kinds", else the set the latest version was made with, else default);
+        a changed set publishes the added or removed documents as a version
+        """)
+    static let concurrency = OptionSpec.option(
+        "concurrency", "N", .wholeNumber(MirrorConfig.concurrencyRange), default: "\(MirrorConfig.defaultConcurrency)", help: """
+        requests in flight at most (default \(MirrorConfig.defaultConcurrency))
+        """)
+    static let rate = OptionSpec.option("rate", "R", .number(MirrorConfig.rateRange),
+                                        default: RunSettings.politeRateText, help: """
+        requests per second at most (default: mirror.json's "rate", else \(RunSettings.politeRateText) when
+        the run reaches pokeapi.co or raw.githubusercontent.com, else no cap)
+        """)
+    static let allowHost = OptionSpec.option("allow-host", "HOST[:PORT][,..]", help: """
+        more origins sprites may be fetched from (https:443 and http:80 without a port)
+        """)
+    static let timeout = OptionSpec.option(
+        "timeout", "S", .wholeNumber(MirrorConfig.timeoutRange), default: "\(HTTPClientConfiguration.defaultTimeout)", help: """
+        seconds of silence before a request is retried (default \(HTTPClientConfiguration.defaultTimeout));
+        one attempt ends after \(HTTPClientConfiguration.deadlineFactor) x S whatever the server sends; a sprite
+        or cry host is given up for the run (its files carried or left for
+        the next; the run exits 2) when it sends neither a file nor a 404
+        for \(HTTPClientConfiguration.deadlineFactor) x S, delivers none of \(limits.undeliveredInARow) files in a row with \(limits.failuresInTheRun) or more
+        of them failed (404/410 count among the \(limits.undeliveredInARow), never alone), fails more
+        than \(FileHostLimits.percent(limits.failureShare)) of its last \(limits.recentFiles) files (once it settled \(limits.filesBeforeTheShare)), or its
+        failed files cost the run more than \(limits.failureTime.components.seconds / 60) minutes (a slow host that
+        delivers is never given up); a host answering the same bytes for
+        \(limits.placeholderFiles) files that held other bytes (a placeholder) is given up and
+        those files refused (carried); a document source that delivers no
+        document for \(HTTPClientConfiguration.deadlineFactor) x S with requests outstanding, or fails \(DocumentSourceLimits.failuresInARow) in a row,
+        stops the run (exit 69; the next run resumes it)
+        """)
+    static let allowShrink = OptionSpec.flag("allow-shrink", help: """
+        accept a loss: publish even when a kind's list lost more than \(100 / Store.shrinkDivisor)% of the
+        latest version's entries (without it such a run exits 65 and publishes
+        nothing; the next run lists those kinds again); drop the sprites and
+        cries the latest version holds that answered 404/410 at their host
+        (without it they are carried with their bytes, every night, while a
+        document links them); narrow the mirror: a --kinds, --sprites or
+        --cries selecting less than the latest version is refused without it
+        (exit 64, nothing fetched); with it, the run says what the mirror
+        holds from now on and mirror.json records it
+        """)
+    static let allowMassChange = OptionSpec.flag("allow-mass-change", help: """
+        accept a mass change of the linked files, for this run only: when more
+        than \(FileHostLimits.percent(limits.massChangeShare)) of the sprites (or cries) the latest version holds, and at
+        least \(limits.massChangeMinimum), come back with other bytes (a re-encode upstream, or
+        a host answering other valid bytes for everything), the run keeps
+        the latest version's bytes, exits 2 and says how many; with it they
+        are published (and a placeholder is not refused). Never a
+        mirror.json setting: the nightly job does not accept the next one
+        """)
+    static let mirror = OptionSpec.mirror
+    static let revalidate = OptionSpec.flag("revalidate", help: "check every document and sprite even when the deploy is unchanged")
+
+    /// The options both take, in the help's order.
+    static let runOptions = [source, spriteSource, sprites, cries, crySource, kinds, concurrency, rate, allowHost, timeout,
+                             allowShrink, allowMassChange, mirror]
+
+    /// The choices given on the command line, under their mirror.json names: a run records them there.
+    static let choiceOptions = [(source, "source"), (spriteSource, "sprite_source"), (sprites, "sprites"),
+                                (kinds, "kinds"), (cries, "cries"), (crySource, "cry_source")]
+
+    /// `pokesync help full` / `pokesync help sync`.
+    static func spec(_ mode: RunMode) -> CommandSpec { mode == .sync ? syncSpec : fullSpec }
+
+    static let fullSpec = CommandSpec(name: "full", positionals: "", positionalCount: 0...0, usage: [.listedBelow], sections: [
+        .text("""
+        Fetches every document (and the selected sprites) unconditionally and publishes the
+        next version. Interrupted (Ctrl-C, kill, crash)? Run the same command again: it resumes;
+        stopped after it published, the same command finishes that version and fetches nothing.
+        A choice (--source, --sprite-source, --sprites, --cries, --cry-source, --kinds) not given
+        is mirror.json's, else the latest version's, else the default; a new mirror's first run
+        writes mirror.json, and a choice given later is recorded there, so a bare sync repeats it.
+
+        """),
+        .options(runOptions),
+    ])
+
+    static let syncSpec = CommandSpec(name: "sync", positionals: "", positionalCount: 0...0,
+                                      usage: [.listedBelow, .optional(revalidate)], sections: [
+        .text("""
+        Re-lists every kind and revalidates what the store has with conditional requests;
+        publishes a version only when something changed ("no changes since version N" otherwise).
+        When the source's deploy (X-PokeAPI-Hash) is unchanged, the per-document checks are skipped;
+        sprites (another repository, updated on its own) are always revalidated.
+        A source that sends no ETag, Last-Modified nor deploy hash (a stock self-hosted PokeAPI) is
+        downloaded whole every time; the run says so once (and `status` repeats it), and counts a
+        document that came back the same as unchanged.
+        Options not given are mirror.json's, else the latest version's choices (see `help full`).
+
+        """),
+        .options(runOptions + [revalidate]),
+    ])
 }
 
 /// Turns SIGINT and SIGTERM into cancellation of the running crawl, so that it stops

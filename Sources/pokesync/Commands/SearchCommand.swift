@@ -6,43 +6,42 @@ import PokedexReader
 /// field finds, in rank order (exact, then prefix, then substring; then id), with the
 /// species' name in L (English where L has none).
 struct SearchCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["bundle", "mirror", "limit", "language"]
-    static let flags: Set<String> = ["json"]
+    static let limit = OptionSpec.option("limit", "N", .atLeast(1))
     /// `pokesync help search`.
-    static let help = """
-    usage: pokesync search TERM... [--bundle PATH] [--limit N] [--language L] [--json] [--mirror DIR]
+    static let spec = CommandSpec(name: "search", positionals: "TERM...", positionalCount: 1...Int.max,
+                                  usage: [.optional(ShowCommand.bundle), .optional(limit), .optional(ShowCommand.language),
+                                          .optional(.json), .optional(.mirror)],
+                                  sections: [.text("""
+        PATH is read as `pokesync show` reads it (see `pokesync help show`); the default is the full
+        bundle the mirror's (--mirror DIR) bundles/index.json names.
 
-    PATH is read as `pokesync show` reads it (see `pokesync help show`); the default is the full
-    bundle the mirror's (--mirror DIR) bundles/index.json names.
-
-    What an app's search field finds: every term must be part of the pokemon's name, its
-    species' name in a language of the bundle, or its types (slugs, and their names in each
-    language of the bundle: "eau", "물"); accents and case are ignored. Exact matches
-    first, then prefixes, then the rest, each by id. --json prints
-    [{"id": 6, "name": "charizard", "types": ["fire", "flying"], "localized_name": "Dracaufeu"}, ...]
-    in that order, localized_name in L (else English). No term (or only spaces) is a usage
-    error (64).
-    """
+        What an app's search field finds: every term must be part of the pokemon's name, its
+        species' name in a language of the bundle, or its types (slugs, and their names in each
+        language of the bundle: "eau", "물"); accents and case are ignored. Exact matches
+        first, then prefixes, then the rest, each by id. --json prints
+        [{"id": 6, "name": "charizard", "types": ["fire", "flying"], "localized_name": "Dracaufeu"}, ...]
+        in that order, localized_name in L (else English). No term (or only spaces) is a usage
+        error (64).
+        """)])
 
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
+        arguments = try Arguments(words, command: Self.spec)
         // No terms, or only spaces, would list everything: a usage error, like a missing argument.
         guard !arguments.positionals.joined().allSatisfy(\.isWhitespace) else {
-            throw UsageError("usage: \(Help.synopsis(Self.help)) (give a name, part of one, or an id)")
+            throw UsageError("usage: \(Self.spec.synopsis) (give a name, part of one, or an id)")
         }
     }
 
     func execute() throws -> ExitStatus {
-        let languages = (arguments.options["language"].map { [$0.lowercased()] } ?? []) + ["en"]
-        let opened = try OpenedPokedex(bundle: arguments.options["bundle"], mirror: arguments.options["mirror"], languages: languages)
+        let languages = (arguments[ShowCommand.language].map { [$0.lowercased()] } ?? []) + ["en"]
+        let opened = try OpenedPokedex(bundle: arguments[ShowCommand.bundle], mirror: arguments[.mirror], languages: languages)
         defer { opened.close() }
         do {
             let hits = try opened.pokedex.search(arguments.positionals.joined(separator: " "),
-                                                 limit: try arguments.integer("limit", minimum: 1))
-            if arguments.flags.contains("json") {
+                                                 limit: try arguments.integer(Self.limit))
+            if arguments.has(.json) {
                 print(try JSONLine.string(hits.map {
                     SearchHitJSON(id: $0.pokemon.id, name: $0.pokemon.name, types: $0.pokemon.types,
                                   localizedName: $0.pokemon.localizedName?.text)

@@ -3,25 +3,20 @@ import PokeSyncCore
 
 /// `pokesync status [--json]`: the last version, and the run in progress with its progress.
 struct StatusCommand: MirrorCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror"]
-    static let flags: Set<String> = ["json"]
     /// `pokesync help status`.
-    static let help = """
-    usage: pokesync status [--json] [--mirror DIR]
+    static let spec = CommandSpec(name: "status", positionals: "", positionalCount: 0...0,
+                                  usage: [.optional(.json), .optional(.mirror)], sections: [.text("""
+        The latest version, the request rate a bare sync keeps to (--rate or mirror.json's
+        "rate", else \(RunSettings.politeRateText) a second against pokeapi.co and its file hosts, else no cap), and the run
+        in progress (done/total, failures): running, stopped with how it ended (failed after
+        retries, source unavailable, I/O error), or interrupted (killed). When the last run
+        carried linked files from the version before (their host failed, or answered 404/410
+        for files the documents still link), how many and from which host. --json also lists every refused or missing sprite (latest.sprite_reports)
+        and the carried files (last_run_carried), and names this binary's release and the commit
+        it was built from (pokesync.version, pokesync.commit: null when not known).
+        A --mirror that is a file or does not exist is a usage error (64).
+        """)])
 
-    The latest version, the request rate a bare sync keeps to (--rate or mirror.json's
-    "rate", else 20 a second against pokeapi.co and its file hosts, else no cap), and the run
-    in progress (done/total, failures): running, stopped with how it ended (failed after
-    retries, source unavailable, I/O error), or interrupted (killed). When the last run
-    carried linked files from the version before (their host failed, or answered 404/410
-    for files the documents still link), how many and from which host. --json also lists every refused or missing sprite (latest.sprite_reports)
-    and the carried files (last_run_carried), and names this binary's release and the commit
-    it was built from (pokesync.version, pokesync.commit: null when not known).
-    A --mirror that is a file or does not exist is a usage error (64).
-    """
-
-    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {
@@ -32,7 +27,7 @@ struct StatusCommand: MirrorCommand {
         guard isDirectory.boolValue else { throw UsageError("\(layout.root.path) is a file, not a mirror folder") }
         guard FileManager.default.fileExists(atPath: layout.storeFile.path) else {
             let rate = MirrorStatus.rate(layout: layout, latest: nil)
-            if arguments.flags.contains("json") {
+            if arguments.has(.json) {
                 print(try JSONOutput.string(StatusJSON(mirror: layout.root.path, rate: rate)))
             } else {
                 print("mirror  \(layout.root.path)\nno versions yet: run `pokesync full`\n" + MirrorStatus.rateLine(rate))
@@ -41,7 +36,7 @@ struct StatusCommand: MirrorCommand {
         }
         let store = try Store(layout: layout, create: false, readOnly: true)
         let report = try MirrorStatus.read(store: store, layout: layout)
-        print(arguments.flags.contains("json") ? try JSONOutput.string(StatusJSON(report)) : report.text)
+        print(arguments.has(.json) ? try JSONOutput.string(StatusJSON(report)) : report.text)
         return .success
     }
 }

@@ -3,30 +3,26 @@ import PokeSyncCore
 
 /// `pokesync verify PATH`: a mirror folder, a bundles folder, a full bundle or a delta.
 struct VerifyCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = []
-    static let flags: Set<String> = []
     /// `pokesync help verify`.
-    static let help = """
-    usage: pokesync verify PATH
-
-    A mirror folder: the SQLite store (quick_check), every document of every retained
-    version and every sprite object against its SHA-256, and the sprite tree against the
-    version it records (a run brings the tree to a new version after publishing it; a tree
-    part way is said in a note, not counted as damage).
-    A bundles folder (index.json), a bundle (.tar.gz) or a delta: the archive's gzip and tar
-    integrity through the same safe extraction a device uses, every file against the
-    manifest's size and SHA-256 (and the index's), PRAGMA integrity_check, the database's
-    meta, content_digest recomputed; in a bundles folder a delta is also applied to its
-    base's database when that full bundle is still there.
-    Exit 0 when all is sound, 65 naming the first bad file otherwise.
-    """
+    static let spec = CommandSpec(name: "verify", positionals: "PATH", positionalCount: 1...1, usage: [],
+                                  sections: [.text("""
+        A mirror folder: the SQLite store (quick_check), every document of every retained
+        version and every sprite object against its SHA-256, and the sprite tree against the
+        version it records (a run brings the tree to a new version after publishing it; a tree
+        part way is said in a note, not counted as damage).
+        A bundles folder (index.json), a bundle (.tar.gz) or a delta: the archive's gzip and tar
+        integrity through the same safe extraction a device uses, every file against the
+        manifest's size and SHA-256 (and the index's), PRAGMA integrity_check, the database's
+        meta, content_digest recomputed; in a bundles folder a delta is also applied to its
+        base's database when that full bundle is still there.
+        Exit 0 when all is sound, 65 naming the first bad file otherwise.
+        """)])
 
     let arguments: Arguments
 
     init(words: ArraySlice<String>) throws {
-        arguments = try Arguments(words, options: Self.options, flags: Self.flags)
-        try arguments.expectPositionals(1...1, usage: "pokesync verify PATH (a mirror folder, a bundles folder, a bundle or a delta)")
+        arguments = try Arguments(words, command: Self.spec)
+        try arguments.expectPositionals(Self.spec, usage: "pokesync verify PATH (a mirror folder, a bundles folder, a bundle or a delta)")
     }
 
     func execute() throws -> ExitStatus {

@@ -3,19 +3,17 @@ import PokeSyncCore
 
 /// `pokesync versions [--json]`: every retained version.
 struct VersionsCommand: MirrorCommand {
-    /// The options and flags it takes; its help names each (a test holds them together).
-    static let options: Set<String> = ["mirror"]
-    static let flags: Set<String> = ["json"]
     /// `pokesync help versions`.
-    static let help = "usage: pokesync versions [--json] [--mirror DIR]\n\nEvery retained version with its date, mode, counts and source."
+    static let spec = CommandSpec(name: "versions", positionals: "", positionalCount: 0...0,
+                                  usage: [.optional(.json), .optional(.mirror)],
+                                  sections: [.text("Every retained version with its date, mode, counts and source.")])
 
-    static let positionalCount = 0...0
     let arguments: Arguments
 
     func execute() throws -> ExitStatus {
         let versions = FileManager.default.fileExists(atPath: layout.storeFile.path)
             ? try Store(layout: layout, create: false, readOnly: true).versions() : []
-        if arguments.flags.contains("json") {
+        if arguments.has(.json) {
             print(try JSONOutput.string(versions, keys: .convertToSnakeCase))
         } else if versions.isEmpty {
             print("no versions yet: run `pokesync full`")

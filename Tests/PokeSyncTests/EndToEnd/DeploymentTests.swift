@@ -45,7 +45,7 @@ struct DeploymentTests {
             // The flags it passes are serve's own.
             let execStart = try #require(serve.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
             for flag in execStart.split(separator: " ").filter({ $0.hasPrefix("--") }) {
-                #expect(ServeCommand.options.contains(String(flag.dropFirst(2))), "serve takes no \(flag)")
+                #expect(ServeCommand.spec.option(named: String(flag.dropFirst(2))) != nil, "serve takes no \(flag)")
             }
             let rotation = try String(contentsOf: Self.cron.appendingPathComponent("pokesync-serve.logrotate"), encoding: .utf8)
             for line in ["/var/log/pokesync/access.log {", "create ", "systemctl reload pokesync-serve.service", "delaycompress"] {

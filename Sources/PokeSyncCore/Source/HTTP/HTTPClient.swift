@@ -64,6 +64,9 @@ package struct HTTPClientConfiguration: Sendable {
 
     package static let defaultUserAgent = PokeSync.userAgent(contact: nil)
 
+    /// Seconds of silence before a request is retried when neither `--timeout` nor `mirror.json` says.
+    package static let defaultTimeout = 30
+
     /// The default deadline of an attempt, in multiples of `timeout` (`--timeout 30`: 2 minutes).
     package static let deadlineFactor = 4
 
@@ -73,7 +76,7 @@ package struct HTTPClientConfiguration: Sendable {
     }
 
     package init(userAgent: String = HTTPClientConfiguration.defaultUserAgent, maxConnectionsPerHost: Int = 6,
-                timeout: Int = 30, deadline: Int? = nil, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
+                timeout: Int = HTTPClientConfiguration.defaultTimeout, deadline: Int? = nil, maxBodyBytes: Int = 16 << 20, requestsPerSecond: Double? = nil,
                 retry: RetryPolicy = RetryPolicy(),
                 redirects: RedirectPolicy = .sameOriginOnly) {
         self.userAgent = userAgent

@@ -16,13 +16,20 @@ package struct RetryPolicy: Sendable, Equatable {
     /// The longest `Retry-After` that is honoured; longer requests wait this long.
     package var maxRetryAfter: Duration
 
+    /// Attempts in total when neither a caller nor mirror.json's `retry.attempts` says.
+    package static let defaultAttempts = 5
+    /// The first retry's delay bound when mirror.json's `retry.base_delay_ms` does not say.
+    package static let defaultBaseDelay: Duration = .milliseconds(500)
+    /// The backoff's cap.
+    package static let defaultMaxDelay: Duration = .seconds(30)
+
     /// - Parameters:
     ///   - maxAttempts: attempts in total, at least 1.
     ///   - baseDelay: upper bound of the first retry's delay; tests use ~10 ms.
     ///   - maxDelay: cap of the exponential backoff.
     ///   - maxRetryAfter: cap of a server's `Retry-After`.
-    package init(maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(500),
-                maxDelay: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(120)) {
+    package init(maxAttempts: Int = RetryPolicy.defaultAttempts, baseDelay: Duration = RetryPolicy.defaultBaseDelay,
+                maxDelay: Duration = RetryPolicy.defaultMaxDelay, maxRetryAfter: Duration = .seconds(120)) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
