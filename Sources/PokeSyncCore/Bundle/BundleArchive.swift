@@ -80,13 +80,13 @@ enum BundleArchive {
 }
 
 /// A bundle whose manifest or contents are not what the format says: exit 65.
-package struct BundleFormatError: PokeSyncFailure {
+package struct BundleFormatError: PokeSyncError {
     package var file: String
     package var reason: String
     package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
-    package var exitStatus: ExitStatus { .dataError }
+    package var code: ErrorCode { .bundleFormat }
     package var description: String { "\(file): \(reason)" }
 }

@@ -45,7 +45,7 @@ extension BundleExporter {
                     : "the full bundle of version \(manifest.version)"
                 throw BundleFormatError(file: url.path, reason: "its manifest says it is \(said), not what its name says")
             }
-        } catch let error as any PokeSyncFailure where error.exitStatus == .dataError {
+        } catch let error as any PokeSyncError where error.exitStatus == .dataError {
             // The problem, without the file's name again in front of it.
             let problem = error.description.hasPrefix(url.path + ": ") ? String(error.description.dropFirst(url.path.count + 2))
                 : error.description
@@ -72,10 +72,10 @@ extension BundleExporter {
 
 /// A file in the bundles folder, under a name export would write, that is damaged or not
 /// what its name says: no index may name it. Exit 65, saying how to repair it.
-package struct DamagedBundleError: PokeSyncFailure {
+package struct DamagedBundleError: PokeSyncError {
     package var file: String
     package var problem: String
-    package var exitStatus: ExitStatus { .dataError }
+    package var code: ErrorCode { .damagedBundle }
     package var description: String {
         "\(file) is damaged or not what its name says, so no index.json may name it (\(problem)); "
             + "remove it, or run export again with --replace-damaged to move it aside and write it afresh"

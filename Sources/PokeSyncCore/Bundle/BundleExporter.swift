@@ -50,7 +50,7 @@ package struct BundleExporter {
     package struct FailedDelta: Sendable {
         package var base: Int
         /// Why, as the error says it.
-        package var failure: any PokeSyncFailure
+        package var failure: any PokeSyncError
     }
 
     /// Exports `version` (the newest when nil) with `profile`.
@@ -126,7 +126,7 @@ package struct BundleExporter {
                 do {
                     delta = try buildDelta(from: base, to: built, record: record, profile: profile, lineage: lineage,
                                            fullSize: full.size, scratch: scratch)
-                } catch let failure as any PokeSyncFailure where [.usage, .dataError].contains(failure.exitStatus) {
+                } catch let failure as any PokeSyncError where [.usage, .dataError].contains(failure.exitStatus) {
                     result.failedDeltas.append(FailedDelta(base: base.number, failure: failure))
                     continue
                 }

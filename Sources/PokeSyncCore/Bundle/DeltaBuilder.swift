@@ -189,6 +189,6 @@ package struct DeltaBuildError: Error, CustomStringConvertible, Sendable {
     package var description: String { "cannot build a delta: \(path) \(reason)" }
 }
 
-extension DeltaBuildError: PokeSyncFailure {
-    package var exitStatus: ExitStatus { .dataError }
+extension DeltaBuildError: PokeSyncError {
+    package var code: ErrorCode { .deltaBuild }
 }

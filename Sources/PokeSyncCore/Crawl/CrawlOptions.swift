@@ -35,12 +35,12 @@ package struct CrawlOptions: Sendable {
 }
 
 /// Why a run did not publish.
-package enum CrawlError: PokeSyncFailure {
+package enum CrawlError: PokeSyncError {
     /// Some resources still failed after retries. The frontier is kept: the same
     /// command again retries only those.
     case resourcesFailed([(key: String, error: String)])
 
-    package var exitStatus: ExitStatus { .resourcesFailed }
+    package var code: ErrorCode { .resourcesFailed }
 
     package var description: String {
         switch self {

@@ -128,13 +128,13 @@ final class SourceWatch: Sendable {
 }
 
 /// The document source went silent: the run stopped with its progress kept (exit 69).
-struct SourceSilent: PokeSyncFailure {
+struct SourceSilent: PokeSyncError {
     /// The source as given (`--source`).
     var source: String
     /// What it did, e.g. "answered the lists, then no document for 2 minutes, with 8 requests (ability/1, ...) outstanding".
     var what: String
 
-    var exitStatus: ExitStatus { .unavailable }
+    var code: ErrorCode { .sourceSilent }
 
     var description: String {
         "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"

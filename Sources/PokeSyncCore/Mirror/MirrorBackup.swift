@@ -66,10 +66,10 @@ package enum MirrorBackup {
 }
 
 /// A backup's DEST that cannot be used: exit 64.
-package enum BackupTargetError: PokeSyncFailure {
+package enum BackupTargetError: PokeSyncError {
     case insideMirror(String, mirror: String)
 
-    package var exitStatus: ExitStatus { .usage }
+    package var code: ErrorCode { .backupInsideMirror }
     package var description: String {
         switch self {
         case .insideMirror(let path, let mirror): "backup \(path) is inside the mirror \(mirror); give a path outside it"

@@ -59,10 +59,10 @@ package final class MirrorLock {
     }
 }
 
-package struct LockError: PokeSyncFailure {
+package struct LockError: PokeSyncError {
     package var mirror: String
     package var holderPID: Int32?
-    package var exitStatus: ExitStatus { .locked }
+    package var code: ErrorCode { .mirrorLocked }
     package var description: String {
         let holder = holderPID.map { "pid \($0)" } ?? "another process"
         return "another pokesync (\(holder)) holds the lock on \(mirror); try again when it has finished"

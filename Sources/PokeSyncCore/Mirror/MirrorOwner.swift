@@ -78,11 +78,11 @@ package enum MirrorOwner {
 }
 
 /// Root asked to write a mirror another user owns: exit 77 (EX_NOPERM).
-package struct ForeignOwnerError: PokeSyncFailure {
+package struct ForeignOwnerError: PokeSyncError {
     package var mirror: String
     package var owner: uid_t
     package var ownerName: String?
-    package var exitStatus: ExitStatus { .notOwner }
+    package var code: ErrorCode { .foreignOwner }
 
     /// The owner as a user name, else `uid N`.
     package var ownerDisplay: String { ownerName ?? "uid \(owner)" }

@@ -75,12 +75,12 @@ package struct RootIndex: Sendable {
     static func parse(_ data: Data, resource: String) throws -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], !object.isEmpty else {
             throw SourceError(resource: resource, reason: "not a PokeAPI root ({\"ability\": URL, ...})",
-                              exitStatus: .dataError)
+                              code: .sourceInvalid)
         }
         for (name, value) in object {
             guard ResourceKind.isValidName(name), value is String else {
                 throw SourceError(resource: resource, reason: "the root lists \"\(name.prefix(80))\", not an endpoint",
-                                  exitStatus: .dataError)
+                                  code: .sourceInvalid)
             }
         }
         return object.keys.sorted()
@@ -112,15 +112,15 @@ extension DocumentSource {
 }
 
 /// A source that cannot be used, named with what was asked of it.
-package struct SourceError: PokeSyncFailure {
+package struct SourceError: PokeSyncError {
     package var resource: String
     package var reason: String
-    package var exitStatus: ExitStatus
+    package var code: ErrorCode
 
-    package init(resource: String, reason: String, exitStatus: ExitStatus = .unavailable) {
+    package init(resource: String, reason: String, code: ErrorCode = .sourceUnavailable) {
         self.resource = resource
         self.reason = reason
-        self.exitStatus = exitStatus
+        self.code = code
     }
 
     package var description: String { "\(resource): \(reason)" }

@@ -84,9 +84,9 @@ package struct ListShrink: Sendable, Equatable {
 /// A version refused because lists shrank (exit 65): an upstream outage must never
 /// reach phones as a version that deletes their data. Nothing is published; the
 /// next run lists those kinds again, and `--allow-shrink` accepts the loss.
-package struct ListsShrank: PokeSyncFailure {
+package struct ListsShrank: PokeSyncError {
     package var shrinks: [ListShrink]
-    package var exitStatus: ExitStatus { .dataError }
+    package var code: ErrorCode { .listsShrank }
     package var description: String {
         let kinds = shrinks.map { "\($0.kind.apiName): \($0.listed) listed, \($0.previousCount) in version \($0.previousVersion)" }
         return kinds.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
@@ -95,10 +95,10 @@ package struct ListsShrank: PokeSyncFailure {
 
 /// Another process resumed or discarded this process's run (two writers on one
 /// mirror, the lock bypassed): publishing its frontier could publish half a version.
-package struct RunTakenOver: PokeSyncFailure {
+package struct RunTakenOver: PokeSyncError {
     package var mirror: String
     package var mode: RunMode
-    package var exitStatus: ExitStatus { .locked }
+    package var code: ErrorCode { .runTakenOver }
     package var description: String {
         "another pokesync took over this \(mode.rawValue) run of \(mirror) while it ran; nothing published by this one"
     }

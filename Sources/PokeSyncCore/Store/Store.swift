@@ -95,7 +95,7 @@ package final class Store: Sendable {
 }
 
 /// A store that cannot be used.
-package enum StoreError: PokeSyncFailure, Equatable {
+package enum StoreError: PokeSyncError, Equatable {
     case missing(String)
     case corrupt(String, String)
     case newerSchema(String, Int)
@@ -109,10 +109,11 @@ package enum StoreError: PokeSyncFailure, Equatable {
         }
     }
 
-    package var exitStatus: ExitStatus {
+    package var code: ErrorCode {
         switch self {
-        case .missing: return .usage
-        case .corrupt, .newerSchema: return .dataError
+        case .missing: .storeMissing
+        case .corrupt: .storeCorrupt
+        case .newerSchema: .storeNewerSchema
         }
     }
 }

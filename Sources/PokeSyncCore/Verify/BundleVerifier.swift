@@ -93,7 +93,7 @@ package struct BundleVerifier {
     /// Damage found in a file of the extract (SQLite's "malformed" naming its scratch path)
     /// is reported as the bundle's: the extract is gone by the time the message is read.
     static func naming(_ file: URL, _ error: any Error, extract folder: URL) -> any Error {
-        guard !(error is BundleFormatError), let failure = error as? any PokeSyncFailure, failure.exitStatus == .dataError,
+        guard !(error is BundleFormatError), let failure = error as? any PokeSyncError, failure.exitStatus == .dataError,
               failure.description.contains(folder.path) else { return error }
         return BundleFormatError(file: file.path, reason: failure.description.replacingOccurrences(of: folder.path + "/", with: ""))
     }

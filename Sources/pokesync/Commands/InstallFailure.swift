@@ -3,10 +3,10 @@ import PokedexReader
 
 /// An ``UpdateError`` as `pokesync install` prints it: the library's message speaks to an
 /// app, which has no flags; here the flag that changes the outcome is named after it.
-struct InstallFailure: PokeSyncFailure {
+struct InstallFailure: PokeSyncError {
     let underlying: UpdateError
 
-    var exitStatus: ExitStatus { underlying.exitStatus }
+    var code: ErrorCode { underlying.code }
 
     var description: String {
         switch underlying {

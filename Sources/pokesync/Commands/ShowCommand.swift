@@ -60,8 +60,8 @@ struct ShowCommand {
 
 /// `show` found no pokemon or species by that name or id: a usage error (64), as a
 /// misspelt argument is.
-struct NotFound: PokeSyncFailure {
+struct NotFound: PokeSyncError {
     var query: String
-    var exitStatus: ExitStatus { .usage }
+    var code: ErrorCode { .notFound }
     var description: String { "no pokemon or species named \"\(query)\" in this bundle (try `pokesync search \(query)`)" }
 }

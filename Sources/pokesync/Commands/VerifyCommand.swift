@@ -69,8 +69,8 @@ struct VerifyCommand {
 }
 
 /// A verification that found damage: exit 65.
-struct VerifyFailure: PokeSyncFailure {
+struct VerifyFailure: PokeSyncError {
     var message: String
-    var exitStatus: ExitStatus { .dataError }
+    var code: ErrorCode { .verifyFoundDamage }
     var description: String { message }
 }

@@ -75,10 +75,10 @@ package enum ReferenceCheck {
 
 /// A version whose documents cannot make a consistent device database: a dangling
 /// reference, or a document without a field the schema needs. Exit 65.
-package struct DeviceDataError: PokeSyncFailure, Equatable {
+package struct DeviceDataError: PokeSyncError, Equatable {
     /// The problem, naming the document or reference.
     package var message: String
     package init(_ message: String) { self.message = message }
-    package var exitStatus: ExitStatus { .dataError }
+    package var code: ErrorCode { .deviceData }
     package var description: String { message }
 }
