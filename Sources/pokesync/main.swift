@@ -47,7 +47,7 @@ func message(for error: any Error) -> String {
     // The core's words for what it was asked, said with the flags that asked it.
     case let failure as RequestError: TerminalText.escaped(CommandLineWords.describe(failure))
     // The line to run instead: this very command, as the mirror's owner.
-    case let failure as ForeignOwnerError: TerminalText.escaped(failure.description(rerun: CommandLine.arguments))
+    case MirrorError.foreignOwner(let owner): TerminalText.escaped(owner.description(rerun: CommandLine.arguments))
     case let failure as any PokeSyncError: TerminalText.escaped(failure.description)
     case is CancellationError: "interrupted; run the same command again to resume"
     default: TerminalText.escaped(String(describing: error))
