@@ -56,6 +56,8 @@ package enum ErrorCode: String, CaseIterable, Sendable {
     case damagedBundle
     /// A delta that cannot be built.
     case deltaBuild
+    /// A version whose kinds cannot make a bundle: said, and not a failure (`export` exits 0).
+    case noBundleForKinds
 
     // The libraries' errors (SQLite, zlib, tar, the reader, the updater).
     /// SQLite found the store corrupt, not a database, or not the schema this build expects.
@@ -137,6 +139,7 @@ extension ExitStatus {
         case .mirrorLocked, .runTakenOver, .sqliteBusy, .deviceLocked: self = .locked
         case .foreignOwner: self = .notOwner
         case .interrupted: self = .interrupted
+        case .noBundleForKinds: self = .success
         }
     }
 
