@@ -46,12 +46,6 @@ enum ScratchFolder {
             let end = inner.isEmpty ? range.upperBound : inner.endIndex
             message.replaceSubrange(range.lowerBound..<end, with: inner.isEmpty ? archive : "\(archive) (\(inner))")
         }
-        return RenamedFailure(description: message, code: failure.code)
+        return CommandError.reworded(message, code: failure.code)
     }
-}
-
-/// A failure whose message was reworded (see ``ScratchFolder/renaming``), with its exit code.
-struct RenamedFailure: PokeSyncError {
-    var description: String
-    var code: ErrorCode
 }

@@ -43,7 +43,7 @@ struct ShowCommand {
         do {
             let query = arguments.positionals[0]
             guard let detail = try opened.pokedex.pokemon(nameOrID: query) else {
-                throw NotFound(query: query)
+                throw CommandError.notFound(query: query)
             }
             let defense = try opened.pokedex.typeDefense(pokemonID: detail.id)
             if arguments.flags.contains("json") {
@@ -56,12 +56,4 @@ struct ShowCommand {
             throw opened.naming(error)
         }
     }
-}
-
-/// `show` found no pokemon or species by that name or id: a usage error (64), as a
-/// misspelt argument is.
-struct NotFound: PokeSyncError {
-    var query: String
-    var code: ErrorCode { .notFound }
-    var description: String { "no pokemon or species named \"\(query)\" in this bundle (try `pokesync search \(query)`)" }
 }
