@@ -3,7 +3,7 @@ import PokeSyncCore
 
 /// Why `serve` could not start or keep serving: the HTTP server's failure, with the exit
 /// status the command ends with (the HTTP layer knows nothing of the command's codes).
-package struct ServeError: PokeSyncFailure, Equatable {
+package struct ServeError: PokeSyncError, Equatable {
     package let failure: HTTPServerError
 
     package init(_ failure: HTTPServerError) {
@@ -12,10 +12,10 @@ package struct ServeError: PokeSyncFailure, Equatable {
 
     package var description: String { failure.description }
 
-    package var exitStatus: ExitStatus {
+    package var code: ErrorCode {
         switch failure {
-        case .cannotListen: return .unavailable
-        case .system, .cannotOpenLog: return .ioError
+        case .cannotListen: .cannotListen
+        case .system, .cannotOpenLog: .serveSystem
         }
     }
 

@@ -1,9 +1,9 @@
 import PokeSyncCore
 
 /// The command line was wrong: exit 64.
-struct UsageError: PokeSyncFailure {
+struct UsageError: PokeSyncError {
     var message: String
     init(_ message: String) { self.message = message }
-    var exitStatus: ExitStatus { .usage }
+    var code: ErrorCode { .usage }
     var description: String { message }
 }

@@ -3,7 +3,8 @@ import PokeHTTP
 import PokeSyncCore
 
 // pokesync: the command-line entry point. Each command lives in Commands/; this
-// file only dispatches and turns errors into one line and a sysexits code.
+// file only dispatches and turns errors into one line and a sysexits code (the code from
+// the one table, ExitStatus(for:); the line from message(for:)).
 
 let words = Array(CommandLine.arguments.dropFirst())
 let command = words.first ?? "help"
@@ -30,26 +31,25 @@ do {
     case "--version": print("pokesync \(PokeSync.versionLine)"); status = .success
     default: throw UsageError("unknown command \"\(command)\" (see `pokesync help`)")
     }
-} catch let failure as RequestError {
-    // The core's words for what it was asked, said with the flags that asked it.
-    standardError("pokesync: \(TerminalText.escaped(CommandLineWords.describe(failure)))\n")
-    status = failure.exitStatus
-} catch let failure as ForeignOwnerError {
-    // The line to run instead: this very command, as the mirror's owner.
-    standardError("pokesync: \(TerminalText.escaped(failure.description(rerun: CommandLine.arguments)))\n")
-    status = failure.exitStatus
-} catch let failure as any PokeSyncFailure {
-    // One line, whatever the message quotes (a hostile name, a search term): controls escaped.
-    standardError("pokesync: \(TerminalText.escaped(failure.description))\n")
-    status = failure.exitStatus
-} catch is CancellationError {
-    standardError("pokesync: interrupted; run the same command again to resume\n")
-    status = .interrupted
 } catch {
-    standardError("pokesync: \(TerminalText.escaped(String(describing: error)))\n")
-    status = .ioError
+    standardError("pokesync: \(message(for: error))\n")
+    status = ExitStatus(for: error)
 }
 // serve's last lines wait at most a second for a reader that stalled (other commands write
 // theirs as they go: nothing waits here).
 StandardStreams.finish(within: 1)
 exit(status.rawValue)
+
+/// The one line an error prints after `pokesync: `, whatever it quotes (a hostile name, a
+/// search term): controls escaped.
+func message(for error: any Error) -> String {
+    switch error {
+    // The core's words for what it was asked, said with the flags that asked it.
+    case let failure as RequestError: TerminalText.escaped(CommandLineWords.describe(failure))
+    // The line to run instead: this very command, as the mirror's owner.
+    case MirrorError.foreignOwner(let owner): TerminalText.escaped(owner.description(rerun: CommandLine.arguments))
+    case let failure as any PokeSyncError: TerminalText.escaped(failure.description)
+    case is CancellationError: "interrupted; run the same command again to resume"
+    default: TerminalText.escaped(String(describing: error))
+    }
+}

@@ -32,7 +32,7 @@ enum TarNamePolicy {
 
     /// Checks `bytes` (a folder may end in one "/") and returns the clean name, or the reason
     /// it is refused, worded to follow `entry "name": `.
-    static func check(_ bytes: [UInt8], isDirectory: Bool) -> Result<String, NameRefusal> {
+    static func check(_ bytes: [UInt8], isDirectory: Bool) -> Result<String, UnsafeNameError> {
         guard !bytes.isEmpty else { return .failure("an empty name") }
         if bytes.contains(0) { return .failure("a NUL byte in the name") }
         guard let text = TarError.utf8String(bytes) else { return .failure("a name that is not valid UTF-8") }
@@ -61,7 +61,7 @@ enum TarNamePolicy {
     }
 
     /// A refusal reason (a `Result` failure needs an `Error`).
-    struct NameRefusal: Error, ExpressibleByStringInterpolation {
+    struct UnsafeNameError: Error, ExpressibleByStringInterpolation {
         let reason: String
         init(stringLiteral value: String) { reason = value }
     }

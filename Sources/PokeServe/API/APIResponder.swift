@@ -45,10 +45,10 @@ final class APIResponder: Responder {
 
     /// A version's documents went away under the request (pruned after a newer one was
     /// published): it is answered again from the newest.
-    private struct VersionGone: Error {}
+    private struct VersionGoneError: Error {}
 
     /// The bodies alive are at their bound: a new one is not made now.
-    private struct MemoryFull: Error {}
+    private struct MemoryFullError: Error {}
 
     private func busy() -> Reply {
         Reply.detail(.serviceUnavailable, "The server is busy; try again.",
@@ -57,7 +57,7 @@ final class APIResponder: Responder {
 
     /// Whether a new body of `size` bytes may be made now.
     private func checkRoom(_ size: Int) throws {
-        guard size <= site.smallBody || site.memory.liveBytes < site.bodyBytesLimit else { throw MemoryFull() }
+        guard size <= site.smallBody || site.memory.liveBytes < site.bodyBytesLimit else { throw MemoryFullError() }
     }
 
     func respond(to request: RequestHead) -> Reply {
@@ -91,9 +91,9 @@ final class APIResponder: Responder {
             do {
                 let version = try currentVersion(force: attempt > 0)
                 return try answer(route, request, version)
-            } catch is VersionGone {
+            } catch is VersionGoneError {
                 continue
-            } catch is MemoryFull {
+            } catch is MemoryFullError {
                 return busy()
             } catch where attempt == 0 {
                 // The store may have been replaced under the request: its files are looked
@@ -206,7 +206,7 @@ final class APIResponder: Responder {
                 return try store.documentBody(hash)
             }
         }
-        guard let canonical else { throw VersionGone() }
+        guard let canonical else { throw VersionGoneError() }
         try checkRoom(canonical.count)
         let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"",
                                 memory: site.memory)

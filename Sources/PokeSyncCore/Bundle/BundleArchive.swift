@@ -70,23 +70,11 @@ enum BundleArchive {
     }
 
     /// The manifest of an archive in the folder (the whole archive is read and checked).
-    /// - Throws: `TarError` for a damaged archive; `BundleFormatError` for a bad manifest.
+    /// - Throws: `TarError` for a damaged archive; `ExportError.bundleFormat` for a bad manifest.
     static func readManifest(_ url: URL) throws -> BundleManifest {
         let bytes = try TarArchive(path: url.path, limits: ownLimits).contents(of: "manifest.json", maxBytes: maxManifestBytes)
         do { return try JSONDecoder().decode(BundleManifest.self, from: Data(bytes)) } catch {
-            throw BundleFormatError(file: url.path, reason: "manifest.json does not decode: \(error)")
+            throw ExportError.bundleFormat(file: url.path, reason: "manifest.json does not decode: \(error)")
         }
     }
-}
-
-/// A bundle whose manifest or contents are not what the format says: exit 65.
-package struct BundleFormatError: PokeSyncFailure {
-    package var file: String
-    package var reason: String
-    package init(file: String, reason: String) {
-        self.file = file
-        self.reason = reason
-    }
-    package var exitStatus: ExitStatus { .dataError }
-    package var description: String { "\(file): \(reason)" }
 }

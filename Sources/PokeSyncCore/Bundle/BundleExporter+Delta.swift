@@ -35,7 +35,7 @@ extension BundleExporter {
     /// Builds version `base` again (as devices at it hold it) and writes the delta from it
     /// to `built`; nil when the delta would not be smaller than the full bundle.
     /// - Throws: what building `base` throws: `RequestError` (64) for sprites it was never
-    ///   mirrored with, ``DeviceDataError`` (65) for a dangling reference.
+    ///   mirrored with, ``ExportError/deviceData(_:)`` (65) for a dangling reference.
     func buildDelta(from base: VersionRecord, to built: BuiltDatabase, record: VersionRecord, profile: BundleProfile,
                     lineage: String, fullSize: Int, scratch: URL) throws -> PublishedFile? {
         let rebuilt = try buildDatabase(base, profile: profile, lineage: lineage, in: scratch)

@@ -14,7 +14,7 @@ extension BundleExporter {
     ///     to `movedAside`, one line each.
     ///   - checked: the SHA-256 of each file checked or written under its name before
     ///     (``BundlesFolder/checkedFiles()``): the same bytes are not extracted again.
-    /// - Throws: ``DamagedBundleError`` (65) naming the file and how to repair it;
+    /// - Throws: ``ExportError/damagedBundle(file:problem:)`` (65) naming the file and how to repair it;
     ///   `RequestError` (64) for a sound file of another lineage or profile.
     func checkedExisting(_ name: String, version: Int, base: Int?, lineage: String, profile: BundleProfile,
                          replaceDamaged: Bool, checked: [String: String], scratch: URL,
@@ -26,7 +26,7 @@ extension BundleExporter {
         var file: PublishedFile
         do {
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw BundleFormatError(file: url.path, reason: "not a regular file (a link or a folder)")
+                throw ExportError.bundleFormat(file: url.path, reason: "not a regular file (a link or a folder)")
             }
             file = try PublishedFile(existing: url, name: name, new: false)
             if checked[name] == file.sha256 {
@@ -43,13 +43,13 @@ extension BundleExporter {
             guard manifest.version == version, manifest.baseVersion == base, manifest.isDelta == (base != nil) else {
                 let said = manifest.isDelta ? "a delta from version \(manifest.baseVersion ?? 0) to \(manifest.version)"
                     : "the full bundle of version \(manifest.version)"
-                throw BundleFormatError(file: url.path, reason: "its manifest says it is \(said), not what its name says")
+                throw ExportError.bundleFormat(file: url.path, reason: "its manifest says it is \(said), not what its name says")
             }
-        } catch let error as any PokeSyncFailure where error.exitStatus == .dataError {
+        } catch let error as any PokeSyncError where error.exitStatus == .dataError {
             // The problem, without the file's name again in front of it.
             let problem = error.description.hasPrefix(url.path + ": ") ? String(error.description.dropFirst(url.path.count + 2))
                 : error.description
-            guard replaceDamaged else { throw DamagedBundleError(file: url.path, problem: problem) }
+            guard replaceDamaged else { throw ExportError.damagedBundle(file: url.path, problem: problem) }
             let aside = folder.url(".\(name).damaged-\(Self.stamp())")
             guard rename(url.path, aside.path) == 0 else { throw LocalFileError(path: url.path, errno: errno) }
             movedAside.append("moved the damaged \(name) aside to \(aside.path) (\(problem)); writing it afresh")
@@ -67,17 +67,5 @@ extension BundleExporter {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         return formatter.string(from: Date())
-    }
-}
-
-/// A file in the bundles folder, under a name export would write, that is damaged or not
-/// what its name says: no index may name it. Exit 65, saying how to repair it.
-package struct DamagedBundleError: PokeSyncFailure {
-    package var file: String
-    package var problem: String
-    package var exitStatus: ExitStatus { .dataError }
-    package var description: String {
-        "\(file) is damaged or not what its name says, so no index.json may name it (\(problem)); "
-            + "remove it, or run export again with --replace-damaged to move it aside and write it afresh"
     }
 }

@@ -50,7 +50,7 @@ package struct BundleExporter {
     package struct FailedDelta: Sendable {
         package var base: Int
         /// Why, as the error says it.
-        package var failure: any PokeSyncFailure
+        package var failure: any PokeSyncError
     }
 
     /// Exports `version` (the newest when nil) with `profile`.
@@ -61,9 +61,9 @@ package struct BundleExporter {
     /// only its delta (``Result/failedDeltas``).
     /// - Throws: `RequestError` (64) for an unknown version, a language the version lacks,
     ///   sprites it was never mirrored with, a folder that is not pokesync's;
-    ///   `DeviceDataError` (65) for a dangling reference; ``DamagedBundleError`` (65) for a
+    ///   `ExportError.deviceData` (65) for a dangling reference; ``ExportError/damagedBundle(file:problem:)`` (65) for a
     ///   damaged file; `LocalFileError` (74) when the folder cannot be written;
-    ///   ``NoBundleForKinds`` when the version's kinds cannot make a bundle.
+    ///   ``ExportError/noBundleForKinds(version:kinds:lacking:)`` when the version's kinds cannot make a bundle.
     package func export(version asked: Int?, profile: BundleProfile, graceHours: Double, replaceDamaged: Bool = false,
                        log: (String) -> Void = { _ in }) throws -> Result {
         let versions = try store.versions()
@@ -74,7 +74,7 @@ package struct BundleExporter {
         _ = try profile.spriteSet()
         let heldKinds = try kinds(of: number)
         let lacking = ReferenceCheck.kindsLacking(for: heldKinds)
-        guard lacking.isEmpty else { throw NoBundleForKinds(version: number, kinds: heldKinds, lacking: lacking) }
+        guard lacking.isEmpty else { throw ExportError.noBundleForKinds(version: number, kinds: heldKinds, lacking: lacking) }
         try store.checkLanguagesExist(profile, version: number)
         try folder.prepare(lineage: lineage)
 
@@ -126,7 +126,7 @@ package struct BundleExporter {
                 do {
                     delta = try buildDelta(from: base, to: built, record: record, profile: profile, lineage: lineage,
                                            fullSize: full.size, scratch: scratch)
-                } catch let failure as any PokeSyncFailure where [.usage, .dataError].contains(failure.exitStatus) {
+                } catch let failure as any PokeSyncError where [.usage, .dataError].contains(failure.exitStatus) {
                     result.failedDeltas.append(FailedDelta(base: base.number, failure: failure))
                     continue
                 }
@@ -223,20 +223,5 @@ package struct BundleExporter {
                            contentDigest: built.info.contentDigest.hex, unpackedSize: unpackedSize, files: files,
                            missingSprites: built.missingSprites)
         }!
-    }
-}
-
-/// A version whose kinds cannot make a bundle (a mirror narrowed to pokemon alone holds no
-/// species for them to name): nothing is written and the index is left as it is. Not a
-/// failure of the night: the mirror's kinds were chosen so (`export` says it and exits 0).
-package struct NoBundleForKinds: Error, CustomStringConvertible {
-    package var version: Int
-    package var kinds: [ResourceKind]
-    package var lacking: [ResourceKind]
-    package var description: String {
-        let held = kinds.count > 4 ? "\(kinds.count) kinds" : kinds.map(\.apiName).joined(separator: ", ")
-        return "no bundle for version \(version): it holds \(held) without \(lacking.map(\.apiName).joined(separator: ", ")), "
-            + "which its references name; index.json is left as it is (mirror them with `pokesync sync --kinds default` "
-            + "or a list that names them)"
     }
 }

@@ -43,7 +43,7 @@ package struct BundlesFolder: Sendable {
 
     /// The facts of a file already in the folder (its manifest read back for the unpacked
     /// size), or nil when it is not there.
-    /// - Throws: `TarError` or `BundleFormatError` (65) when the file is damaged.
+    /// - Throws: `TarError` or `ExportError.bundleFormat` (65) when the file is damaged.
     package func existing(_ name: String) throws -> PublishedFile? {
         guard FileManager.default.fileExists(atPath: url(name).path) else { return nil }
         var file = try PublishedFile(existing: url(name), name: name, new: false)

@@ -58,14 +58,14 @@ package struct DeltaBuilder: Sendable {
     ///     (without them, a sprite path both versions bundle counts as unchanged).
     ///   - newSpriteHashes: the same for the new version.
     /// - Returns: what the delta changes.
-    /// - Throws: ``DeltaBuildError`` when `destination` exists or a database lacks a
+    /// - Throws: ``ExportError.deltaBuild`` when `destination` exists or a database lacks a
     ///   schema table; `DatabaseError` when SQLite fails.
     @discardableResult
     package func write(to destination: URL, oldSpriteHashes: [String: String] = [:],
                       newSpriteHashes: [String: String] = [:]) throws -> Summary {
         let fileManager = FileManager.default
         guard !fileManager.fileExists(atPath: destination.path) else {
-            throw DeltaBuildError(path: destination.path, reason: "already exists; a delta is never overwritten")
+            throw ExportError.deltaBuild(path: destination.path, reason: "already exists; a delta is never overwritten")
         }
         let aside = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
@@ -156,7 +156,7 @@ package struct DeltaBuilder: Sendable {
     private func requireTable(_ table: DeviceSchema.Table, in schema: String, path: String, _ database: Database) throws {
         let found = try database.integer("SELECT count(*) FROM \(schema).sqlite_master WHERE name = ? AND type IN ('table', 'view')",
                                          [.text(table.name)]) ?? 0
-        guard found > 0 else { throw DeltaBuildError(path: path, reason: "has no table \(table.name)") }
+        guard found > 0 else { throw ExportError.deltaBuild(path: path, reason: "has no table \(table.name)") }
     }
 
     private func spriteChanges(oldHashes: [String: String], newHashes: [String: String]) throws -> SpriteChanges {
@@ -180,15 +180,4 @@ package struct DeltaBuilder: Sendable {
         }
     }
 
-}
-
-/// A delta that cannot be built: one line naming the file.
-package struct DeltaBuildError: Error, CustomStringConvertible, Sendable {
-    package var path: String
-    package var reason: String
-    package var description: String { "cannot build a delta: \(path) \(reason)" }
-}
-
-extension DeltaBuildError: PokeSyncFailure {
-    package var exitStatus: ExitStatus { .dataError }
 }

@@ -34,13 +34,23 @@ package struct CrawlOptions: Sendable {
     }
 }
 
-/// Why a run did not publish.
-package enum CrawlError: PokeSyncFailure {
+/// Why a run did not publish: the crawl's failures (the source's own are `SourceError`
+/// and `HTTPError`).
+package enum CrawlError: PokeSyncError {
     /// Some resources still failed after retries. The frontier is kept: the same
     /// command again retries only those.
     case resourcesFailed([(key: String, error: String)])
+    /// The document source went silent: the run stopped with its progress kept. `source`
+    /// as given (`--source`); `what` it did, e.g. "answered the lists, then no document
+    /// for 2 minutes, with 8 requests (ability/1, ...) outstanding".
+    case sourceSilent(source: String, what: String)
 
-    package var exitStatus: ExitStatus { .resourcesFailed }
+    package var code: ErrorCode {
+        switch self {
+        case .resourcesFailed: .resourcesFailed
+        case .sourceSilent: .sourceSilent
+        }
+    }
 
     package var description: String {
         switch self {
@@ -48,6 +58,8 @@ package enum CrawlError: PokeSyncFailure {
             let shown = failures.prefix(5).map { "\($0.key) (\($0.error))" }.joined(separator: "; ")
             let more = failures.count > 5 ? "; and \(failures.count - 5) more" : ""
             return "\(failures.count) resource(s) still failed after retries, no version published: \(shown)\(more)"
+        case .sourceSilent(let source, let what):
+            return "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"
         }
     }
 }

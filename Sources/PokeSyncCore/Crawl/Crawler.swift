@@ -36,7 +36,7 @@ package struct Crawler: Sendable {
     }
 
     /// - Throws: `CrawlError.resourcesFailed` (exit 1) when resources still fail after
-    ///   retries; source errors (exit 69) when a list cannot be had, `SourceSilent` (69)
+    ///   retries; source errors (exit 69) when a list cannot be had, `CrawlError.sourceSilent` (69)
     ///   when the source stops delivering documents (`SourceWatch`); store and I/O
     ///   errors (exit 65/74); `CancellationError` when interrupted.
     package func run() async throws -> CrawlSummary {

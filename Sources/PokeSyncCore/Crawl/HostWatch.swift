@@ -225,7 +225,7 @@ struct RecentFiles {
 }
 
 /// A fetch stopped because its host was given up meanwhile.
-struct HostGivenUp: Error, CustomStringConvertible {
+struct HostGivenUpError: Error, CustomStringConvertible {
     var reason: String
     var description: String { "not finished: \(reason)" }
 }

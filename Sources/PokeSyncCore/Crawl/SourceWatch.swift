@@ -28,7 +28,7 @@ final class SourceWatch: Sendable {
         var failuresInARow = 0
         var delivered = 0
         var lastFailure: String?
-        var stopped: SourceSilent?
+        var stopped: CrawlError?
     }
 
     let source: String
@@ -99,7 +99,7 @@ final class SourceWatch: Sendable {
     }
 
     /// Why the run must stop now, or nil while the source still counts as answering.
-    func silence() -> SourceSilent? {
+    func silence() -> CrawlError? {
         let now = ContinuousClock.now
         return state.withLock { state in
             if let stopped = state.stopped { return stopped }
@@ -120,7 +120,7 @@ final class SourceWatch: Sendable {
             case (false, 0): "was asked for the documents left"
             case (false, let count): "answered \(count) of the documents left"
             }
-            state.stopped = SourceSilent(source: source, what: "\(answered), then \(what)")
+            state.stopped = .sourceSilent(source: source, what: "\(answered), then \(what)")
             return state.stopped
         }
     }
@@ -130,19 +130,5 @@ final class SourceWatch: Sendable {
         let shown = outstanding.sorted().prefix(3).joined(separator: ", ")
         let count = outstanding.count
         return "\(count) request\(count == 1 ? "" : "s") (\(shown)\(count > 3 ? " ..." : ""))"
-    }
-}
-
-/// The document source went silent: the run stopped with its progress kept (exit 69).
-struct SourceSilent: PokeSyncFailure {
-    /// The source as given (`--source`).
-    var source: String
-    /// What it did, e.g. "answered the lists, then no document for 2 minutes, with 8 requests (ability/1, ...) outstanding".
-    var what: String
-
-    var exitStatus: ExitStatus { .unavailable }
-
-    var description: String {
-        "the source \(source) \(what): the run stops here, nothing published; the documents already in are kept and the same command resumes"
     }
 }

@@ -72,7 +72,7 @@ struct SpritePhase {
                     return
                 }
             }
-            try fail(job, fetched: fetched, error: "\(error)", quietly: error is HostGivenUp)
+            try fail(job, fetched: fetched, error: "\(error)", quietly: error is HostGivenUpError)
         }
     }
 
@@ -116,7 +116,7 @@ struct SpritePhase {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let outcome = first else {
-                throw HostGivenUp(reason: "\(host) given up for this run (\(watch.givenUp(host) ?? "failing"))")
+                throw HostGivenUpError(reason: "\(host) given up for this run (\(watch.givenUp(host) ?? "failing"))")
             }
             return outcome
         }

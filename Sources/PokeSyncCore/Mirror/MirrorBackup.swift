@@ -27,8 +27,8 @@ package enum MirrorBackup {
     static let leftOut: Set<String> = ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal",
                                        ".pokesync.lock", ".tmp", "logs"]
 
-    /// - Throws: `ForeignOwnerError` (77), `LockError` (75), `StoreError.missing` (64) for a
-    ///   folder with no store, `BackupTargetError` (64) for a `destination` inside the mirror,
+    /// - Throws: `MirrorError.foreignOwner` (77), `.locked` (75), `StoreError.missing` (64) for a
+    ///   folder with no store, `MirrorError.backupInsideMirror` (64) for a `destination` inside the mirror,
     ///   `LocalFileError` (74) for a file that cannot be read or written.
     package static func run(layout: MirrorLayout, destination: URL) throws -> Report {
         // Before the lock, which would make a missing folder.
@@ -39,7 +39,7 @@ package enum MirrorBackup {
         // A copy inside the mirror would copy itself (its staging folder is in the walk).
         let root = layout.root.resolvingSymlinksInPath().path
         let parent = destination.deletingLastPathComponent().resolvingSymlinksInPath().path
-        if parent == root || parent.hasPrefix(root + "/") { throw BackupTargetError.insideMirror(destination.path, mirror: layout.root.path) }
+        if parent == root || parent.hasPrefix(root + "/") { throw MirrorError.backupInsideMirror(destination.path, mirror: layout.root.path) }
         let lock = try MirrorLock(layout: layout)
         defer { withExtendedLifetime(lock) {} }
         let staging = destination.deletingLastPathComponent()
@@ -61,18 +61,6 @@ package enum MirrorBackup {
         } catch {
             try? FileManager.default.removeItem(at: staging)
             throw error
-        }
-    }
-}
-
-/// A backup's DEST that cannot be used: exit 64.
-package enum BackupTargetError: PokeSyncFailure {
-    case insideMirror(String, mirror: String)
-
-    package var exitStatus: ExitStatus { .usage }
-    package var description: String {
-        switch self {
-        case .insideMirror(let path, let mirror): "backup \(path) is inside the mirror \(mirror); give a path outside it"
         }
     }
 }

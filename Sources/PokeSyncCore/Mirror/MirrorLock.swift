@@ -15,8 +15,8 @@ package final class MirrorLock {
     private let fileDescriptor: Int32
     package let path: String
 
-    /// - Throws: `ForeignOwnerError` (exit 77) before anything is made when root asks for
-    ///   another user's mirror (`MirrorOwner`); `LockError.held` (exit 75) at once when
+    /// - Throws: `MirrorError.foreignOwner` (exit 77) before anything is made when root asks for
+    ///   another user's mirror (`MirrorOwner`); `MirrorError.locked` (exit 75) at once when
     ///   another process holds it; `LocalFileError` (exit 74) when the folder or the lock
     ///   file cannot be opened.
     package init(layout: MirrorLayout) throws {
@@ -36,7 +36,7 @@ package final class MirrorLock {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             close(fileDescriptor)
             close(folderDescriptor)
-            throw LockError(mirror: layout.root.path, holderPID: holder.flatMap { Int32($0) })
+            throw MirrorError.locked(mirror: layout.root.path, holderPID: holder.flatMap { Int32($0) })
         }
         let pid = "\(getpid())\n"
         ftruncate(fileDescriptor, 0)
@@ -56,15 +56,5 @@ package final class MirrorLock {
         close(fileDescriptor)
         flock(folderDescriptor, LOCK_UN)
         close(folderDescriptor)
-    }
-}
-
-package struct LockError: PokeSyncFailure {
-    package var mirror: String
-    package var holderPID: Int32?
-    package var exitStatus: ExitStatus { .locked }
-    package var description: String {
-        let holder = holderPID.map { "pid \($0)" } ?? "another process"
-        return "another pokesync (\(holder)) holds the lock on \(mirror); try again when it has finished"
     }
 }

@@ -50,17 +50,3 @@ extension KindSelection {
         }
     }
 }
-
-/// A run refused because its command line narrows the mirror without `--allow-shrink`:
-/// a usage choice, said before anything is fetched (exit 64).
-package struct NarrowingRefused: PokeSyncFailure {
-    package var narrowing: MirrorNarrowing
-    /// The mirror's `mirror.json`, as a path the operator can open.
-    package var configFile: String
-    package var exitStatus: ExitStatus { .usage }
-    package var description: String {
-        "this would narrow the mirror (\(narrowing.changes.joined(separator: "; "))): its next version, \(configFile) "
-            + "and every night after would hold only that; add --allow-shrink to mean it, or leave the option out "
-            + "(nothing was fetched)"
-    }
-}

@@ -16,14 +16,14 @@ import Foundation
 /// only files they make are SQLite's `-wal`/`-shm`, which SQLite itself gives the store's
 /// owner when it runs as root.
 package enum MirrorOwner {
-    /// - Throws: `ForeignOwnerError` (exit 77) when this process runs as root and the
+    /// - Throws: `MirrorError.foreignOwner` (exit 77) when this process runs as root and the
     ///   mirror folder belongs to another user; a missing folder is judged by the nearest
     ///   folder above it that exists (`sudo pokesync full` in `/srv/pokesync`, which the
     ///   `pokesync` user owns, would otherwise make a root-owned mirror there).
     package static func check(_ layout: MirrorLayout) throws {
         guard geteuid() == 0 else { return }  // another user meets the folder's permissions (74)
         guard let owner = owner(ofNearest: layout.root), owner != 0 else { return }
-        throw ForeignOwnerError(mirror: absolutePath(layout.root.path), owner: owner, ownerName: userName(owner))
+        throw MirrorError.foreignOwner(ForeignOwner(mirror: absolutePath(layout.root.path), owner: owner, ownerName: userName(owner)))
     }
 
     /// `check(layout)` for a command that writes `folder` without taking the mirror's lock:
@@ -77,17 +77,14 @@ package enum MirrorOwner {
     }
 }
 
-/// Root asked to write a mirror another user owns: exit 77 (EX_NOPERM).
-package struct ForeignOwnerError: PokeSyncFailure {
+/// A mirror another user owns, that root asked to write (``MirrorError/foreignOwner(_:)``).
+package struct ForeignOwner: Sendable {
     package var mirror: String
     package var owner: uid_t
     package var ownerName: String?
-    package var exitStatus: ExitStatus { .notOwner }
 
     /// The owner as a user name, else `uid N`.
     package var ownerDisplay: String { ownerName ?? "uid \(owner)" }
-
-    package var description: String { description(rerun: nil) }
 
     /// The message, with the command to run instead when `rerun` (this command's words,
     /// the program first) is given and the owner has a name.

@@ -16,7 +16,7 @@ package enum MirrorPrune {
 
     /// Prunes `layout`'s mirror under its lock, keeping the newest `keep` versions
     /// (`retention.keep` of `mirror.json` when nil).
-    /// - Throws: `LockError` when another pokesync holds the folder, `RequestError` when
+    /// - Throws: `MirrorError.locked` when another pokesync holds the folder, `RequestError` when
     ///   `keep` is below 1, config, store and file errors.
     package static func run(layout: MirrorLayout, keep: Int?) throws -> Report {
         // Read once; with --keep it is read after the prune, as before (a bad mirror.json

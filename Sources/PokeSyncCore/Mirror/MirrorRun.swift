@@ -4,7 +4,7 @@ import PokedexReader
 /// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a
 /// sprite tree a crash left behind, builds the source and runs the crawl.
 package enum MirrorRun {
-    /// - Throws: `LockError` (75), `RequestError` (64), `SourceError` (69),
+    /// - Throws: `MirrorError.locked` (75), `RequestError` (64), `SourceError` (69),
     ///   `CrawlError` (1), store and file errors (65/74), `CancellationError`.
     package static func run(layout: MirrorLayout, settings: RunSettings,
                            progressDisplay: (@Sendable (CrawlProgress) -> any ProgressDisplay)? = nil,
@@ -46,13 +46,13 @@ package enum MirrorRun {
     /// Refuses a command line that narrows the mirror without `--allow-shrink`, before
     /// anything is fetched; with it, says what the mirror holds from now on. Either way a
     /// set of kinds that can make no bundle is said once, here.
-    /// - Throws: ``NarrowingRefused`` (64).
+    /// - Throws: ``MirrorError/narrowingRefused(_:configFile:)`` (64).
     static func checkNarrowing(store: Store, layout: MirrorLayout, settings: RunSettings, choices: MirrorChoices,
                                latest: MirrorChoices?, log: @Sendable (String) -> Void) throws {
         let latestKinds = try store.latestVersion().map { try store.versionKinds($0.number)?.resolved ?? ResourceKind.defaultKinds } ?? []
         let narrowing = MirrorNarrowing.of(settings: settings, choices: choices, latest: latest, latestKinds: latestKinds)
         if let narrowing {
-            guard settings.allowShrink else { throw NarrowingRefused(narrowing: narrowing, configFile: layout.configFile.path) }
+            guard settings.allowShrink else { throw MirrorError.narrowingRefused(narrowing, configFile: layout.configFile.path) }
             log("narrowing the mirror on purpose (--allow-shrink: \(narrowing.changes.joined(separator: "; "))): from now on "
                 + "it holds \(MirrorNarrowing.holdings(choices)), and \(layout.configFile.path) records it")
         }
@@ -130,8 +130,8 @@ package enum MirrorRun {
                 summary.diff = diff
                 summary.diffFile = file
             }
-        } catch let failure as FollowUpFailure {
-            throw PublishedFollowUpError(version: latest.number, failure: failure)
+        } catch MirrorError.followUpFailed(let step, let underlying) {
+            throw MirrorError.publishedFollowUp(version: latest.number, step: step, underlying: underlying)
         }
         try store.setMeta(finishedKey, String(latest.number))
         log("version \(latest.number) was published by this full, which was stopped before it finished: its trees and diff are now written, nothing is fetched again (run it once more for a new full)")
@@ -187,8 +187,8 @@ package enum MirrorRun {
                     summary.diff = diff
                     summary.diffFile = file
                 }
-            } catch let failure as FollowUpFailure {
-                throw PublishedFollowUpError(version: version.number, failure: failure)
+            } catch MirrorError.followUpFailed(let step, let underlying) {
+                throw MirrorError.publishedFollowUp(version: version.number, step: step, underlying: underlying)
             }
         case .unchanged(let version):
             // A damaged object the run fetched again is a new file; the tree's hard link
@@ -209,13 +209,13 @@ package enum MirrorRun {
     /// they left (the tree's recorded version, the diff's files), so a crash or a full
     /// disk in between is finished by the next run before it crawls.
     /// - Returns: the diff written now, if one was missing.
-    /// - Throws: `FollowUpFailure` saying which step failed.
+    /// - Throws: `MirrorError.followUpFailed` saying which step failed.
     static func finishPublishing(store: Store, layout: MirrorLayout,
                                  log: @Sendable (String) -> Void) throws -> (VersionDiff, URL)? {
         for tree in SpriteTree.all(layout: layout) {
             let unplaced: [String]
             do { unplaced = try tree.repairIfNeeded(store: store) } catch {
-                throw FollowUpFailure(step: "bringing the \(tree.tree.noun) tree up to date", underlying: error)
+                throw MirrorError.followUpFailed(step: "bringing the \(tree.tree.noun) tree up to date", underlying: error)
             }
             if !unplaced.isEmpty {
                 log("warning: \(unplaced.count) \(tree.tree.noun) file(s) could not be placed in the \(tree.tree.folderName) tree, e.g. \(unplaced[0]); trying again next run")
@@ -232,7 +232,7 @@ package enum MirrorRun {
             let diff = try VersionDiff.compute(store: store, from: from, to: to.number)
             return (diff, try diff.write(to: layout))
         } catch {
-            throw FollowUpFailure(step: "writing its diff", underlying: error)
+            throw MirrorError.followUpFailed(step: "writing its diff", underlying: error)
         }
     }
 

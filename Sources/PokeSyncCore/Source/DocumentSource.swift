@@ -75,12 +75,12 @@ package struct RootIndex: Sendable {
     static func parse(_ data: Data, resource: String) throws -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], !object.isEmpty else {
             throw SourceError(resource: resource, reason: "not a PokeAPI root ({\"ability\": URL, ...})",
-                              exitStatus: .dataError)
+                              problem: .invalidAnswer)
         }
         for (name, value) in object {
             guard ResourceKind.isValidName(name), value is String else {
                 throw SourceError(resource: resource, reason: "the root lists \"\(name.prefix(80))\", not an endpoint",
-                                  exitStatus: .dataError)
+                                  problem: .invalidAnswer)
             }
         }
         return object.keys.sorted()
@@ -112,15 +112,30 @@ extension DocumentSource {
 }
 
 /// A source that cannot be used, named with what was asked of it.
-package struct SourceError: PokeSyncFailure {
+package struct SourceError: PokeSyncError {
+    /// What was wrong with the source.
+    package enum Problem: Sendable {
+        /// It cannot be reached, or does not look like a PokeAPI (69).
+        case unavailable
+        /// It answered with a list or document that is not one (65).
+        case invalidAnswer
+    }
+
     package var resource: String
     package var reason: String
-    package var exitStatus: ExitStatus
+    package var problem: Problem
 
-    package init(resource: String, reason: String, exitStatus: ExitStatus = .unavailable) {
+    package init(resource: String, reason: String, problem: Problem = .unavailable) {
         self.resource = resource
         self.reason = reason
-        self.exitStatus = exitStatus
+        self.problem = problem
+    }
+
+    package var code: ErrorCode {
+        switch problem {
+        case .unavailable: .sourceUnavailable
+        case .invalidAnswer: .sourceInvalid
+        }
     }
 
     package var description: String { "\(resource): \(reason)" }

@@ -59,10 +59,10 @@ package struct FolderSource: DocumentSource {
         }
         let document: CanonicalDocument
         do { document = try CanonicalJSON.canonicalize(data, stripPrefix: nil) } catch {
-            throw SourceError(resource: file.path, reason: error.description, exitStatus: .dataError)
+            throw SourceError(resource: file.path, reason: error.description, problem: .invalidAnswer)
         }
         if let problem = kind.problem(with: document, id: id) {
-            throw SourceError(resource: file.path, reason: problem, exitStatus: .dataError)
+            throw SourceError(resource: file.path, reason: problem, problem: .invalidAnswer)
         }
         return .content(document, validators: Validators(etag: stamp, lastModified: nil), bodyBytes: data.count,
                         wire: .local)

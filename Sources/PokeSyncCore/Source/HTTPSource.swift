@@ -140,7 +140,7 @@ package struct HTTPSource: DocumentSource {
                     throw HTTPError.invalidBody(url: response.url, reason: "\(error)")
                 }
                 if let problem = kind.problem(with: document, id: id) {
-                    throw SourceError(resource: url.absoluteString, reason: problem, exitStatus: .dataError)
+                    throw SourceError(resource: url.absoluteString, reason: problem, problem: .invalidAnswer)
                 }
                 let kept = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"))
                 return .content(document, validators: kept, bodyBytes: response.body.count,

@@ -13,14 +13,14 @@ struct ListPage {
               let count = object["count"] as? Int,
               let results = object["results"] as? [[String: Any]] else {
             throw SourceError(resource: resource, reason: "not a PokeAPI list ({count, next, results})",
-                              exitStatus: .dataError)
+                              problem: .invalidAnswer)
         }
         var listed: [ListedResource] = []
         listed.reserveCapacity(results.count)
         for entry in results {
             guard let url = entry["url"] as? String, let id = ListedResource.id(fromURL: url) else {
                 throw SourceError(resource: resource, reason: "list entry without a numeric resource URL",
-                                  exitStatus: .dataError)
+                                  problem: .invalidAnswer)
             }
             listed.append(ListedResource(kind: kind, id: id, name: entry["name"] as? String))
         }

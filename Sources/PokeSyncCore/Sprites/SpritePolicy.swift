@@ -95,42 +95,42 @@ package struct SpritePolicy: Sendable {
     }
 
     /// Resolves `text`, or says why it is refused.
-    package func resolve(_ text: String) -> Result<Resolved, SpriteRefusal> {
+    package func resolve(_ text: String) -> Result<Resolved, SpriteURLError> {
         // Checked on the text as written: a lenient parser would keep "%zz" as a literal.
-        if let reason = Self.percentEscapeProblem(text) { return .failure(SpriteRefusal(reason)) }
+        if let reason = Self.percentEscapeProblem(text) { return .failure(SpriteURLError(reason)) }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https" else {
-            return .failure(SpriteRefusal("not an http(s) URL"))
+            return .failure(SpriteURLError("not an http(s) URL"))
         }
         guard let host = components.host?.lowercased(), !host.isEmpty, let url = components.url else {
-            return .failure(SpriteRefusal("no host"))
+            return .failure(SpriteURLError("no host"))
         }
         guard components.query == nil, components.fragment == nil, components.user == nil else {
-            return .failure(SpriteRefusal("query, fragment or credentials in a \(tree.noun) URL"))
+            return .failure(SpriteURLError("query, fragment or credentials in a \(tree.noun) URL"))
         }
         let isUpstream = text.hasPrefix(tree.upstreamPrefix)
         // Mapped upstream URLs are fetched from the sprite source, never from their own host.
         if !(isUpstream && source != nil), !allows(url) {
             let port = components.port.map { ":\($0)" } ?? ""
-            return .failure(SpriteRefusal("\(scheme)://\(host)\(port) is not on the allow-list"))
+            return .failure(SpriteURLError("\(scheme)://\(host)\(port) is not on the allow-list"))
         }
         let encodedPath = components.percentEncodedPath
         guard let decoded = encodedPath.removingPercentEncoding else {
-            return .failure(SpriteRefusal("malformed percent-encoding"))
+            return .failure(SpriteURLError("malformed percent-encoding"))
         }
         // The place in the tree is the path below the sprites repository's `sprites/`
         // folder, in that repository's layout only (on raw.githubusercontent.com, another
         // allowed host, or below an http --sprite-source base), so that two hosts with
         // other layouts cannot put unrelated files at the same place.
         guard let prefix = layoutPrefixes(for: url).first(where: { decoded.hasPrefix($0) }) else {
-            return .failure(SpriteRefusal("not below the \(tree.folderName) folder of the PokeAPI/\(tree.folderName) layout (\(tree.repositoryLayout)...)"))
+            return .failure(SpriteURLError("not below the \(tree.folderName) folder of the PokeAPI/\(tree.folderName) layout (\(tree.repositoryLayout)...)"))
         }
         let treePath = decoded.dropFirst(prefix.count)
-        if let reason = Self.unsafeReason(treePath) { return .failure(SpriteRefusal(reason)) }
+        if let reason = Self.unsafeReason(treePath) { return .failure(SpriteURLError(reason)) }
         let path = String(treePath)
         guard let ext = path.split(separator: ".").last.map({ $0.lowercased() }), path.contains("."),
               tree.extensions.contains(ext) else {
-            return .failure(SpriteRefusal("not \(tree.extensionsDescription)"))
+            return .failure(SpriteURLError("not \(tree.extensionsDescription)"))
         }
         let location: Location
         switch (isUpstream, source) {
@@ -213,7 +213,7 @@ package struct SpritePolicy: Sendable {
 }
 
 /// Why a sprite URL or body was not taken; reported with the document that named it.
-package struct SpriteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SpriteURLError: Error, Sendable, Equatable, CustomStringConvertible {
     package var reason: String
     package init(_ reason: String) { self.reason = reason }
     package var description: String { reason }

@@ -69,9 +69,9 @@ package struct RunEnding: Sendable, Codable, Equatable {
 
     /// The line for an error that ended a run, by its exit code.
     package static func reason(for error: any Error) -> (ExitStatus, String) {
-        if error is CancellationError { return (.interrupted, "interrupted (Ctrl-C or a signal)") }
-        let status = (error as? any PokeSyncFailure)?.exitStatus ?? .ioError
-        let text = String((error as? any PokeSyncFailure)?.description ?? "\(error)").prefix(400)
+        let status = ExitStatus(for: error)
+        if status == .interrupted { return (status, "interrupted (Ctrl-C or a signal)") }
+        let text = String((error as? any PokeSyncError)?.description ?? "\(error)").prefix(400)
         if case .resourcesFailed(let failures)? = error as? CrawlError {
             return (status, "failed: \(failures.count) resource(s) still failed after retries")
         }

@@ -11,12 +11,12 @@ extension Store {
         try setMeta("run_owner", "\(run) \(owner)")
     }
 
-    /// - Throws: `RunTakenOver` when the run is gone or another process claimed it.
+    /// - Throws: `StoreError.runTakenOver` when the run is gone or another process claimed it.
     static func checkOwnership(_ database: Database, run: RunRecord, owner: String, mirror: String) throws {
         let exists = try database.integer("SELECT COUNT(*) FROM runs WHERE id = ?", [SQLValue(run.id)]) ?? 0
         let claimed = try database.row("SELECT value FROM meta WHERE key = 'run_owner'", [], { $0.text(0) })
         guard exists == 1, claimed == "\(run.id) \(owner)" else {
-            throw RunTakenOver(mirror: mirror, mode: run.plan.mode)
+            throw StoreError.runTakenOver(mirror: mirror, mode: run.plan.mode)
         }
     }
 
@@ -83,27 +83,4 @@ package struct ListShrink: Sendable, Equatable {
     package var listed: Int
     package var previousVersion: Int
     package var previousCount: Int
-}
-
-/// A version refused because lists shrank (exit 65): an upstream outage must never
-/// reach phones as a version that deletes their data. Nothing is published; the
-/// next run lists those kinds again, and `--allow-shrink` accepts the loss.
-package struct ListsShrank: PokeSyncFailure {
-    package var shrinks: [ListShrink]
-    package var exitStatus: ExitStatus { .dataError }
-    package var description: String {
-        let kinds = shrinks.map { "\($0.kind.apiName): \($0.listed) listed, \($0.previousCount) in version \($0.previousVersion)" }
-        return kinds.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
-    }
-}
-
-/// Another process resumed or discarded this process's run (two writers on one
-/// mirror, the lock bypassed): publishing its frontier could publish half a version.
-package struct RunTakenOver: PokeSyncFailure {
-    package var mirror: String
-    package var mode: RunMode
-    package var exitStatus: ExitStatus { .locked }
-    package var description: String {
-        "another pokesync took over this \(mode.rawValue) run of \(mirror) while it ran; nothing published by this one"
-    }
 }

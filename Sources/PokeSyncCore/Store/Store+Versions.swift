@@ -157,8 +157,8 @@ extension Store {
     /// kinds are then listed again by the next run. Linked files carried from the latest
     /// version (``carryFailedFiles(run:allowShrink:)``), those whose host failed and those
     /// it answered 404/410 for, are published with it, and recorded as carried.
-    /// - Throws: `RunTakenOver` (75) when `owner` no longer owns the run; `ListsShrank`
-    ///   (65); `StoreError` when jobs are still open or a kind was never listed.
+    /// - Throws: `StoreError.runTakenOver` when `owner` no longer owns the run,
+    ///   `.listsShrank`, or `.corrupt` when jobs are still open or a kind was never listed.
     package func publish(run: RunRecord, owner: String, skipIfUnchanged: Bool, allowShrink: Bool = false) throws -> PublishOutcome {
         let runID = SQLValue(run.id)
         let display = layout.display(layout.storeFile)
@@ -178,7 +178,7 @@ extension Store {
             let shrinks = try Self.shrunkenLists(database, run: run)
             if !shrinks.isEmpty && !allowShrink {
                 try Self.forgetLists(database, run: run.id, kinds: shrinks.map(\.kind))
-                return .failure(ListsShrank(shrinks: shrinks))
+                return .failure(StoreError.listsShrank(shrinks))
             }
             return .success(try Self.publishVersion(database, run: run))
         }

@@ -94,11 +94,18 @@ package final class Store: Sendable {
     }
 }
 
-/// A store that cannot be used.
-package enum StoreError: PokeSyncFailure, Equatable {
+/// A store that cannot be used, or a run it refuses to publish.
+package enum StoreError: PokeSyncError, Equatable {
     case missing(String)
     case corrupt(String, String)
     case newerSchema(String, Int)
+    /// Lists shrank past the guard: an upstream outage must never reach phones as a
+    /// version that deletes their data. Nothing is published; the next run lists those
+    /// kinds again, and `--allow-shrink` accepts the loss.
+    case listsShrank([ListShrink])
+    /// Another process resumed or discarded this process's run of the mirror (two writers
+    /// on one mirror, the lock bypassed): publishing its frontier could publish half a version.
+    case runTakenOver(mirror: String, mode: RunMode)
 
     package var description: String {
         switch self {
@@ -106,13 +113,21 @@ package enum StoreError: PokeSyncFailure, Equatable {
         case .corrupt(let path, let reason): return "the store \(path) is corrupt: \(reason)"
         case .newerSchema(let path, let version):
             return "the store \(path) has schema \(version), newer than this pokesync understands"
+        case .listsShrank(let shrinks):
+            let kinds = shrinks.map { "\($0.kind.apiName): \($0.listed) listed, \($0.previousCount) in version \($0.previousVersion)" }
+            return kinds.joined(separator: "; ") + "; refusing to publish (--allow-shrink to accept)"
+        case .runTakenOver(let mirror, let mode):
+            return "another pokesync took over this \(mode.rawValue) run of \(mirror) while it ran; nothing published by this one"
         }
     }
 
-    package var exitStatus: ExitStatus {
+    package var code: ErrorCode {
         switch self {
-        case .missing: return .usage
-        case .corrupt, .newerSchema: return .dataError
+        case .missing: .storeMissing
+        case .corrupt: .storeCorrupt
+        case .newerSchema: .storeNewerSchema
+        case .listsShrank: .listsShrank
+        case .runTakenOver: .runTakenOver
         }
     }
 }

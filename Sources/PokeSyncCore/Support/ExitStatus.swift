@@ -1,5 +1,5 @@
 /// Exit codes of the `pokesync` command (sysexits), which cron wrappers rely on.
-package enum ExitStatus: Int32, Sendable {
+package enum ExitStatus: Int32, CaseIterable, Sendable {
     /// The command did what was asked.
     case success = 0
     /// The run finished, but some resources still failed after retries; no version was published.
@@ -27,7 +27,14 @@ package enum ExitStatus: Int32, Sendable {
     case interrupted = 130
 }
 
-/// An error that knows which exit status it maps to and prints as one clear line.
-package protocol PokeSyncFailure: Error, CustomStringConvertible {
-    var exitStatus: ExitStatus { get }
+/// An error `pokesync` prints as one line that names what happened and what to do, with
+/// the ``ErrorCode`` that says which kind of failure it is (the exit code follows from the
+/// code alone: ``ExitStatus/init(_:)``).
+package protocol PokeSyncError: Error, CustomStringConvertible {
+    var code: ErrorCode { get }
+}
+
+extension PokeSyncError {
+    /// The code the command ends with, from the one table (``ExitStatus/init(_:)``).
+    package var exitStatus: ExitStatus { ExitStatus(code) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A local file could not be written or read (disk full, permissions): exit 74.
-package struct LocalFileError: PokeSyncFailure {
+package struct LocalFileError: PokeSyncError {
     package var path: String
     package var reason: String
 
@@ -14,6 +14,6 @@ package struct LocalFileError: PokeSyncFailure {
         self.init(path: path, reason: String(cString: strerror(code)))
     }
 
-    package var exitStatus: ExitStatus { .ioError }
+    package var code: ErrorCode { .localFile }
     package var description: String { "\(path): \(reason)" }
 }

@@ -2,7 +2,7 @@
 /// does not hold, a folder that is not the core's to write. The core says what is wrong
 /// in its own words (`description`); the command line says it with its flags and
 /// commands instead (exit 64 there).
-package enum RequestError: PokeSyncFailure, Equatable {
+package enum RequestError: PokeSyncError, Equatable {
     /// A sprite set that is not `none`, `default`, `artwork`, `all` or sprite paths.
     case invalidSpriteSet(String)
     /// A cry set that is not none, latest, legacy or all.
@@ -46,7 +46,7 @@ package enum RequestError: PokeSyncFailure, Equatable {
         case invalidURL, unsupportedScheme
     }
 
-    package var exitStatus: ExitStatus { .usage }
+    package var code: ErrorCode { .badRequest }
 
     package var description: String {
         switch self {
@@ -96,10 +96,10 @@ package enum RequestError: PokeSyncFailure, Equatable {
 }
 
 /// `mirror.json` is not valid: a key's value, an unknown key, not JSON (exit 64).
-package struct ConfigError: PokeSyncFailure {
+package struct ConfigError: PokeSyncError {
     /// The whole line, naming the file and the key.
     package var message: String
     package init(_ message: String) { self.message = message }
-    package var exitStatus: ExitStatus { .usage }
+    package var code: ErrorCode { .badConfig }
     package var description: String { message }
 }

@@ -20,16 +20,16 @@ package struct BundleVerifier {
     package private(set) var checked: [String] = []
 
     /// Verifies a bundles folder: `index.json`, the full bundle, every delta.
-    /// - Throws: `BundleFormatError`, `TarError` (65) naming the first bad file.
+    /// - Throws: `ExportError.bundleFormat`, `TarError` (65) naming the first bad file.
     package mutating func verifyFolder(_ folder: URL) throws {
         let indexFile = folder.appendingPathComponent(BundlesFolder.indexName)
         guard let data = FileManager.default.contents(atPath: indexFile.path) else {
-            throw BundleFormatError(file: indexFile.path, reason: "missing: not a bundles folder")
+            throw ExportError.bundleFormat(file: indexFile.path, reason: "missing: not a bundles folder")
         }
         // The reader library's loader: the same rules a device applies (numbers, names, versions).
         let index = try BundleIndex(validating: data, source: indexFile.path)
         guard index.schemaVersion <= DeviceSchema.version else {
-            throw BundleFormatError(file: indexFile.path, reason: "schema \(index.schemaVersion): newer than this build reads")
+            throw ExportError.bundleFormat(file: indexFile.path, reason: "schema \(index.schemaVersion): newer than this build reads")
         }
         let full = try verifyArchive(folder.appendingPathComponent(index.full.file), expected: index.full, index: index)
         defer { try? FileManager.default.removeItem(at: full.folder) }
@@ -60,12 +60,12 @@ package struct BundleVerifier {
     package mutating func verifyArchive(_ file: URL, expected: BundleIndex.Entry?, index: BundleIndex?,
                                 base: URL? = nil) throws -> Extract {
         guard let (size, digest) = SHA256.hashFile(atPath: file.path) else {
-            throw BundleFormatError(file: file.path, reason: "missing or unreadable")
+            throw ExportError.bundleFormat(file: file.path, reason: "missing or unreadable")
         }
         if let expected {
-            if let problem = expected.validationProblem { throw BundleFormatError(file: file.path, reason: "its index entry \(problem)") }
+            if let problem = expected.validationProblem { throw ExportError.bundleFormat(file: file.path, reason: "its index entry \(problem)") }
             guard size == expected.size, digest.hex == expected.sha256.lowercased() else {
-                throw BundleFormatError(file: file.path, reason: "its size or SHA-256 is not what index.json says")
+                throw ExportError.bundleFormat(file: file.path, reason: "its size or SHA-256 is not what index.json says")
             }
         }
         let limits = TarLimits(maxUnpackedBytes: expected?.unpackedSize ?? (8 << 30), maxEntryCount: 2_000_000,
@@ -93,9 +93,10 @@ package struct BundleVerifier {
     /// Damage found in a file of the extract (SQLite's "malformed" naming its scratch path)
     /// is reported as the bundle's: the extract is gone by the time the message is read.
     static func naming(_ file: URL, _ error: any Error, extract folder: URL) -> any Error {
-        guard !(error is BundleFormatError), let failure = error as? any PokeSyncFailure, failure.exitStatus == .dataError,
+        if case .bundleFormat? = error as? ExportError { return error }
+        guard let failure = error as? any PokeSyncError, failure.exitStatus == .dataError,
               failure.description.contains(folder.path) else { return error }
-        return BundleFormatError(file: file.path, reason: failure.description.replacingOccurrences(of: folder.path + "/", with: ""))
+        return ExportError.bundleFormat(file: file.path, reason: failure.description.replacingOccurrences(of: folder.path + "/", with: ""))
     }
 
     /// The reader library's checks (``ExtractedBundle``), as a device makes them, naming `file`.
@@ -104,7 +105,7 @@ package struct BundleVerifier {
         do {
             let manifest = try ExtractedBundle.manifest(in: folder, file: file.path)
             guard manifest.schemaVersion <= DeviceSchema.version else {
-                throw BundleFormatError(file: file.path, reason: "manifest schema \(manifest.schemaVersion): newer than this build reads")
+                throw ExportError.bundleFormat(file: file.path, reason: "manifest schema \(manifest.schemaVersion): newer than this build reads")
             }
             if let index, let expected {
                 var named = expected
@@ -113,12 +114,12 @@ package struct BundleVerifier {
             }
             return try ExtractedBundle(folder: folder, manifest: manifest, entries: entries, file: file.path).manifest
         } catch let error as BundleCheckError {
-            throw BundleFormatError(file: error.file, reason: error.reason)
+            throw ExportError.bundleFormat(file: error.file, reason: error.reason)
         }
     }
 
     private func checkDatabase(_ file: URL, database url: URL, manifest: BundleManifest) throws {
-        func bad(_ reason: String) -> BundleFormatError { BundleFormatError(file: file.path, reason: "\(BundleManifest.databaseName): \(reason)") }
+        func bad(_ reason: String) -> ExportError { ExportError.bundleFormat(file: file.path, reason: "\(BundleManifest.databaseName): \(reason)") }
         let database = try Database(path: url.path, mode: .immutable)
         let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
         guard integrity == ["ok"] else { throw bad("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
@@ -141,14 +142,14 @@ package struct BundleVerifier {
         let database = try Database(path: changes.path, mode: .immutable)
         let integrity = try database.rows("PRAGMA integrity_check", []) { $0.text(0) }
         guard integrity == ["ok"] else {
-            throw BundleFormatError(file: file.path, reason: "changes.sqlite: integrity_check: \(integrity.prefix(3).joined(separator: "; "))")
+            throw ExportError.bundleFormat(file: file.path, reason: "changes.sqlite: integrity_check: \(integrity.prefix(3).joined(separator: "; "))")
         }
         guard let base else { return }
         let applied = folder.appendingPathComponent("applied.sqlite")
         do {
             try DeltaApplier().apply(changes: changes, to: base, writingTo: applied, manifest: manifest)
         } catch {
-            throw BundleFormatError(file: file.path, reason: "applied to version \(manifest.baseVersion ?? 0): \(error)")
+            throw ExportError.bundleFormat(file: file.path, reason: "applied to version \(manifest.baseVersion ?? 0): \(error)")
         }
     }
 }

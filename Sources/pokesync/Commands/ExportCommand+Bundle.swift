@@ -23,7 +23,7 @@ extension ExportCommand {
                     .export(version: try arguments.integer(Self.version), profile: profile,
                             graceHours: config.bundles.graceHours, replaceDamaged: arguments.has(Self.replaceDamaged))
             }
-        } catch let none as NoBundleForKinds {
+        } catch let none as ExportError where none.code == .noBundleForKinds {
             // The mirror's kinds, chosen on purpose (--allow-shrink): said, not a failed night.
             print(none.description)
             return .success

@@ -71,7 +71,7 @@ struct InstallCommand {
                 standardError("\r\u{1B}[K" + Self.describe(step))
             }
         } catch let error as UpdateError {
-            throw InstallFailure(underlying: error)
+            throw CommandError.install(error)
         }
         if onTerminal { standardError("\r\u{1B}[K") }
         print(Self.summary(result))

@@ -37,7 +37,7 @@ enum ScratchFolder {
     /// extract), with the same exit code: an error names the bundle the user gave, not a
     /// temporary path that is gone by the time it is read.
     static func renaming(_ error: any Error, scratch folder: URL, archive: String) -> any Error {
-        guard let failure = error as? any PokeSyncFailure, failure.description.contains(folder.path) else { return error }
+        guard let failure = error as? any PokeSyncError, failure.description.contains(folder.path) else { return error }
         var message = failure.description
         // `/tmp/pokesync-show-1-AB/pokedex.sqlite` → `bundle.tar.gz (pokedex.sqlite)`.
         while let range = message.range(of: folder.path) {
@@ -46,12 +46,6 @@ enum ScratchFolder {
             let end = inner.isEmpty ? range.upperBound : inner.endIndex
             message.replaceSubrange(range.lowerBound..<end, with: inner.isEmpty ? archive : "\(archive) (\(inner))")
         }
-        return RenamedFailure(description: message, exitStatus: failure.exitStatus)
+        return CommandError.reworded(message, code: failure.code)
     }
-}
-
-/// A failure whose message was reworded (see ``ScratchFolder/renaming``), with its exit code.
-struct RenamedFailure: PokeSyncFailure {
-    var description: String
-    var exitStatus: ExitStatus
 }

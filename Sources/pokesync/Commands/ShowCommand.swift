@@ -42,7 +42,7 @@ struct ShowCommand {
         do {
             let query = arguments.positionals[0]
             guard let detail = try opened.pokedex.pokemon(nameOrID: query) else {
-                throw NotFound(query: query)
+                throw CommandError.notFound(query: query)
             }
             let defense = try opened.pokedex.typeDefense(pokemonID: detail.id)
             if arguments.has(.json) {
@@ -55,12 +55,4 @@ struct ShowCommand {
             throw opened.naming(error)
         }
     }
-}
-
-/// `show` found no pokemon or species by that name or id: a usage error (64), as a
-/// misspelt argument is.
-struct NotFound: PokeSyncFailure {
-    var query: String
-    var exitStatus: ExitStatus { .usage }
-    var description: String { "no pokemon or species named \"\(query)\" in this bundle (try `pokesync search \(query)`)" }
 }

@@ -57,16 +57,9 @@ struct VerifyCommand {
         for note in result.notes { print("note: \(note)") }
         let summary = "\(result.versions) versions, \(result.documents) documents, \(result.spriteObjects) sprite objects, \(result.treeFiles) files in the sprite tree"
         guard result.isSound else {
-            throw VerifyFailure(message: "verify \(path): \(result.problems.count) problem(s) in \(summary)")
+            throw CommandError.verifyFoundDamage("verify \(path): \(result.problems.count) problem(s) in \(summary)")
         }
         print("verified \(path): \(summary); all sound")
         return .success
     }
-}
-
-/// A verification that found damage: exit 65.
-struct VerifyFailure: PokeSyncFailure {
-    var message: String
-    var exitStatus: ExitStatus { .dataError }
-    var description: String { message }
 }

@@ -191,11 +191,13 @@ struct StoreIntegrityTests {
             let run = try mine.startRun(plan)
             try mine.claimRun(run.id, owner: "mine")
             try theirs.claimRun(run.id, owner: "theirs")
-            #expect(throws: RunTakenOver.self) { try mine.publish(run: run, owner: "mine", skipIfUnchanged: false) }
+            let takenOver = StoreError.runTakenOver(mirror: layout.root.path, mode: .full)
+            #expect(throws: takenOver) { try mine.publish(run: run, owner: "mine", skipIfUnchanged: false) }
             // The owner cannot publish a frontier that never listed every kind: it would be empty.
-            #expect(throws: StoreError.self) { try theirs.publish(run: run, owner: "theirs", skipIfUnchanged: false) }
+            let unlisted = #expect(throws: StoreError.self) { try theirs.publish(run: run, owner: "theirs", skipIfUnchanged: false) }
+            #expect(unlisted?.code == .storeCorrupt)
             try theirs.discardRun(run.id)
-            #expect(throws: RunTakenOver.self) { try theirs.publish(run: run, owner: "theirs", skipIfUnchanged: false) }
+            #expect(throws: takenOver) { try theirs.publish(run: run, owner: "theirs", skipIfUnchanged: false) }
             #expect(try mine.versions().isEmpty)
         }
     }

@@ -21,7 +21,7 @@ struct CurlDriverStopTests {
                                           deadlineMilliseconds: nil, decodeContent: false, proxy: nil), sink: Collect())
     }
 
-    @Test("a transfer submitted after stop() fails with Unavailable.stopped and never reaches the server")
+    @Test("a transfer submitted after stop() fails with UnavailableError.stopped and never reaches the server")
     func transferAfterStop() async throws {
         try await withTestServer { server async throws in
             let driver = CurlDriver(maxConnections: 1, name: "pokesync.test")
@@ -32,18 +32,18 @@ struct CurlDriverStopTests {
             await #expect {
                 _ = try await driver.perform(Self.transfer(server.url("/ok")))
             } throws: { error in
-                guard case CurlDriver.Unavailable.stopped = error else { return false }
+                guard case CurlDriver.UnavailableError.stopped = error else { return false }
                 return true
             }
             let earlier = try await before.value
             #expect(earlier.status == 200)
             #expect(try await server.requests("/ok").isEmpty)
             // And any later one, whether or not the thread has exited by then.
-            await #expect(throws: CurlDriver.Unavailable.self) {
+            await #expect(throws: CurlDriver.UnavailableError.self) {
                 _ = try await driver.perform(Self.transfer(server.url("/ok")))
             }
             #expect(try await server.requests("/ok").isEmpty)
-            #expect(CurlDriver.Unavailable.stopped.description == "the HTTP transport was already stopped")
+            #expect(CurlDriver.UnavailableError.stopped.description == "the HTTP transport was already stopped")
         }
     }
 }

@@ -79,7 +79,7 @@ struct SpritePolicyTests {
     @Test func anHTTPSpriteSourceBaseIsItsOwnLayout() throws {
         let policy = SpritePolicy(sourceURL: nil, source: .http(URL(string: "http://127.0.0.1:9/pk")!))
         #expect(try policy.resolve("http://127.0.0.1:9/pk/sprites/pokemon/1.png").get().path == "pokemon/1.png")
-        #expect(throws: SpriteRefusal.self) { try policy.resolve("http://127.0.0.1:9/other/sprites/pokemon/1.png").get() }
+        #expect(throws: SpriteURLError.self) { try policy.resolve("http://127.0.0.1:9/other/sprites/pokemon/1.png").get() }
     }
 
     @Test(arguments: [

@@ -84,7 +84,8 @@ struct DeltaRoundTripTests {
             try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: a)
             try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: b)
             #expect(try Data(contentsOf: a) == Data(contentsOf: b))
-            #expect(throws: DeltaBuildError.self) { try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: a) }
+            let overwrite = #expect(throws: ExportError.self) { try DeltaBuilder(old: versions[0].database, new: versions[1].database).write(to: a) }
+            #expect(overwrite?.code == .deltaBuild)
         }
     }
 

@@ -34,11 +34,11 @@ struct UpdateErrorTests {
 
     @Test("the command line adds its flags to the library's messages, as it printed them before")
     func commandLineHints() {
-        #expect(InstallFailure(underlying: .downgradeRefused(source: "b", installed: 2, offered: 1)).description
+        #expect(CommandError.install(.downgradeRefused(source: "b", installed: 2, offered: 1)).description
                 == "b offers version 1, older than the installed 2; refused (use --allow-downgrade)")
-        #expect(InstallFailure(underlying: .unreachable(source: "u", reason: "timed out: nothing received for 3 s")).description
+        #expect(CommandError.install(.unreachable(source: "u", reason: "timed out: nothing received for 3 s")).description
                 == "cannot read u: timed out: nothing received for 3 s (--timeout)")
-        #expect(InstallFailure(underlying: .unreachable(source: "u", reason: "404")).description == "cannot read u: 404")
-        #expect(InstallFailure(underlying: .unreadable(path: "p", reason: "r")).exitStatus == .ioError)
+        #expect(CommandError.install(.unreachable(source: "u", reason: "404")).description == "cannot read u: 404")
+        #expect(CommandError.install(.unreadable(path: "p", reason: "r")).exitStatus == .ioError)
     }
 }

@@ -23,7 +23,7 @@ package struct DeviceDatabaseBuilder: Sendable {
     ///   - profile: the sprites and languages to keep.
     ///   - references: what a dangling reference does; `.refuse` for anything shipped.
     /// - Throws: `RequestError` (64) for a version the store does not have or a language
-    ///   code the version does not have (naming the codes it has); ``DeviceDataError``
+    ///   code the version does not have (naming the codes it has); ``ExportError/deviceData(_:)``
     ///   (65) for a dangling reference or a document that lacks a field the schema needs;
     ///   `StoreError.corrupt` (65) for a damaged document; `LocalFileError` or
     ///   `DatabaseError` (74) when the file cannot be written.
@@ -42,7 +42,7 @@ package struct DeviceDatabaseBuilder: Sendable {
 
         let dangling = ReferenceCheck.danglingReferences(in: rows, version: version)
         if references == .refuse, let first = dangling.first {
-            throw DeviceDataError(first + (dangling.count > 1 ? " (and \(dangling.count - 1) more dangling references)" : ""))
+            throw ExportError.deviceData(first + (dangling.count > 1 ? " (and \(dangling.count - 1) more dangling references)" : ""))
         }
         let languages = try Self.keepLanguages(of: profile, in: &rows, version: version)
 
@@ -102,7 +102,7 @@ package struct DeviceDatabaseBuilder: Sendable {
             default: return DeviceRows()
             }
         } catch let error as DecodingError {
-            throw DeviceDataError("\(document.kind.apiName) \(document.id): \(Self.describe(error))")
+            throw ExportError.deviceData("\(document.kind.apiName) \(document.id): \(Self.describe(error))")
         }
     }
 

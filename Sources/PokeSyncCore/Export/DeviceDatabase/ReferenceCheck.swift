@@ -7,7 +7,7 @@ import Foundation
 package enum ReferenceCheck {
     /// What a dangling reference does to a build.
     package enum Policy: Sendable {
-        /// The build is refused with a ``DeviceDataError`` naming the first one (what `export` does).
+        /// The build is refused with a ``ExportError/deviceData(_:)`` naming the first one (what `export` does).
         case refuse
         /// The rows are kept as they are and counted in ``DeviceDatabaseInfo/danglingReferences``:
         /// for cut samples, whose pokedexes and chains name species left out on purpose.
@@ -71,14 +71,4 @@ package enum ReferenceCheck {
         }
         return found
     }
-}
-
-/// A version whose documents cannot make a consistent device database: a dangling
-/// reference, or a document without a field the schema needs. Exit 65.
-package struct DeviceDataError: PokeSyncFailure, Equatable {
-    /// The problem, naming the document or reference.
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var exitStatus: ExitStatus { .dataError }
-    package var description: String { message }
 }

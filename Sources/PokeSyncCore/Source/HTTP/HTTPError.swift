@@ -8,7 +8,7 @@ import FoundationNetworking
 /// `GET http://127.0.0.1:8080/api/v2/pokemon/25/: HTTP 503 after 5 attempts`.
 ///
 /// A 304 or a 404 is a normal result (an ``HTTPResponse``), not an `HTTPError`.
-package enum HTTPError: PokeSyncFailure, Equatable {
+package enum HTTPError: PokeSyncError, Equatable {
     /// The exchange itself failed: a timeout, a reset connection (-1005), a body
     /// shorter than its Content-Length (-1) ... `code` is the `URLError` code, kept for
     /// deciding what is retried, never printed (libcurl has other words, the line says what happened).
@@ -65,7 +65,7 @@ package enum HTTPError: PokeSyncFailure, Equatable {
         }
     }
 
-    package var exitStatus: ExitStatus { .unavailable }
+    package var code: ErrorCode { .httpFailed }
 
     package var description: String {
         switch self {

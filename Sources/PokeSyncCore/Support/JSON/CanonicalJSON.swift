@@ -50,7 +50,7 @@ package struct CollectedString: Sendable, Hashable {
 /// A truncated body (`isTruncation`) is the usual sign of a connection that closed early
 /// and came back as a 200 with short data; fetching again may help. Any other reason means
 /// the body itself is broken or hostile.
-package struct JSONSyntaxError: PokeSyncFailure, Equatable {
+package struct JSONSyntaxError: PokeSyncError, Equatable {
     /// Byte offset in the input where the problem was found.
     package var offset: Int
     /// What was wrong, e.g. "unexpected end of input".
@@ -70,8 +70,7 @@ package struct JSONSyntaxError: PokeSyncFailure, Equatable {
         JSONSyntaxError(offset: offset, reason: "unexpected end of input", isTruncation: true)
     }
 
-    /// Bad data (EX_DATAERR).
-    package var exitStatus: ExitStatus { .dataError }
+    package var code: ErrorCode { .invalidJSON }
 
     /// One line, e.g. `invalid JSON at byte 1234: unexpected end of input`.
     package var description: String { "invalid JSON at byte \(offset): \(reason)" }

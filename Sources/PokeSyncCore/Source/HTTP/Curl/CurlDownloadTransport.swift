@@ -38,10 +38,10 @@ package final class CurlDownloadTransport: DownloadTransport {
         let outcome: CurlOutcome
         do {
             outcome = try await driver.perform(CurlTransfer(request, sink: ReceiverSink(receiver, url: url)))
-        } catch let unavailable as CurlDriver.Unavailable {
+        } catch let unavailable as CurlDriver.UnavailableError {
             throw UpdateError.unreachable(source: url.absoluteString, reason: unavailable.description)
         }
-        if outcome.stopReason is ReceiverSink.Stopped { return }  // the receiver's own decision
+        if outcome.stopReason is ReceiverSink.StopError { return }  // the receiver's own decision
         guard let failure = outcome.failure(requested: url, hop: url, proxy: proxy, deadline: 0) as? HTTPError else { return }
         throw UpdateError.unreachable(source: url.absoluteString, reason: Self.reason(failure, timeout: timeout))
     }
@@ -62,7 +62,7 @@ package final class CurlDownloadTransport: DownloadTransport {
 
 /// Hands a transfer's head and body to a ``DownloadReceiver``; its `false` ends the transfer.
 private final class ReceiverSink: CurlSink {
-    struct Stopped: Error {}
+    struct StopError: Error {}
 
     private let receiver: any DownloadReceiver
     private let url: URL
@@ -73,10 +73,10 @@ private final class ReceiverSink: CurlSink {
     }
 
     func head(status: Int, headers: [String: String]) -> (any Error)? {
-        receiver.head(status: status, headers: headers, url: url) ? nil : Stopped()
+        receiver.head(status: status, headers: headers, url: url) ? nil : StopError()
     }
 
     func body(_ piece: UnsafeRawBufferPointer) -> (any Error)? {
-        receiver.body(piece) ? nil : Stopped()
+        receiver.body(piece) ? nil : StopError()
     }
 }

@@ -19,7 +19,7 @@ import Foundation
 ///
 /// The driver checks what every `curl_multi_*` call returns: when the multi handle fails
 /// (out of memory, a broken handle), every transfer in flight and every later one fails
-/// with ``Unavailable/failed(_:)`` naming the call and libcurl's words, and the thread ends.
+/// with ``UnavailableError/failed(_:)`` naming the call and libcurl's words, and the thread ends.
 ///
 /// `@unchecked Sendable`: `commands`, `stopping`, `broken` and `exited` are read and written
 /// under `lock`; `active` and the multi handle are touched by the driver thread only.
@@ -34,7 +34,7 @@ final class CurlDriver: @unchecked Sendable {
     private var commands: [Command] = []
     private var stopping = false
     /// Why the multi handle can run no transfer, once it failed.
-    private var broken: Unavailable?
+    private var broken: UnavailableError?
     private var exited = false
     /// Driver thread only: the transfers added to the multi handle, by easy handle.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -64,9 +64,9 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Runs `transfer` to its end and returns how it ended.
     /// - Throws: `CancellationError` when the awaiting task is cancelled (the transfer is
-    ///   removed at once, its connection closed); ``Unavailable/stopped`` when it is
+    ///   removed at once, its connection closed); ``UnavailableError/stopped`` when it is
     ///   submitted after ``stop()`` (it never starts, even while transfers submitted before
-    ///   `stop()` still run); ``Unavailable/failed(_:)`` when the multi handle failed.
+    ///   `stop()` still run); ``UnavailableError/failed(_:)`` when the multi handle failed.
     func perform(_ transfer: CurlTransfer) async throws -> CurlOutcome {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -79,7 +79,7 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     /// Lets the transfers submitted before it finish, then ends the thread. A transfer
-    /// submitted after it fails at once with ``Unavailable/stopped`` and is never sent.
+    /// submitted after it fails at once with ``UnavailableError/stopped`` and is never sent.
     func stop() {
         // The wakeup under the lock, and only while the thread has not exited: once it has,
         // the multi handle is cleaned up and a wakeup on it would touch freed memory.
@@ -90,7 +90,7 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     /// Why a transfer could not run on this driver.
-    enum Unavailable: Error, CustomStringConvertible {
+    enum UnavailableError: Error, CustomStringConvertible {
         /// It was submitted after ``CurlDriver/stop()``.
         case stopped
         /// The multi handle failed: the call and libcurl's words (`curl_multi_poll: out of memory`).
@@ -108,7 +108,7 @@ final class CurlDriver: @unchecked Sendable {
         // Woken under the lock, for the reason ``stop()`` gives. A start after stop() is
         // refused here, not queued: the thread would otherwise run it before it exits.
         // A cancel is always queued: it may be for a transfer still in flight.
-        let refusal = lock.withLock { () -> Unavailable? in
+        let refusal = lock.withLock { () -> UnavailableError? in
             if case .start = command {
                 if let broken { return broken }
                 if stopping || exited { return .stopped }
@@ -125,7 +125,7 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     /// The failure of a `curl_multi_*` call, or nil when it succeeded.
-    private static func failure(of call: String, _ code: CURLMcode) -> Unavailable? {
+    private static func failure(of call: String, _ code: CURLMcode) -> UnavailableError? {
         guard code != CURLM_OK else { return nil }
         return .failed("\(call): " + (curl_multi_strerror(code).map { String(cString: $0) } ?? "code \(code.rawValue)"))
     }
@@ -151,7 +151,7 @@ final class CurlDriver: @unchecked Sendable {
                 break
             }
         }
-        let (late, reason) = lock.withLock { () -> ([Command], Unavailable) in
+        let (late, reason) = lock.withLock { () -> ([Command], UnavailableError) in
             exited = true
             defer { commands.removeAll() }
             return (commands, broken ?? .stopped)
@@ -162,7 +162,7 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Fails every transfer in flight with `failure`, and every later one (the multi handle
     /// is not trusted again).
-    private func failAll(_ failure: Unavailable) {
+    private func failAll(_ failure: UnavailableError) {
         lock.withLock { broken = failure }
         for (handle, transfer) in active {
             curl_multi_remove_handle(multi, handle)

@@ -49,7 +49,7 @@ final class CurlHTTPTransport: Sendable {
             let outcome: CurlOutcome
             do {
                 outcome = try await driver.perform(CurlTransfer(request, sink: body))
-            } catch let unavailable as CurlDriver.Unavailable {
+            } catch let unavailable as CurlDriver.UnavailableError {
                 // Not retried: the driver takes no more transfers.
                 let message = if case .stopped = unavailable { "HTTP client already invalidated" } else { unavailable.description }
                 throw HTTPError.transport(url: url, code: URLError.cancelled.rawValue, message: message)
@@ -116,7 +116,7 @@ extension CurlOutcome {
     ///   - proxy: the proxy it went through, named when the failure is the proxy's.
     ///   - deadline: the attempt's deadline in seconds, for the message.
     func failure(requested url: URL, hop: URL, proxy: ProxyEnvironment.Proxy?, deadline: Int) -> (any Error)? {
-        if stopReason is CurlTransfer.Silence {
+        if stopReason is CurlTransfer.SilenceError {
             return HTTPError.transport(url: url, code: URLError.timedOut.rawValue, message: "timed out")
         }
         if let stopReason { return stopReason }

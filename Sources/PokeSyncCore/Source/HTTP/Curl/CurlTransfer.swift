@@ -66,7 +66,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastActivity = ContinuousClock.now
 
     /// The stop reason of a transfer silent for its whole `timeout`.
-    struct Silence: Error {}
+    struct SilenceError: Error {}
 
     init(_ request: Request, sink: any CurlSink) {
         self.request = request
@@ -177,7 +177,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the transfer may go on: false once it has been silent for `timeout` seconds.
     fileprivate func checkSilence() -> Bool {
         guard ContinuousClock.now - lastActivity >= .seconds(max(1, request.timeout)) else { return true }
-        stopReason = stopReason ?? Silence()
+        stopReason = stopReason ?? SilenceError()
         return false
     }
 }
