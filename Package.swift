@@ -15,7 +15,8 @@ import PackageDescription
 //   PokeSQLite          the SQLite layer (connections, statements, errors)
 //   PokeArchive         zlib/gzip streams, SHA-256, tar: shared by writer and reader
 //   PokedexReader       what apps import: the device schema, content_digest, queries,
-//                       the updater. Depends on nothing but the three above and Foundation.
+//                       the updater. Depends on nothing but PokeLocking, PokeSQLite,
+//                       PokeArchive and Foundation.
 //   PokeSyncCore        the mirror: source, crawl, store, diff, export, bundle writer; its API
 //                       is `package` (the command line and the tests are its only users)
 //   PokeHTTP            serve's HTTP/1.1 server: sockets, poller, workers, connections, head
@@ -26,8 +27,8 @@ import PackageDescription
 let package = Package(
     name: "pokesync",
     // PokedexReader's floor: the seed apps' minimum, and so the whole package's (SwiftPM has
-    // no per-target floor). Nothing uses Synchronization (Mutex is macOS 15+): the crawler's
-    // locks are `Locked` (NSLock), the reader's NSLock and NSCondition.
+    // no per-target floor). Nothing uses Synchronization (Mutex is macOS 15+): every target's
+    // locks are `Locked` (an NSLock), and where the reader waits, an NSCondition.
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "pokesync", targets: ["pokesync"]),
@@ -49,7 +50,7 @@ let package = Package(
         // SHA-NI compression for PokeArchive's SHA256, chosen at run time; a stub off x86.
         .target(name: "CSHA256"),
         .target(name: "PokeArchive", dependencies: ["CZlib", "CSHA256"]),
-        .target(name: "PokedexReader", dependencies: ["PokeSQLite", "PokeArchive"]),
+        .target(name: "PokedexReader", dependencies: ["PokeLocking", "PokeSQLite", "PokeArchive"]),
         .target(name: "PokeSyncCore", dependencies: ["PokedexReader", "PokeSQLite", "PokeArchive", "PokeLocking", "CSQLite", "CZlib",
                                                      .target(name: "CCurl", condition: .when(platforms: [.linux, .macOS]))]),
         // `pokesync serve`: the HTTP server on its own (PokeHTTP: sockets and HTTP only, none of

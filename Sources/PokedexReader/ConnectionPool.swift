@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 import PokeSQLite
 
 /// A small pool of read-only `immutable=1` connections to one database file, handed out
@@ -14,25 +15,29 @@ import PokeSQLite
 /// - A connection that cannot be opened later (an update deleted the version folder the
 ///   path names) is not an error: the pool stops growing and shares the ones it has,
 ///   which still read the deleted file. ``Pokedex/needsReopen`` tells the app to move on.
-// @unchecked Sendable: `idle`, `opened`, `capacity`, `waiters`, `queues` and `bound` are
-// reached only while `condition` is locked; a connection (not Sendable) is used by one thread at a time, between its
-// check-out and check-in. NSCondition, not Synchronization: macOS 14 / iOS 17.
-final class ConnectionPool: @unchecked Sendable {
+final class ConnectionPool: Sendable {
     /// The resolved file every connection opens (never `current`: all see one version).
     let path: String
     private let pageCacheKilobytes: Int
-    private let condition = NSCondition()
-    private var idle: [Database]
-    private var opened: Int
-    /// Nil until the pool first needs a second connection (then `defaultCapacity`):
-    /// ProcessInfo costs a quarter MB an app that reads from one thread need not pay.
-    private var capacity: Int?
-    /// Reads waiting for a connection, in arrival order.
-    private var waiters: [(Database) -> Void] = []
-    /// Per connection, the serial queue async reads on it run on (see ``queue(for:)``).
-    private var queues: [ObjectIdentifier: DispatchQueue] = [:]
-    /// Connections async reads have bound to the thread running their closure.
-    private var bound: [(thread: pthread_t, database: Database)] = []
+    private let state: Locked<State>
+
+    // @unchecked Sendable: a connection (not Sendable) is used by one thread at a time,
+    // between its check-out and check-in, and sits here only while no thread uses it (idle)
+    // or beside the thread it is bound to; a waiter (not Sendable: it captures its read's
+    // continuation or handoff) is called once, by the thread that checks a connection in.
+    private struct State: @unchecked Sendable {
+        var idle: [Database]
+        var opened: Int
+        /// Nil until the pool first needs a second connection (then `defaultCapacity`):
+        /// ProcessInfo costs a quarter MB an app that reads from one thread need not pay.
+        var capacity: Int?
+        /// Reads waiting for a connection, in arrival order.
+        var waiters: [(Database) -> Void] = []
+        /// Per connection, the serial queue async reads on it run on (see ``queue(for:)``).
+        var queues: [ObjectIdentifier: DispatchQueue] = [:]
+        /// Connections async reads have bound to the thread running their closure.
+        var bound: [(thread: pthread_t, database: Database)] = []
+    }
 
     /// The pool's default size: one connection per core, at least 2, at most 8.
     static var defaultCapacity: Int { min(8, max(2, ProcessInfo.processInfo.activeProcessorCount)) }
@@ -40,9 +45,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// A pool whose first connection, already open, is `first`.
     init(first: Database, path: String, capacity: Int? = nil, pageCacheKilobytes: Int) {
         self.path = path
-        self.idle = [first]
-        self.opened = 1
-        self.capacity = capacity.map { max(1, $0) }
+        self.state = Locked(State(idle: [first], opened: 1, capacity: capacity.map { max(1, $0) }))
         self.pageCacheKilobytes = pageCacheKilobytes
     }
 
@@ -57,9 +60,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// How many connections are open now (for tests and the bench).
     var openedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return opened
+        state.withLock { $0.opened }
     }
 
     /// Runs `body` with a connection of its own, waiting while all are busy; or with the
@@ -81,34 +82,28 @@ final class ConnectionPool: @unchecked Sendable {
     /// long read there would hold up every task. At most one read per connection runs,
     /// so these queues never hold more threads than the pool has connections.
     func queue(for database: Database) -> DispatchQueue {
-        condition.lock()
-        defer { condition.unlock() }
-        if let queue = queues[ObjectIdentifier(database)] { return queue }
-        let queue = DispatchQueue(label: "PokedexReader.read.\(queues.count + 1)")
-        queues[ObjectIdentifier(database)] = queue
-        return queue
+        state.withLock { state in
+            if let queue = state.queues[ObjectIdentifier(database)] { return queue }
+            let queue = DispatchQueue(label: "PokedexReader.read.\(state.queues.count + 1)")
+            state.queues[ObjectIdentifier(database)] = queue
+            return queue
+        }
     }
 
     /// Marks `database`, checked out by an async read, as used by the calling thread.
     func bind(_ database: Database) {
-        condition.lock()
-        bound.append((pthread_self(), database))
-        condition.unlock()
+        state.withLock { $0.bound.append((pthread_self(), database)) }
     }
 
     /// Ends ``bind(_:)``.
     func unbind(_ database: Database) {
-        condition.lock()
-        bound.removeAll { $0.database === database }
-        condition.unlock()
+        state.withLock { $0.bound.removeAll { $0.database === database } }
     }
 
     /// The connection bound to the calling thread, if any.
     func connectionBoundToCurrentThread() -> Database? {
-        condition.lock()
-        defer { condition.unlock() }
         let thread = pthread_self()
-        return bound.first { pthread_equal($0.thread, thread) != 0 }?.database
+        return state.withLock { $0.bound.first { pthread_equal($0.thread, thread) != 0 }?.database }
     }
 
     /// A connection for the calling thread, which waits (NSCondition) while all are busy.
@@ -123,46 +118,60 @@ final class ConnectionPool: @unchecked Sendable {
     /// first come, first served, sync and async alike; an async read waits without
     /// holding a thread.
     func checkOut(then handler: @escaping (Database) -> Void) {
-        condition.lock()
-        if let database = idle.popLast() {
-            condition.unlock()
-            return handler(database)
+        let step = state.withLock { state -> CheckOutStep in
+            if let database = state.idle.popLast() { return .idle(database) }
+            let capacity = state.capacity ?? Self.defaultCapacity
+            state.capacity = capacity
+            if state.opened < capacity {
+                state.opened += 1
+                return .open
+            }
+            state.waiters.append(handler)
+            return .wait
         }
-        let capacity = self.capacity ?? Self.defaultCapacity
-        self.capacity = capacity
-        if opened < capacity {
-            opened += 1
-            condition.unlock()
+        switch step {
+        case .idle(let database):
+            handler(database)
+        case .open:
             // Opened outside the lock: other reads go on meanwhile.
             if let database = try? Self.open(path: path, pageCacheKilobytes: pageCacheKilobytes) {
                 return handler(database)
             }
-            condition.lock()
             // The file is gone (or no more descriptors): share the connections there are.
-            opened -= 1
-            self.capacity = opened
-            if let database = idle.popLast() {
-                condition.unlock()
-                return handler(database)
+            let shared = state.withLock { state -> Database? in
+                state.opened -= 1
+                state.capacity = state.opened
+                if let database = state.idle.popLast() { return database }
+                state.waiters.append(handler)
+                return nil
             }
+            if let shared { handler(shared) }
+        case .wait:
+            break
         }
-        waiters.append(handler)
-        condition.unlock()
+    }
+
+    /// What ``checkOut(then:)`` decided under the lock, done outside it.
+    private enum CheckOutStep {
+        case idle(Database)
+        case open
+        case wait
     }
 
     /// Gives a connection back: to the first waiting read, else to the idle ones.
     func checkIn(_ database: Database) {
-        condition.lock()
-        guard waiters.isEmpty else {
-            let next = waiters.removeFirst()
-            condition.unlock()
-            return next(database)
+        let next = state.withLock { state -> ((Database) -> Void)? in
+            if state.waiters.isEmpty {
+                state.idle.append(database)
+                return nil
+            }
+            return state.waiters.removeFirst()
         }
-        idle.append(database)
-        condition.unlock()
+        next?(database)
     }
 
     /// One connection passed from the thread that checks it in to a thread waiting for it.
+    // NSCondition, not Locked: `take()` waits for `put(_:)`, which a lock cannot do.
     // @unchecked Sendable: `database` is reached only while `condition` is locked.
     private final class Handoff: @unchecked Sendable {
         private let condition = NSCondition()

@@ -34,10 +34,10 @@ import PokeSQLite
 /// update moves `current` (or deletes that version's folder): ``needsReopen`` says when
 /// to call ``reopened()``.
 ///
-/// `@unchecked Sendable`: every stored property is a constant. The mutable state lives in
-/// `ConnectionPool` and `SearchIndexCache` (each guarded by its NSCondition) and
-/// `ReadBinding` (its NSLock), each justified where it is declared.
-public final class Pokedex: @unchecked Sendable {
+/// `Sendable`: every stored property is a constant. The mutable state lives in
+/// `ConnectionPool` and `ReadBinding` (each behind its lock) and `SearchIndexCache`
+/// (behind its NSCondition), each justified where it is declared.
+public final class Pokedex: Sendable {
     /// The database file as asked for (`DIR/current/pokedex.sqlite` for a device folder).
     public let databaseURL: URL
     /// The folder sprite paths are relative to: the folder of the file opened

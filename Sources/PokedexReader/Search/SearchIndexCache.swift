@@ -7,6 +7,8 @@ import Foundation
 /// connection (inside an async ``Pokedex/read(_:)``) never waits: the loader may itself be
 /// waiting for that connection. It loads too, and the first index stored wins (a rare
 /// duplicate load rather than a deadlock).
+// NSCondition, not Locked: a caller that holds no connection waits for the loader, which
+// a lock cannot do.
 // @unchecked Sendable: `index` and `loading` are reached only while `condition` is locked;
 // the index itself is immutable and Sendable.
 final class SearchIndexCache: @unchecked Sendable {

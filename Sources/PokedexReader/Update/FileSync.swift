@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,13 +11,15 @@ import Darwin
 /// on a thread of its own while the step waits, looking at its stop flag every 5 ms. A
 /// cancelled step returns at once; the fsync finishes alone and closes its descriptor,
 /// while the cleanup removes the file (POSIX allows both at once).
-// @unchecked Sendable: `result` is written before `done` is signalled and read after.
-final class FileSync: @unchecked Sendable {
+final class FileSync: Sendable {
     /// Files smaller than this are synced in place: a thread costs more than their fsync.
     static let threadedBytes = 1 << 20
 
+    /// Signalled by the fsync's thread when it is done: the step waits on it with a timeout,
+    /// which a lock cannot do.
     private let done = DispatchSemaphore(value: 0)
-    private var result: Int32 = 0
+    /// The fsync's errno (0 for success), written before `done` is signalled.
+    private let result = Locked<Int32>(0)
 
     /// Flushes `url`'s bytes to disk.
     /// - Throws: ``UpdateError/io(path:reason:)`` when it cannot be opened or synced;
@@ -32,7 +35,8 @@ final class FileSync: @unchecked Sendable {
         }
         let sync = FileSync()
         let thread = Thread {
-            sync.result = fsync(descriptor) == 0 ? 0 : errno
+            let failure = fsync(descriptor) == 0 ? 0 : errno
+            sync.result.withLock { $0 = failure }
             close(descriptor)
             sync.done.signal()
         }
@@ -41,6 +45,7 @@ final class FileSync: @unchecked Sendable {
         while sync.done.wait(timeout: .now() + .milliseconds(5)) == .timedOut {
             try stop.check()
         }
-        guard sync.result == 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(sync.result))) }
+        let failure = sync.result.withLock { $0 }
+        guard failure == 0 else { throw UpdateError.io(path: url.path, reason: String(cString: strerror(failure))) }
     }
 }

@@ -18,7 +18,9 @@ import FoundationNetworking
 /// delegate must therefore never wait for the session's own work queue
 /// (`URLSessionTask.cancel()` does): cancel from another thread.
 ///
-/// `@unchecked Sendable`: the only state added is a lock, which is thread-safe.
+/// `@unchecked Sendable`, as `OperationQueue` itself is: the only state added is `serial`,
+/// a lock, which is thread-safe. It is an `NSRecursiveLock`, not `Locked`: it guards no
+/// value but runs the callbacks one at a time, and a callback may add another.
 final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Recursive, in case a callback makes FoundationNetworking add another on the same thread.
     private let serial = NSRecursiveLock()

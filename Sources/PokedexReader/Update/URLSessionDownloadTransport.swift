@@ -1,4 +1,5 @@
 import Foundation
+import PokeLocking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -6,10 +7,9 @@ import FoundationNetworking
 /// The updater's default ``DownloadTransport``: one URLSession a GET, made from the
 /// settings' configuration (copied; its cache off), the delegate run inline on Linux
 /// (``InlineDelegateQueue``) so the network waits for the receiver.
-///
-/// `@unchecked Sendable`: the configuration is only ever copied, never changed.
-struct URLSessionDownloadTransport: DownloadTransport, @unchecked Sendable {
-    let configuration: URLSessionConfiguration?
+struct URLSessionDownloadTransport: DownloadTransport {
+    /// The app's configuration (nil for an ephemeral one), copied for each session.
+    let configuration: SessionConfigurationCopy?
 
     func get(_ url: URL, headers: [String: String], timeout: TimeInterval, receiver: any DownloadReceiver) async throws {
         try await URLSessionDownload(url: url, headers: headers, timeout: timeout, configuration: configuration,
@@ -22,23 +22,26 @@ struct URLSessionDownloadTransport: DownloadTransport, @unchecked Sendable {
 /// task is cancelled (the task itself is cancelled from another thread: see
 /// ``InlineDelegateQueue``).
 ///
-/// `@unchecked Sendable`: URLSession calls the delegate on its own queue while `run()`
-/// waits; every mutable field is guarded by `lock`.
-private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// URLSession calls the delegate on its own queue while `run()` waits: what changes is one
+/// `State`, reached only under its lock.
+private final class URLSessionDownload: NSObject, URLSessionDataDelegate, Sendable {
     private let url: URL
     private let headers: [String: String]
     private let timeout: TimeInterval
-    private let configuration: URLSessionConfiguration?
+    private let configuration: SessionConfigurationCopy?
     private let receiver: any DownloadReceiver
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var continuation: CheckedContinuation<Void, any Error>?
-    /// The outcome, once known (the first one wins).
-    private var outcome: Result<Void, any Error>?
-    /// Whether the task's cancel was asked for: once is enough.
-    private var cancelRequested = false
+    private let state = Locked(State())
 
-    init(url: URL, headers: [String: String], timeout: TimeInterval, configuration: URLSessionConfiguration?,
+    private struct State: Sendable {
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<Void, any Error>?
+        /// The outcome, once known (the first one wins).
+        var outcome: Result<Void, any Error>?
+        /// Whether the task's cancel was asked for: once is enough.
+        var cancelRequested = false
+    }
+
+    init(url: URL, headers: [String: String], timeout: TimeInterval, configuration: SessionConfigurationCopy?,
          receiver: any DownloadReceiver) {
         self.url = url
         self.headers = headers
@@ -49,7 +52,7 @@ private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unche
 
     func run() async throws {
         try Task.checkCancellation()
-        let configuration = (configuration?.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
+        let configuration = configuration?.copy() ?? URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = timeout
@@ -65,7 +68,7 @@ private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unche
         defer {
             // invalidateAndCancel cancels what still runs, with cancelLater's race: a task
             // whose whole body is in only waits for its completion, so the session just ends.
-            let finishing = lock.withLock { task?.hasReceivedItsWholeBody ?? false }
+            let finishing = state.withLock { $0.task?.hasReceivedItsWholeBody ?? false }
             DispatchQueue.global().async { finishing ? session.finishTasksAndInvalidate() : session.invalidateAndCancel() }
         }
         try await withTaskCancellationHandler {
@@ -73,10 +76,10 @@ private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unche
                 var request = URLRequest(url: url)
                 for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
                 let task = session.dataTask(with: request)
-                let early = lock.withLock { () -> Result<Void, any Error>? in
-                    self.continuation = continuation
-                    self.task = task
-                    return outcome
+                let early = state.withLock { state -> Result<Void, any Error>? in
+                    state.continuation = continuation
+                    state.task = task
+                    return state.outcome
                 }
                 if let early { finish(early) } else { task.resume() }
             }
@@ -87,19 +90,21 @@ private final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unche
 
     /// Ends the GET with `result` (the first one wins), resumes the waiter, and stops the task.
     private func finish(_ result: Result<Void, any Error>, completed: Bool = false) {
-        let (waiting, task, final): (CheckedContinuation<Void, any Error>?, URLSessionDataTask?, Result<Void, any Error>) = lock.withLock {
-            if outcome == nil { outcome = result }
-            let waiting = continuation
-            continuation = nil
-            let first = !cancelRequested && !completed
-            if first { cancelRequested = true }
-            return (waiting, first ? self.task : nil, outcome!)
+        let (waiting, task, final) = state.withLock { state
+            -> (CheckedContinuation<Void, any Error>?, URLSessionDataTask?, Result<Void, any Error>) in
+            let final = state.outcome ?? result
+            state.outcome = final
+            let waiting = state.continuation
+            state.continuation = nil
+            let first = !state.cancelRequested && !completed
+            if first { state.cancelRequested = true }
+            return (waiting, first ? state.task : nil, final)
         }
         if let task { task.cancelLater() }
         waiting?.resume(with: final)
     }
 
-    private var stopped: Bool { lock.withLock { outcome != nil } }
+    private var stopped: Bool { state.withLock { $0.outcome != nil } }
 
     private static func fields(_ response: HTTPURLResponse) -> [String: String] {
         var fields: [String: String] = [:]

@@ -5,9 +5,7 @@ import Testing
 @Suite("Canonical JSON")
 struct CanonicalJSONTests {
     /// A real pretty-printed api-data document (pokemon 789, cosmog), relative URLs.
-    static let fixtureURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/canonical/pokemon-789.json")
+    static let fixtureURL = TestPaths.fixtures.appendingPathComponent("canonical/pokemon-789.json")
 
     static func fixture() throws -> [UInt8] {
         Array(try Data(contentsOf: fixtureURL))

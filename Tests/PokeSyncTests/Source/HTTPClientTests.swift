@@ -357,8 +357,7 @@ func withTestServer<R>(bind address: String = "127.0.0.1",
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pokesync-http-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Support/http_test_server.py")
+    let script = TestPaths.support.appendingPathComponent("http_test_server.py")
     let portFile = folder.appendingPathComponent("port"), pidFile = folder.appendingPathComponent("pid")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

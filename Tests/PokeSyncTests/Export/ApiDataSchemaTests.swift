@@ -10,9 +10,7 @@ struct ApiDataSchemaTests {
     static let environment = ProcessInfo.processInfo.environment
 
     /// Tests/Fixtures/schema-sample: an api-data tree of 20 real documents.
-    static let sample = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/schema-sample")
+    static let sample = TestPaths.fixtures.appendingPathComponent("schema-sample", isDirectory: true)
 
     static let dittoVenv = DittoOracle.venv
     static let skipMessage = DittoOracle.skipMessage
