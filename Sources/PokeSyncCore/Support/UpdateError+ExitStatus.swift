@@ -1,4 +1,5 @@
 import PokedexReader
+import PokedexUpdater
 
 // The updater lives in the reader library, which knows nothing of exit codes: the
 // mapping to sysexits for `pokesync install` is made here, at the edge.

@@ -1,5 +1,6 @@
 import PokeSyncCore
 import PokedexReader
+import PokedexUpdater
 
 /// An ``UpdateError`` as `pokesync install` prints it: the library's message speaks to an
 /// app, which has no flags; here the flag that changes the outcome is named after it.
