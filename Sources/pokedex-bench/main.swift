@@ -19,9 +19,9 @@ import PokedexReader
 //   rss_*_after_search_mb  resident after the searches (VmRSS), and its anonymous (RssAnon:
 //                      heap, caches) and file-backed (RssFile: code and data of the binary and
 //                      its libraries) parts
-// pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]: a cancelled update's latency in each
-// phase (CancelLatency.swift).
-// Benchmark tooling, not product: it depends on PokedexReader only, as an app does.
+// Benchmark tooling, not product: it depends on PokedexReader only, as an app that only
+// reads does (no PokedexUpdater, so no FoundationNetworking in its resident memory); a
+// cancelled update's latency is pokedex-update-bench's.
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -67,20 +67,8 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count >= 4, arguments[1] == "cancel" {
-    do {
-        let report = try await CancelLatency.run(bundles: URL(fileURLWithPath: arguments[2]),
-                                                 work: URL(fileURLWithPath: arguments[3]),
-                                                 base: arguments.count >= 5 ? URL(fileURLWithPath: arguments[4]) : nil)
-        print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]), as: UTF8.self))
-        exit(0)
-    } catch {
-        FileHandle.standardError.write(Data("pokedex-bench: \(error)\n".utf8))
-        exit(65)
-    }
-}
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: pokedex-bench DEVICE_DIR [QUERIES_FILE] | pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]\n".utf8))
+    FileHandle.standardError.write(Data("usage: pokedex-bench DEVICE_DIR [QUERIES_FILE]\n".utf8))
     exit(64)
 }
 let folder = URL(fileURLWithPath: arguments[1])

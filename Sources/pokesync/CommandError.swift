@@ -1,5 +1,6 @@
 import PokeSyncCore
 import PokedexReader
+import PokedexUpdater
 
 /// What a command found, or how it says another layer's error in its own words (a wrong
 /// command line is ``UsageError``).

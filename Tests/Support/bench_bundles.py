@@ -13,7 +13,7 @@
      1,600 details by 1 task vs 8 tasks (async reads on the connection pool), memory;
   4. the full bundle installed by a debug build of pokesync (what an app's debug build of
      PokedexReader costs: three runs), and a first install cancelled 15 ms into each
-     phase (`pokedex-bench cancel`): the time each takes to return.
+     phase (`pokedex-update-bench`, built beside pokedex-bench): the time each takes to return.
 Documents come from folders (--source DIR); sprites from the stand-in at no latency.
 """
 import argparse, gzip, json, os, re, shutil, sqlite3, statistics, subprocess, sys
@@ -212,7 +212,8 @@ def main():
         print(f"   debug-build install of the full bundle: {spread(debug_installs)} (target < 5 s)", flush=True)
         cancel_work = os.path.join(work, "cancel")
         os.makedirs(cancel_work, exist_ok=True)
-        latency = json.loads(run_measured([reader, "cancel", full_bundles, cancel_work])["stdout"])
+        update_bench = os.path.join(os.path.dirname(reader), "pokedex-update-bench")
+        latency = json.loads(run_measured([update_bench, full_bundles, cancel_work])["stdout"])
         phases = ", ".join(f"{phase} {latency[phase]['latency_ms']:.1f} ms ({latency[phase]['result']})"
                            for phase in ("downloading", "extracting", "building", "switching"))
         print(f"   a first install cancelled 15 ms into each phase returns after: {phases}; "

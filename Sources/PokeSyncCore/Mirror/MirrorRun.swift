@@ -1,5 +1,6 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 
 /// Runs `full` or `sync` on a mirror: takes the lock, opens the store, repairs a
 /// sprite tree a crash left behind, builds the source and runs the crawl.

@@ -1,6 +1,7 @@
 import Foundation
 import PokeArchive
 import PokedexReader
+import PokedexUpdater
 
 /// What became of one sprite.
 package enum SpriteFetchOutcome: Sendable {

@@ -2,6 +2,7 @@ import CSQLite
 import PokeArchive
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 
 // The shared layers (PokeSQLite, PokeArchive, the reader library and its updater) know
 // nothing of the command line: which of pokesync's codes each of their errors is lives

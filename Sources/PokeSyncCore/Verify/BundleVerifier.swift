@@ -2,6 +2,7 @@ import Foundation
 import PokeArchive
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 
 /// `pokesync verify` on what devices download: a full bundle, a delta, or a bundles
 /// folder (its index and every file it names). Checks gzip and tar integrity (through

@@ -122,7 +122,7 @@ final class ReadQuery: Sendable {
 extension Database {
     /// A reader connection: SQLite's double-quoted string literals off
     /// (``Database/refuseDoubleQuotedStrings()``), so a missing column is an error.
-    static func readerConnection(path: String, mode: Mode) throws(DatabaseError) -> Database {
+    package static func readerConnection(path: String, mode: Mode) throws(DatabaseError) -> Database {
         let database = try Database(path: path, mode: mode)
         try database.refuseDoubleQuotedStrings()
         return database

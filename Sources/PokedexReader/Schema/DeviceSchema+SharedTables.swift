@@ -1,5 +1,5 @@
 /// The three schema tables that are views over the builder's own tables, with the
-/// `INSTEAD OF INSERT` and `INSTEAD OF DELETE` triggers that let the plain-SQL delta of <doc:PokedexReader/Installing#Applying-a-delta>
+/// `INSTEAD OF INSERT` and `INSTEAD OF DELETE` triggers that let the plain-SQL delta of <doc:PokedexUpdater/Installing#Applying-a-delta>
 /// work on them unchanged.
 ///
 /// They were four fifths of the gzipped database. What the views save, measured on the

@@ -1,6 +1,7 @@
 import Foundation
 import PokeSyncCore
 import PokedexReader
+import PokedexUpdater
 
 /// `pokesync install DIR --from URL|DIR [--allow-downgrade] [--timeout S]`: installs or updates a
 /// device folder as an app does through the reader library.

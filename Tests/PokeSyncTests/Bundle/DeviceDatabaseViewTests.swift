@@ -1,5 +1,6 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 import PokeSQLite
 import Testing
 @testable import PokeSyncCore

@@ -2,6 +2,7 @@ import Foundation
 import PokeArchive
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 

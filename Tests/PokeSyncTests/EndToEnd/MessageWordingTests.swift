@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PokeSyncCore
 @testable import PokedexReader
+@testable import PokedexUpdater
 
 /// Messages say what happened, where an operator can act on them: the file to edit by its
 /// full path, and the articles' caps are the ones the code enforces.
@@ -55,7 +56,7 @@ struct MessageWordingTests {
     /// Installing.md states the updater's caps on the index, the manifest and the entries.
     @Test func installingStatesTheUpdatersCaps() throws {
         let article = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(
-            "Sources/PokedexReader/PokedexReader.docc/Installing.md"), encoding: .utf8)
+            "Sources/PokedexUpdater/PokedexUpdater.docc/Installing.md"), encoding: .utf8)
         let text = article.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("the index itself is read up to \(Self.spell(BundleIndex.maxBytes))"))
         #expect(text.contains("a bundle's `manifest.json` up to \(BundleManifest.maxBytes >> 20) MiB"))

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 

@@ -1,9 +1,10 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 @testable import PokeSyncCore
 
 /// Cancels an update a set time after it enters a phase and measures how long the update
-/// then takes to return: <doc:PokedexReader/Installing#Cancelling-and-blocking> allows 100 ms at most, in every phase.
+/// then takes to return: <doc:PokedexUpdater/Installing#Cancelling-and-blocking> allows 100 ms at most, in every phase.
 final class CancellationProbe: @unchecked Sendable {
     /// What one cancelled update did.
     struct Outcome: CustomStringConvertible {

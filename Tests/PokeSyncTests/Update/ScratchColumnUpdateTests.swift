@@ -1,6 +1,7 @@
 import Foundation
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 
@@ -35,10 +36,10 @@ struct UpdateCancellationTests {
         return HeavyWorld(v1: v1, bundles: bundles)
     }
 
-    /// `pokedex-bench`, built beside the tests.
-    static let bench: URL = PokesyncCLI.binary.deletingLastPathComponent().appendingPathComponent("pokedex-bench")
+    /// `pokedex-update-bench`, built beside the tests.
+    static let bench: URL = PokesyncCLI.binary.deletingLastPathComponent().appendingPathComponent("pokedex-update-bench")
 
-    /// The measure runs in a process of its own (`pokedex-bench cancel`), as in an app:
+    /// The measure runs in a process of its own (`pokedex-update-bench`), as in an app:
     /// here, other suites' blocking work on Swift's cooperative threads would delay the
     /// awaiting task's return by up to a second, which says nothing of the updater. The
     /// 100 ms target is `make bench`'s to hold (`bench_bundles.py`, on a quiet machine):
@@ -55,7 +56,7 @@ struct UpdateCancellationTests {
             let work = root.appendingPathComponent("work", isDirectory: true)
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             for (path, extra) in [("delta", [base.path]), ("full", [])] {
-                let run = try await runProgram(Self.bench.path, ["cancel", world.bundles.path, work.path] + extra)
+                let run = try await runProgram(Self.bench.path, [world.bundles.path, work.path] + extra)
                 #expect(run.status == 0, "\(run.stderr)")
                 let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
                 print("\(path): \(run.text)")

@@ -1,5 +1,6 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 @testable import pokesync

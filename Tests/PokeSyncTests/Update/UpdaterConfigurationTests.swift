@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import PokedexReader
+import PokedexUpdater
 import Testing
 
 /// The app's `URLSessionConfiguration` reaches the updater's requests as it was when the

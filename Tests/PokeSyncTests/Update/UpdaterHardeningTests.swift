@@ -1,6 +1,7 @@
 import Foundation
 import PokeSQLite
 import PokedexReader
+import PokedexUpdater
 import Testing
 @testable import PokeSyncCore
 
@@ -158,7 +159,7 @@ struct UpdaterHardeningTests {
         }
     }
 
-    /// Its 100 ms is measured where nothing else runs (`make bench`, `pokedex-bench cancel`;
+    /// Its 100 ms is measured where nothing else runs (`make bench`, `pokedex-update-bench`;
     /// `UpdateCancellationTests` runs it in a process of its own): here, other suites' blocking work holds Swift's cooperative threads and
     /// delays the awaiting task's return by tens of seconds in a full run, which says nothing
     /// of the updater. The bound kept is one an ignored cancel cannot meet: the trickle

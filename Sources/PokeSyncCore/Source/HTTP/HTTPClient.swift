@@ -1,6 +1,7 @@
 import Foundation
 import PokeLocking
 import PokedexReader
+import PokedexUpdater
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import PokedexReader
+import PokedexUpdater
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

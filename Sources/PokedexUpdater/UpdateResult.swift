@@ -1,3 +1,4 @@
+import PokedexReader
 /// What an update did.
 public struct UpdateResult: Sendable, Equatable {
     /// How the installed version arrived.

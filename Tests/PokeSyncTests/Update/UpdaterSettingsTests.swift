@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import PokedexReader
+import PokedexUpdater
 
 /// The settings keep their own copy of the app's session configuration and hand out only
 /// copies, so they cross threads as a `Sendable` value while the app goes on changing its own.

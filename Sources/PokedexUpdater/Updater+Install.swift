@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 import PokeArchive
 import PokeSQLite
 

@@ -1,13 +1,14 @@
 import Foundation
+import PokedexReader
 import PokeSQLite
 
-/// Applies a delta's `changes.sqlite` to a copy of a device database, exactly as <doc:PokedexReader/Installing#Applying-a-delta>
+/// Applies a delta's `changes.sqlite` to a copy of a device database, exactly as <doc:PokedexUpdater/Installing#Applying-a-delta>
 /// says any client may: plain SQL in one transaction, no session extension.
 ///
 /// For each entity `removed` names, its rows are deleted from each of its tables (by
 /// the table's first key column); every row of `changes.sqlite`'s schema tables is
 /// inserted; the search tables are rebuilt; `meta` is set from the delta and the
-/// manifest. The copy is kept only when its ``ContentDigest`` equals the manifest's.
+/// manifest. The copy is kept only when its `ContentDigest` equals the manifest's.
 package struct DeltaApplier: Sendable {
     /// Rebuilds the search tables of a database after its rows changed.
     package typealias SearchRebuild = @Sendable (Database) throws -> Void
@@ -18,7 +19,7 @@ package struct DeltaApplier: Sendable {
     /// - Parameter tables: the schema whose declared columns the delta carries (the
     ///   schema's own; a test passes one with a column added).
     /// - Parameter rebuildSearch: rebuilds the search tables inside the apply transaction
-    ///   (<doc:PokedexReader/Installing#Applying-a-delta>: they are rebuilt on apply, not shipped in the delta), with the delta's
+    ///   (<doc:PokedexUpdater/Installing#Applying-a-delta>: they are rebuilt on apply, not shipped in the delta), with the delta's
     ///   `changes.sqlite` attached as `changes`. The default is
     ///   ``DeviceSearchIndex/rebuildAfterDelta(_:)``: the rows of what the delta touched.
     package init(tables: [DeviceSchema.Table] = DeviceSchema.tables,

@@ -1,8 +1,8 @@
 import Foundation
-import PokedexReader
+import PokedexUpdater
 
-/// `pokedex-bench cancel BUNDLES WORK [BASE_BUNDLES]`: how long a cancelled update takes
-/// to return, in each phase (<doc:PokedexReader/Installing#Cancelling-and-blocking>: 100 ms at most). For each phase, a fresh device in
+/// `pokedex-update-bench BUNDLES WORK [BASE_BUNDLES]`: how long a cancelled update takes
+/// to return, in each phase (<doc:PokedexUpdater/Installing#Cancelling-and-blocking>: 100 ms at most). For each phase, a fresh device in
 /// WORK (installed from BASE_BUNDLES first when given, so that BUNDLES' delta applies)
 /// starts updating from BUNDLES; 15 ms after the update reports the phase (at once for
 /// the short switch) its task is cancelled, and the time to the update's return is taken.

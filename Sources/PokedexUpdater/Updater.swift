@@ -1,4 +1,5 @@
 import Foundation
+import PokedexReader
 import PokeSQLite
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Darwin
 #endif
 
 /// Installs and updates a device folder from an `index.json` URL or a bundles folder,
-/// as <doc:PokedexReader/Installing> fixes it: one install at a time, the delta from
+/// as <doc:PokedexUpdater/Installing> fixes it: one install at a time, the delta from
 /// the installed version when the index has one, else the full bundle, every download
 /// checked, and one atomic switch of `current`. Killed at any moment, the folder still
 /// opens at the old version, and the next update finishes the job.
@@ -47,7 +48,7 @@ public struct Updater: Sendable {
     /// Brings the device folder to the index's latest version.
     ///
     /// A `Pokedex` the app has open goes on reading the version it opened; once this
-    /// returns a new version, its ``Pokedex/needsReopen`` is true, and one line shows the
+    /// returns a new version, its `Pokedex.needsReopen` is true, and one line shows the
     /// new data: `if pokedex.needsReopen { pokedex = try pokedex.reopened() }`.
     /// Blocking work runs on threads of its own, never on Swift's cooperative threads;
     /// cancelling the task stops the update within 100 ms, whatever it is doing.
@@ -90,7 +91,7 @@ public struct Updater: Sendable {
         let index: BundleIndex, etag: String?
         switch try await source.readIndex(settings: settings, etag: source.isRemote ? kept : nil) {
         case .notModified:
-            // <doc:PokedexReader/Installing#The-nightly-check>: a nightly check is one conditional request; the index has not changed
+            // <doc:PokedexUpdater/Installing#The-nightly-check>: a nightly check is one conditional request; the index has not changed
             // since this device installed from it.
             let version = installed?.version ?? 0
             return UpdateResult(installedVersion: version, fromVersion: version, kind: .alreadyCurrent,
@@ -121,7 +122,7 @@ public struct Updater: Sendable {
                                                downloaded: &downloaded, progress: progress)
                 kind = .delta
             } catch UpdateError.digestMismatch, UpdateError.unreachable {
-                // <doc:PokedexReader/Installing#Choosing-a-file>: a device that cannot use its delta (its digest fails, it answers
+                // <doc:PokedexUpdater/Installing#Choosing-a-file>: a device that cannot use its delta (its digest fails, it answers
                 // 404 or 500, its transfer is cut short) takes the full bundle.
                 try await BlockingStep.run { _ in device.removeLeftovers() }
             }

@@ -1,3 +1,4 @@
+import PokedexReader
 /// Why an install or update did not happen. In every case the device folder still
 /// opens at the version it had (or is empty, on a first install), so the app goes on
 /// reading; ``recovery`` says what it can do next.
