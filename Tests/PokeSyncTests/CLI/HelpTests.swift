@@ -1,5 +1,6 @@
 import Foundation
 import PokedexReader
+import PokedexUpdater
 import PokeServe
 import PokeSyncCore
 import Testing
