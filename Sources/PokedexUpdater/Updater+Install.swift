@@ -70,7 +70,7 @@ extension Updater {
         let (folder, manifest) = (extracted.folder, extracted.manifest)
         progress(.building(version: entry.to))
         try await BlockingStep.run { flag in
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent("manifest.json"))
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(BundleManifest.fileName))
             let database = folder.appendingPathComponent(BundleManifest.databaseName)
             try checkDigest(database, manifest: manifest, file: entry.file, stop: flag)
             try syncTree(folder, stop: flag)

@@ -51,13 +51,13 @@ enum BundleArchive {
             // Level 6: on the full database, level 9 takes 2.7 times as long for 0.7% less.
             let writer = try TarWriter(path: scratch.path, level: Self.compressionLevel)
             var sources: [(name: [UInt8], entry: Entry?)] = entries.map { (Array($0.path.utf8), $0) }
-            sources.append((Array("manifest.json".utf8), nil))
+            sources.append((Array(BundleManifest.fileName.utf8), nil))
             sources.sort { $0.name.lexicographicallyPrecedes($1.name) }
             for source in sources {
                 if let entry = source.entry {
                     try writer.addFile(entry.path, contentsOfFile: entry.file.path)
                 } else {
-                    try writer.addFile("manifest.json", contents: manifestBytes)
+                    try writer.addFile(BundleManifest.fileName, contents: manifestBytes)
                 }
             }
             try writer.finish()
@@ -72,7 +72,7 @@ enum BundleArchive {
     /// The manifest of an archive in the folder (the whole archive is read and checked).
     /// - Throws: `TarError` for a damaged archive; `ExportError.bundleFormat` for a bad manifest.
     static func readManifest(_ url: URL) throws -> BundleManifest {
-        let bytes = try TarArchive(path: url.path, limits: ownLimits).contents(of: "manifest.json", maxBytes: maxManifestBytes)
+        let bytes = try TarArchive(path: url.path, limits: ownLimits).contents(of: BundleManifest.fileName, maxBytes: maxManifestBytes)
         do { return try JSONDecoder().decode(BundleManifest.self, from: Data(bytes)) } catch {
             throw ExportError.bundleFormat(file: url.path, reason: "manifest.json does not decode: \(error)")
         }

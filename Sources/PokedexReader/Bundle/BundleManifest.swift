@@ -83,6 +83,8 @@ package struct BundleManifest: Codable, Sendable, Equatable {
     package static let databaseName = "pokedex.sqlite"
     /// A delta's database.
     package static let deltaDatabaseName = "changes.sqlite"
+    /// The manifest itself, first in every bundle's archive and kept in a device folder.
+    package static let fileName = "manifest.json"
 
     package var isDelta: Bool { format == Self.deltaFormat }
 
@@ -103,7 +105,7 @@ package struct BundleManifest: Codable, Sendable, Equatable {
     /// each with its listed size and SHA-256. The updater and `verify` both ask this.
     package func mismatch(inExtracted folder: URL, holding names: [String]) -> String? {
         let listed = Set(files.map(\.path))
-        let present = Set(names).subtracting(["manifest.json"])
+        let present = Set(names).subtracting([Self.fileName])
         guard listed == present else {
             let odd = present.symmetricDifference(listed).sorted().prefix(3).joined(separator: ", ")
             return "holds files its manifest does not list, or lacks some it lists (\(odd))"

@@ -21,7 +21,7 @@ package struct ExtractedBundle: Sendable {
     /// - Parameter file: the archive's name, for messages.
     /// - Throws: ``BundleCheckError``.
     package static func manifest(in folder: URL, file: String) throws(BundleCheckError) -> BundleManifest {
-        let url = folder.appendingPathComponent("manifest.json")
+        let url = folder.appendingPathComponent(BundleManifest.fileName)
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw BundleCheckError(file: file, reason: "has no manifest.json")
         }

@@ -73,7 +73,7 @@ struct OpenedPokedex {
         do {
             // Only what a reader opens; the sprites (most of the bytes) are checked, not written.
             let entries = try SafeExtractor(limits: Self.limits, synchronizes: false)
-                .extract(archive: archive.path, to: scratch.path, only: ["manifest.json", BundleManifest.databaseName])
+                .extract(archive: archive.path, to: scratch.path, only: [BundleManifest.fileName, BundleManifest.databaseName])
             if entries.contains(where: { $0.name == BundleManifest.deltaDatabaseName }) {
                 throw UsageError("--bundle \(archive.path) is a delta, which only updates an installed device: "
                                  + "give a full bundle (pokedex-N.tar.gz), a bundles folder or a device folder")
