@@ -104,13 +104,15 @@ extension Pokedex {
         // the moves and their names. (The API's codes are lowercase: `language = ?` is a key lookup.)
         let order = wantedLanguagesInOrder(languages)
         let first = order[0]
+        // The moves' ids beside them (nil for a move the bundle does not describe), by position.
+        var ids: [Int?] = []
         var moves = try database.records(movesBySlug, [.text(first), key]) { row in
+            ids.append(try row.optionalInt("id"))
             let name = try row.optionalText("name_text").map { LocalizedText(text: $0, language: first) }
-            return (id: try row.optionalInt("id"), move: try PokemonMove(slug: try row.text("slug"), row: row, localizedName: name,
-                                                                         type: try row.optionalText("type_slug")))
+            return try PokemonMove(slug: try row.text("slug"), row: row, localizedName: name, type: try row.optionalText("type_slug"))
         }
-        var missing = moves.filter { $0.move.localizedName == nil }.compactMap(\.id)
-        guard !missing.isEmpty else { return moves.map(\.move) }
+        var missing = moves.indices.compactMap { moves[$0].localizedName == nil ? ids[$0] : nil }
+        guard !missing.isEmpty else { return moves }
         var names: [Int: LocalizedText] = [:]
         for language in order.dropFirst() where !missing.isEmpty {
             _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], lists: [missing.count]) { row in
@@ -118,9 +120,9 @@ extension Pokedex {
             }
             missing.removeAll { names[$0] != nil }
         }
-        for index in moves.indices where moves[index].move.localizedName == nil {
-            if let name = moves[index].id.flatMap({ names[$0] }) { moves[index].move = moves[index].move.named(name) }
+        for index in moves.indices where moves[index].localizedName == nil {
+            if let name = ids[index].flatMap({ names[$0] }) { moves[index] = moves[index].named(name) }
         }
-        return moves.map(\.move)
+        return moves
     }
 }
