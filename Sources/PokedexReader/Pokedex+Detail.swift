@@ -59,7 +59,7 @@ extension Pokedex {
                                           "WHERE species_id = ? AND language = ? ORDER BY entry_index DESC, version")
     static let versionNames = ReadQuery(.versionName, as: "n", ["language", "name"], also: [.column(.version, alias: "v", "name", as: "slug")], """
         FROM version v JOIN version_name n ON n.version_id = v.id
-        WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ?) AND n.language IN (?*)
+        WHERE v.name IN (SELECT version FROM species_flavor_text WHERE species_id = ? AND language = ?) AND n.language IN (?*)
         """)
 
     static func detail(id: Int, languages: [String], in database: Database) throws -> PokemonDetail? {
@@ -105,9 +105,10 @@ extension Pokedex {
             // list, which runs in game order. (Every language's would be ten times the strings.)
             let textLanguages = try database.records(flavorTextLanguages, [key]) { try $0.text("language") }
             let language = PreferredLanguages.choose(from: textLanguages.sorted(), preferred: languages)
-            let versionNames = try localizedNames(versionNames, [key], languages, in: database)
-            let texts = try language.map { language in
-                try database.records(flavorTextRows, [key, .text(language)]) { row in
+            let texts: [FlavorText] = try language.map { language in
+                // The names of the games of the texts shown (one language's), not of every text's.
+                let versionNames = try localizedNames(versionNames, [key, .text(language)], languages, in: database)
+                return try database.records(flavorTextRows, [key, .text(language)]) { row in
                     try FlavorText(row: row, versionName: versionNames[try row.text("version")])
                 }
             } ?? []

@@ -49,11 +49,16 @@ extension Pokedex {
         FROM pokemon_ability pa JOIN ability a ON a.name = pa.ability JOIN ability_text t ON t.ability_id = a.id
         WHERE pa.pokemon_id = ?
         """)
+    /// The moves with their names in one language (the first preferred), joined by key: the
+    /// names of most moves come with the moves, without a second statement, a list of ids
+    /// or a dictionary (a detail page's moves are the most rows it reads).
     static let movesBySlug = ReadQuery(.move, as: "m", PokemonMove.columns,
                                        also: [.column(.pokemonMove, alias: "pm", "move", as: "slug"),
                                               .column(.pokemonMove, alias: "pm", "pokemon_id", as: "pokemon_id"),
-                                              .column(.type, alias: "ty", "name", as: "type_slug")], """
+                                              .column(.type, alias: "ty", "name", as: "type_slug"),
+                                              .column(.moveName, alias: "n", "name", as: "name_text")], """
         FROM pokemon_move pm LEFT JOIN move m ON m.name = pm.move LEFT JOIN "type" ty ON ty.id = m.type_id
+        LEFT JOIN move_name n ON n.move_id = m.id AND n.language = ?
         WHERE pm.pokemon_id = ? ORDER BY pm.move
         """)
     static let moveNames = ReadQuery(.moveName, ["language", "name"], "WHERE move_id IN (?*) AND language = ?")
@@ -92,26 +97,32 @@ extension Pokedex {
 
     static func localizedMoves(pokemonID id: Int, languages: [String], in database: Database) throws -> [PokemonMove] {
         let key = SQLValue.integer(Int64(id))
-        // The moves first (a move the bundle does not describe is a row of NULLs with its
-        // slug, and has no id), then the names of those with an id, by key.
-        let moves = try database.records(movesBySlug, [key]) { row in
-            (id: try row.optionalInt("id"), move: try PokemonMove(slug: try row.text("slug"), row: row, localizedName: nil,
-                                                                  type: try row.optionalText("type_slug")))
+        // Each move's name in the first of the languages it has (what `choose` picks). The
+        // moves come with their names in the first language (a move the bundle does not
+        // describe is a row of NULLs with its slug, and has no id); those with an id and no
+        // name there are asked in the next language, and so on: usually one statement reads
+        // the moves and their names. (The API's codes are lowercase: `language = ?` is a key lookup.)
+        let order = wantedLanguagesInOrder(languages)
+        let first = order[0]
+        // The moves' ids beside them (nil for a move the bundle does not describe), by position.
+        var ids: [Int?] = []
+        var moves = try database.records(movesBySlug, [.text(first), key]) { row in
+            ids.append(try row.optionalInt("id"))
+            let name = try row.optionalText("name_text").map { LocalizedText(text: $0, language: first) }
+            return try PokemonMove(slug: try row.text("slug"), row: row, localizedName: name, type: try row.optionalText("type_slug"))
         }
-        let ids = moves.compactMap(\.id)
-        guard !ids.isEmpty else { return moves.map(\.move) }
-        // Each move's name in the first of the languages it has (what `choose` picks): the
-        // moves asked in the first language, those still without a name in the next, and so
-        // on. A pokemon may have 375 moves in 11 languages; usually one statement reads one
-        // name a move. (The API's codes are lowercase: `language = ?` is a key lookup.)
+        var missing = moves.indices.compactMap { moves[$0].localizedName == nil ? ids[$0] : nil }
+        guard !missing.isEmpty else { return moves }
         var names: [Int: LocalizedText] = [:]
-        var missing = ids
-        for language in wantedLanguagesInOrder(languages) where !missing.isEmpty {
+        for language in order.dropFirst() where !missing.isEmpty {
             _ = try database.records(moveNames, missing.map { .integer(Int64($0)) } + [.text(language)], lists: [missing.count]) { row in
                 names[try row.int("move_id")] = LocalizedText(text: try row.text("name"), language: try row.text("language"))
             }
             missing.removeAll { names[$0] != nil }
         }
-        return moves.map { $0.id.flatMap { names[$0] }.map($0.move.named) ?? $0.move }
+        for index in moves.indices where moves[index].localizedName == nil {
+            if let name = ids[index].flatMap({ names[$0] }) { moves[index] = moves[index].named(name) }
+        }
+        return moves
     }
 }
