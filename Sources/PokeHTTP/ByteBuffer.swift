@@ -39,6 +39,11 @@ package final class ByteBuffer: @unchecked Sendable {
     /// No bytes (a reply without a body); counted in a budget of its own, which nobody reads.
     package static let empty = ByteBuffer([], countedIn: MemoryBudget())
 
+    /// Calls `body` with the bytes (valid only inside it).
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     /// A copy as an array (tests, hashing).
     var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
 }

@@ -4,12 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Answers one parsed request. One per worker thread, used by that thread only, so it
-/// may keep per-thread state (what it last saw of the store).
-package protocol Responder: AnyObject {
-    func respond(to request: RequestHead) -> Reply
-}
-
 /// One client connection, owned by one worker thread: a bounded input buffer, the
 /// scanner of the head being read, and the queue of replies being written.
 ///
@@ -17,7 +11,8 @@ package protocol Responder: AnyObject {
 /// are its own cost: once `queuedReplyBytes` wait for the socket, no further request is
 /// answered (nor more input read) until the client reads; and each turn of its worker
 /// answers at most `requestsPerTurn` of its requests, the rest waiting in its input
-/// buffer (bounded by the head limit) for its next turn.
+/// buffer (bounded by the head limit) for its next turn. A reply made on a render thread
+/// (``Answer/deferred(_:)``) holds the requests after it until it comes back (``resume``).
 final class Connection {
     enum Phase {
         /// Waiting for (or reading) a request head, or writing replies.
@@ -29,6 +24,9 @@ final class Connection {
     }
 
     let descriptor: Int32
+    /// This connection among all its worker ever held (a descriptor is reused once closed):
+    /// what a reply made on a render thread is delivered by.
+    let serial: Int
     let address: ClientAddress
     private let limits: HTTPLimits
     /// The server's name, default headers, error body, kept fields and memory.
@@ -71,6 +69,15 @@ final class Connection {
     /// Complete requests wait in the buffer because the turn's share was used up: the
     /// worker gives the connection another turn (no readiness event will come for them).
     private(set) var wantsTurn = false
+    /// The request whose reply a render thread is making: nothing after it is answered
+    /// or read until the reply comes (``resume``); what was queued before it is written.
+    private var awaiting: Awaited?
+
+    private struct Awaited {
+        let head: RequestHead
+        /// When its head began to arrive, for the access log.
+        let started: Double
+    }
 
     /// Bytes queued: a range of a body, or of `heads` when `buffer` is nil.
     private struct Piece {
@@ -79,9 +86,10 @@ final class Connection {
         let end: Int
     }
 
-    init(descriptor: Int32, address: ClientAddress, configuration: HTTPServerConfiguration, now: Double) {
+    init(descriptor: Int32, serial: Int, address: ClientAddress, configuration: HTTPServerConfiguration, now: Double) {
         self.configuration = configuration
         self.descriptor = descriptor
+        self.serial = serial
         self.address = address
         limits = configuration.limits
         scanner = RequestHeadScanner(keeping: configuration.keptRequestHeaders)
@@ -103,12 +111,14 @@ final class Connection {
 
     /// A keep-alive connection between requests: answered at least once, all written, nothing
     /// read since. What makes room at the connection cap first.
-    var isIdleAfterAnswer: Bool { phase == .open && output.isEmpty && inputCount == 0 && served > 0 }
+    var isIdleAfterAnswer: Bool { phase == .open && output.isEmpty && awaiting == nil && inputCount == 0 && served > 0 }
     /// Open, waiting for (the rest of) a head: a slow client, one sending a byte at a time
     /// to hold its slot, or one that connected and has sent nothing yet (its first head has
     /// been "arriving" since it connected). What makes room at the cap when no connection
     /// is idle, once its head is slow (``HTTPLimits/slowHeadSeconds``).
-    var isReadingHead: Bool { phase == .open && output.isEmpty && !wantsTurn && (inputCount > 0 || served == 0) }
+    var isReadingHead: Bool {
+        phase == .open && output.isEmpty && awaiting == nil && !wantsTurn && (inputCount > 0 || served == 0)
+    }
     /// Bytes the client sent wait in the kernel, not read yet (a request on its way to being
     /// answered: never closed to make room).
     var hasUnreadInput: Bool {
@@ -119,7 +129,7 @@ final class Connection {
     /// replies written: an ordinary end).
     var deadlineReason: CloseReason? {
         guard phase == .open else { return nil }
-        if isWriting { return .stalledWrite }
+        if isWriting || awaiting != nil { return .stalledWrite }
         return inputCount > 0 || served == 0 ? .headDeadline : .idleTimeout
     }
     /// The client's address as the access log writes it, formatted once.
@@ -148,6 +158,9 @@ final class Connection {
                 return finish()
             }
         }
+        // Waiting for a reply, the connection has no interest registered: what is reported
+        // is a hang-up or an error (``PollInterest/none``). The client is gone.
+        if phase == .open && awaiting != nil { return finish() }
         guard phase == .open, output.isEmpty else { return }
         answeredThisTurn = 0
         wantsTurn = false
@@ -192,12 +205,24 @@ final class Connection {
         answerAndWrite(context, now: now, stopping: stopping)
     }
 
+    /// The reply of the request awaited, made on a render thread: queued in its place and
+    /// written, then the requests after it are answered.
+    func resume(_ reply: Reply, _ context: WorkerContext, now: Double, stopping: Bool) {
+        guard phase == .open, let awaited = awaiting else { return }
+        awaiting = nil
+        answeredThisTurn = 0
+        wantsTurn = false
+        deliver(reply, to: awaited.head, started: awaited.started, context, now: now, stopping: stopping)
+        writeOutput(context, now: now)
+        answerAndWrite(context, now: now, stopping: stopping)
+    }
+
     /// Answers and writes until the buffer holds no complete request, the socket is full or
     /// the turn's share is used. Requests left in the buffer once the replies are written
     /// out must be answered later without a readiness event (none comes for bytes already
     /// read): `wantsTurn` asks the worker for that.
     private func answerAndWrite(_ context: WorkerContext, now: Double, stopping: Bool) {
-        while phase == .open && output.isEmpty && inputCount > 0 && !closeAfterOutput {
+        while phase == .open && output.isEmpty && awaiting == nil && inputCount > 0 && !closeAfterOutput {
             if answeredThisTurn >= limits.requestsPerTurn {
                 wantsTurn = true
                 return
@@ -212,7 +237,8 @@ final class Connection {
     /// Answers the complete requests in the buffer, in order, while the turn's share and
     /// the bytes waiting for the socket allow.
     private func answer(_ context: WorkerContext, now: Double, stopping: Bool) {
-        while !closeAfterOutput && answeredThisTurn < limits.requestsPerTurn && unwrittenBytes < limits.queuedReplyBytes {
+        while awaiting == nil && !closeAfterOutput && answeredThisTurn < limits.requestsPerTurn
+                && unwrittenBytes < limits.queuedReplyBytes {
             let scan = scanner.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits)
             switch scan {
             case .incomplete:
@@ -236,19 +262,35 @@ final class Connection {
                 consume(length)
                 served += 1
                 answeredThisTurn += 1
-                var reply = context.responder.respond(to: head)
-                if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
-                // Stopping: requests the client sent before are still answered, the last one closes.
-                let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
-                    && !(stopping && !hasCompleteRequest)
-                    && served < limits.requestsPerConnection
-                queue(reply, keepAlive: keepAlive, context)
-                context.answered(reply, request: head, address: addressText,
-                                 bodyBytes: reply.sendsBody ? reply.body.count : 0, started: started)
-                if !keepAlive { closeAfterOutput = true }
-                deadline = now + limits.stalledWriteSeconds
+                switch context.responder.answer(head) {
+                case .ready(let reply):
+                    deliver(reply, to: head, started: started, context, now: now, stopping: stopping)
+                case .deferred(let make):
+                    awaiting = Awaited(head: head, started: started)
+                    // A reply not made within the stalled-write limit closes the connection.
+                    deadline = now + limits.stalledWriteSeconds
+                    context.render(make, descriptor, serial)
+                    return
+                }
             }
         }
+    }
+
+    /// `reply` to `head` queued, counted and logged; the connection closes after it when it
+    /// or the request says so.
+    private func deliver(_ reply: Reply, to head: RequestHead, started: Double, _ context: WorkerContext,
+                         now: Double, stopping: Bool) {
+        var reply = reply
+        if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
+        // Stopping: requests the client sent before are still answered, the last one closes.
+        let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
+            && !(stopping && !hasCompleteRequest)
+            && served < limits.requestsPerConnection
+        queue(reply, keepAlive: keepAlive, context)
+        context.answered(reply, request: head, address: addressText,
+                         bodyBytes: reply.sendsBody ? reply.body.count : 0, started: started)
+        if !keepAlive { closeAfterOutput = true }
+        deadline = now + limits.stalledWriteSeconds
     }
 
     /// A head refused by the parser: answered, logged without a request line, then closed.
@@ -291,7 +333,11 @@ final class Connection {
         guard phase == .open else { return }
         guard !output.isEmpty else {
             // Nothing to write: the deadline stays what it is (a trickled head keeps its own).
-            if closeAfterOutput || peerClosed && inputCount == 0 { linger(now: now) }
+            if awaiting != nil {
+                interest = .none
+            } else if closeAfterOutput || peerClosed && inputCount == 0 {
+                linger(now: now)
+            }
             return
         }
         let vectors = context.vectors
@@ -327,6 +373,8 @@ final class Connection {
         if output.isEmpty {
             unwrittenBytes = 0
             emptyHeads()
+            // The replies before the one awaited are out: nothing to do until it comes.
+            if awaiting != nil { interest = .none; return }
             if closeAfterOutput || peerClosed && inputCount == 0 { return linger(now: now) }
             if inputCount == 0 { idleSince = now }
             deadline = inputCount > 0 ? now + limits.headSeconds : now + limits.idleSeconds
@@ -364,7 +412,8 @@ final class Connection {
     /// writing replies, or with requests waiting in its buffer, closes once they are
     /// answered and written.
     func stop(now: Double) {
-        guard phase == .open else { return }
+        // The reply awaited decides, when it comes (its keep-alive asks whether stopping).
+        guard phase == .open, awaiting == nil else { return }
         let pending = hasCompleteRequest
         if output.isEmpty && !pending { finish() } else if !pending { closeAfterOutput = true }
     }
@@ -380,6 +429,7 @@ final class Connection {
     func finish() {
         guard phase != .closed else { return }
         phase = .closed
+        awaiting = nil
         output.removeAll()
         unwrittenBytes = 0
         close(descriptor)

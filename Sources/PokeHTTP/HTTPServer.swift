@@ -10,6 +10,7 @@ package final class HTTPServer: Sendable {
     let configuration: HTTPServerConfiguration
     private let gauge: ConnectionGauge
     private let workers: [Worker]
+    private let renderThreads: RenderThreads
     var accessLog: AccessLog? { configuration.accessLog }
 
     /// Serves on `listener` (bound already, so a taken address fails before anything
@@ -22,11 +23,14 @@ package final class HTTPServer: Sendable {
         Self.raiseDescriptorLimit(to: limits.connections + 256)
         self.listener = listener
         gauge = ConnectionGauge(cap: limits.connections, perAddress: limits.connectionsPerAddress)
+        let renderThreads = RenderThreads(count: configuration.workerCount)
         var workers: [Worker] = []
         for _ in 0 ..< max(1, configuration.workerCount) {
-            workers.append(try Worker(configuration: configuration, gauge: gauge, makeResponder: makeResponder))
+            workers.append(try Worker(configuration: configuration, gauge: gauge, renderThreads: renderThreads,
+                                      makeResponder: makeResponder))
         }
         self.workers = workers
+        self.renderThreads = renderThreads
     }
 
     /// Serves until `signals` stops it, with `others` (the metrics' server) beside it,
@@ -43,6 +47,7 @@ package final class HTTPServer: Sendable {
         others.forEach { $0.stop() }
         theirs.wait()
         for server in everyone {
+            server.renderThreads.stop()
             guard let log = server.accessLog else { continue }
             log.finish()
             // The metric is gone with the process: its last figure is said.
@@ -52,9 +57,11 @@ package final class HTTPServer: Sendable {
         return !gauge.hasFailed
     }
 
-    /// Starts the access log's writer, the workers and the acceptor, each thread entering `group`.
+    /// Starts the access log's writer, the render threads, the workers and the acceptor,
+    /// the last two entering `group`.
     private func start(in group: DispatchGroup) {
         accessLog?.start(threadName: "\(configuration.threadName)-log")
+        renderThreads.start(name: "\(configuration.threadName)-render")
         for worker in workers {
             group.enter()
             let thread = Thread { worker.run(); group.leave() }

@@ -6,7 +6,12 @@ import Darwin
 #endif
 
 /// What a worker waits for on one descriptor.
-enum PollInterest { case read, write }
+enum PollInterest {
+    case read, write
+    /// Neither: a connection waiting for a reply made elsewhere. Only a hang-up or an
+    /// error is reported (as readable), which the kernel always reports.
+    case none
+}
 
 /// One readiness event: the descriptor, and whether it can be read (or was hung up:
 /// the read then says how) or written.
@@ -34,6 +39,7 @@ final class Poller {
         switch interest {
         case .read: return EPOLLIN.rawValue | EPOLLRDHUP.rawValue
         case .write: return EPOLLOUT.rawValue
+        case .none: return 0
         }
     }
 
@@ -85,7 +91,7 @@ final class Poller {
 
     func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) {
         var descriptors = interests.map { descriptor, interest in
-            pollfd(fd: descriptor, events: Int16(interest == .read ? POLLIN : POLLOUT), revents: 0)
+            pollfd(fd: descriptor, events: Int16(interest == .read ? POLLIN : interest == .write ? POLLOUT : 0), revents: 0)
         }
         let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
         guard count > 0 else { return }

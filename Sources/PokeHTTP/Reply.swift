@@ -10,7 +10,7 @@ import Darwin
 /// default headers (``HTTPServerConfiguration/defaultHeaders``), then the framing ones
 /// (`Content-Length`, `Date`, `Server`, `Connection`); the connection writes head and body
 /// with one `writev`.
-package struct Reply {
+package struct Reply: Sendable {
     var status: HTTPStatus
     /// Headers in the order written; names as they should appear. Empty when `prepared`.
     var headers: [(String, String)]

@@ -5,13 +5,23 @@ import PokeLocking
 /// (its own view of the served version). Connections never move between workers, so
 /// nothing of a connection is shared.
 final class Worker: @unchecked Sendable {
-    // @unchecked Sendable: everything but `inbox`, `load` and the wake pipe is touched only
-    // by the worker's own thread (inside `run`); those three are safe to share.
+    // @unchecked Sendable: everything but `inbox`, `rendered`, `load`, `counts`, the render
+    // threads and the wake pipe is touched only by the worker's own thread (inside `run`);
+    // those are safe to share.
     private let poller: Poller
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Accepted sockets waiting to be adopted by this worker's thread.
     private let inbox = Locked<[(Int32, ClientAddress)]>([])
+    /// Replies the render threads made, waiting for this worker's thread to deliver them
+    /// to their connections: by descriptor and serial, as a descriptor may have been
+    /// closed and reused by a new connection meanwhile.
+    private let rendered = Locked<[(descriptor: Int32, serial: Int, reply: Reply)]>([])
+    /// Where deferred replies are made (``Answer/deferred(_:)``): the server's, shared by
+    /// its workers.
+    private let renderThreads: RenderThreads
+    /// The serial of the next connection adopted.
+    private var nextSerial = 0
     /// Open connections of this worker, read by the acceptor to balance.
     let load = Locked(0)
     private let configuration: HTTPServerConfiguration
@@ -24,9 +34,10 @@ final class Worker: @unchecked Sendable {
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
-    init(configuration: HTTPServerConfiguration, gauge: ConnectionGauge,
+    init(configuration: HTTPServerConfiguration, gauge: ConnectionGauge, renderThreads: RenderThreads,
          makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
         self.configuration = configuration
+        self.renderThreads = renderThreads
         limits = configuration.limits
         self.gauge = gauge
         self.makeResponder = makeResponder
@@ -69,7 +80,11 @@ final class Worker: @unchecked Sendable {
     /// turn, whatever the others ask for.
     func run() {
         let context: WorkerContext
-        do { context = WorkerContext(responder: try makeResponder(), configuration: configuration, shared: counts) } catch {
+        do {
+            context = WorkerContext(responder: try makeResponder(), configuration: configuration, shared: counts) {
+                [self] make, descriptor, serial in render(make, descriptor: descriptor, serial: serial)
+            }
+        } catch {
             configuration.report("a worker cannot start: \(error)")
             gauge.fail()
             return
@@ -86,9 +101,10 @@ final class Worker: @unchecked Sendable {
             }
             if let drainUntil, connections.isEmpty && inbox.withLock({ $0.isEmpty }) || now > drainUntil { break }
             adoptNewConnections(context, stopping: stopping)
+            deliverRendered(context, stopping: stopping)
             giveTurns(context, stopping: stopping)
             let turnEnds = monotonicSeconds() + limits.turnSeconds
-            let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty })
+            let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty }) || !rendered.withLock({ $0.isEmpty })
             poller.wait(milliseconds: pending ? 0 : 250) { event in
                 if event.descriptor == wakeRead {
                     var scratch = [UInt8](repeating: 0, count: 64)
@@ -122,6 +138,8 @@ final class Worker: @unchecked Sendable {
         }
         for connection in connections.values { connection.finish() }
         sweepClosed()
+        // Replies made for connections closed meanwhile: their bodies let go now.
+        rendered.withLock { $0.removeAll() }
         context.handOver(now: monotonicSeconds(), force: true)
     }
 
@@ -132,8 +150,9 @@ final class Worker: @unchecked Sendable {
         let now = monotonicSeconds(), turnEnds = now + limits.turnSeconds
         for (descriptor, address) in inbox.withLock({ box -> [(Int32, ClientAddress)] in defer { box.removeAll() }; return box }) {
             // Each its own time, in the order accepted: the oldest head goes first at the cap.
-            let connection = Connection(descriptor: descriptor, address: address, configuration: configuration,
-                                        now: monotonicSeconds())
+            nextSerial += 1
+            let connection = Connection(descriptor: descriptor, serial: nextSerial, address: address,
+                                        configuration: configuration, now: monotonicSeconds())
             if stopping || !poller.add(descriptor, .read) {
                 connection.finish()
                 release(connection)
@@ -142,6 +161,28 @@ final class Worker: @unchecked Sendable {
                 guard monotonicSeconds() <= turnEnds else { continue }
                 handle(connection) { $0.readable(context, now: monotonicSeconds(), stopping: stopping) }
             }
+        }
+    }
+
+    /// Makes `make`'s reply on the render threads, then hands it back to this worker's loop.
+    private func render(_ make: @escaping @Sendable () -> Reply, descriptor: Int32, serial: Int) {
+        renderThreads.submit { [self] in
+            let reply = make()
+            rendered.withLock { $0.append((descriptor, serial, reply)) }
+            wake()
+        }
+    }
+
+    /// Gives each reply made on the render threads to its connection, still open (one
+    /// closed meanwhile, its client gone or its deadline passed, is not answered).
+    private func deliverRendered(_ context: WorkerContext, stopping: Bool) {
+        let done = rendered.withLock { box -> [(descriptor: Int32, serial: Int, reply: Reply)] in
+            defer { box.removeAll() }
+            return box
+        }
+        for (descriptor, serial, reply) in done {
+            guard let connection = connections[descriptor], connection.serial == serial else { continue }
+            handle(connection) { $0.resume(reply, context, now: monotonicSeconds(), stopping: stopping) }
         }
     }
 

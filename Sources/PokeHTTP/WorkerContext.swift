@@ -22,9 +22,14 @@ final class WorkerContext {
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
     let shared: Locked<TrafficCounts>
+    /// Hands a deferred reply's work to the render threads, for the connection of this
+    /// descriptor and serial (``Worker``).
+    let render: (_ make: @escaping @Sendable () -> Reply, _ descriptor: Int32, _ serial: Int) -> Void
 
-    init(responder: Responder, configuration: HTTPServerConfiguration, shared: Locked<TrafficCounts>) {
+    init(responder: Responder, configuration: HTTPServerConfiguration, shared: Locked<TrafficCounts>,
+         render: @escaping (_ make: @escaping @Sendable () -> Reply, _ descriptor: Int32, _ serial: Int) -> Void) {
         self.responder = responder
+        self.render = render
         framing = HeadFraming(defaults: configuration.defaultHeaders, server: configuration.serverName)
         let log = configuration.accessLog
         self.shared = shared

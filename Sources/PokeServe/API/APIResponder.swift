@@ -32,6 +32,11 @@ struct Site: Sendable {
 
 /// Routes one request as the PokeAPI server (Django REST framework) does and answers it
 /// from one version. One per worker; the store is the site's (``StoreKeeper``).
+///
+/// A body in the cache is answered on the worker's thread. A body that is not (a document
+/// read from the store, rendered and gzip'd, up to 2.3 MB plain; a list page or the root
+/// made) is made on the server's render threads (``Answer/deferred(_:)``), so the worker's
+/// other connections never wait for it.
 final class APIResponder: Responder {
     private let site: Site
     /// The store's `PRAGMA data_version` and generation when this worker last looked.
@@ -43,69 +48,76 @@ final class APIResponder: Responder {
         self.site = site
     }
 
-    /// A version's documents went away under the request (pruned after a newer one was
-    /// published): it is answered again from the newest.
-    private struct VersionGoneError: Error {}
-
-    /// The bodies alive are at their bound: a new one is not made now.
-    private struct MemoryFullError: Error {}
-
-    private func busy() -> Reply {
+    private static func busy(_ site: Site) -> Reply {
         Reply.detail(.serviceUnavailable, "The server is busy; try again.",
                      headers: [("Retry-After", "1")], memory: site.memory)
     }
 
+    /// The version a request was routed in went away before its body was read (pruned
+    /// after a newer one was published): the client asks again.
+    private static func changed(_ site: Site) -> Reply {
+        Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
+                     headers: [("Retry-After", "1")], memory: site.memory)
+    }
+
+    private static func unreadable(_ request: RequestHead, _ error: any Error, _ site: Site) -> Reply {
+        StandardStreams.write("pokesync: serve: \(request.path): \(error)\n")
+        return Reply.detail(.internalServerError, "The mirror's store could not be read.", memory: site.memory)
+    }
+
     /// Whether a new body of `size` bytes may be made now.
-    private func checkRoom(_ size: Int) throws {
-        guard size <= site.smallBody || site.memory.liveBytes < site.bodyBytesLimit else { throw MemoryFullError() }
+    private static func hasRoom(_ size: Int, _ site: Site) -> Bool {
+        size <= site.smallBody || site.memory.liveBytes < site.bodyBytesLimit
     }
 
-    func respond(to request: RequestHead) -> Reply {
+    func answer(_ request: RequestHead) -> Answer {
         let route = Route(request)
-        var reply = answer(route, request)
-        reply.route = route.shape
-        return reply
+        let shape = route.shape
+        switch answer(route, request) {
+        case .ready(var reply):
+            reply.route = shape
+            return .ready(reply)
+        case .deferred(let make):
+            return .deferred {
+                var reply = make()
+                reply.route = shape
+                return reply
+            }
+        }
     }
 
-    private func answer(_ route: Route, _ request: RequestHead) -> Reply {
+    private func answer(_ route: Route, _ request: RequestHead) -> Answer {
         switch route {
         case .options:
-            return Reply(status: .noContent, headers: [("Allow", Route.allowedMethods)],
-                         sendsBody: false)
+            return .ready(Reply(status: .noContent, headers: [("Allow", Route.allowedMethods)], sendsBody: false))
         case .preflight(let names):
-            return Self.preflight(names)
+            return .ready(Self.preflight(names))
         case .methodNotAllowed(let method):
-            return Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
-                                headers: [("Allow", Route.allowedMethods)], memory: site.memory)
+            return .ready(Reply.detail(.methodNotAllowed, "Method \"\(method)\" not allowed.",
+                                       headers: [("Allow", Route.allowedMethods)], memory: site.memory))
         case .badPath:
-            return Reply.detail(.badRequest, "A malformed path.", memory: site.memory)
+            return .ready(Reply.detail(.badRequest, "A malformed path.", memory: site.memory))
         case .sprite(let path):
             // Without a sprite tree, as any other path outside the API: not found.
-            if let sprites = site.sprites { return linkedFile(sprites, path, request) }
+            if let sprites = site.sprites { return .ready(linkedFile(sprites, path, request)) }
         case .cry(let path):
-            if let cries = site.cries { return linkedFile(cries, path, request) }
+            if let cries = site.cries { return .ready(linkedFile(cries, path, request)) }
         case .root, .list, .document, .encounters, .meta, .redirect, .notFound:
             break
         }
         for attempt in 0 ..< 2 {
             do {
                 let version = try currentVersion(force: attempt > 0)
-                return try answer(route, request, version)
-            } catch is VersionGoneError {
-                continue
-            } catch is MemoryFullError {
-                return busy()
+                return answer(route, request, version)
             } catch where attempt == 0 {
                 // The store may have been replaced under the request: its files are looked
                 // at now (and it is reopened) before the answer is tried again.
                 continue
             } catch {
-                StandardStreams.write("pokesync: serve: \(request.path): \(error)\n")
-                return Reply.detail(.internalServerError, "The mirror's store could not be read.", memory: site.memory)
+                return .ready(Self.unreadable(request, error, site))
             }
         }
-        return Reply.detail(.serviceUnavailable, "The mirror changed during the request; try again.",
-                            headers: [("Retry-After", "1")], memory: site.memory)
+        return .ready(Self.changed(site))
     }
 
     /// The served version, looked for again when another connection committed to the
@@ -114,59 +126,77 @@ final class APIResponder: Responder {
     /// board's loading lock. `force` also looks at the store's files now.
     private func currentVersion(force: Bool) throws -> ServedVersion {
         // Asked at most once a millisecond per worker (each ask takes SQLite's WAL read
-        // lock, an fcntl): a request that arrives a millisecond after a commit sees it.
+        // lock, an fcntl): a request that arrives a millisecond after a commit sees it,
+        // unless a render thread holds the store at that moment (then the next one does).
         let clock = monotonicSeconds()
         if !force, clock - lastAsked < 0.001, let version = site.board.version { return version }
         lastAsked = clock
-        return try site.keeper.use(recheck: force) { store, generation in
-            let now = try store.dataVersion()
-            let same = !force && generation == self.generation
-            if same, now == dataVersion, let version = site.board.version { return version }
-            // Taken as seen only once the version it may bring is in hand: a refresh that
-            // throws (a busy or unreadable store) is tried again by the next request.
-            if same, let version = site.board.version, try store.latestVersionNumber() == version.number {
-                dataVersion = now
-                return version
-            }
-            let version = try site.board.refresh(store: store, generation: generation)
+        // With a version in hand, the look is skipped while a render thread holds the
+        // store: a worker never waits for it.
+        if !force, let version = site.board.version {
+            return try site.keeper.useIfFree { store, generation in try look(store, generation, force: false) } ?? version
+        }
+        return try site.keeper.use(recheck: force) { store, generation in try look(store, generation, force: force) }
+    }
+
+    /// ``currentVersion(force:)``'s look at the store: the version its latest commit serves.
+    private func look(_ store: Store, _ generation: Int, force: Bool) throws -> ServedVersion {
+        let now = try store.dataVersion()
+        let same = !force && generation == self.generation
+        if same, now == dataVersion, let version = site.board.version { return version }
+        // Taken as seen only once the version it may bring is in hand: a refresh that
+        // throws (a busy or unreadable store) is tried again by the next request.
+        if same, let version = site.board.version, try store.latestVersionNumber() == version.number {
             dataVersion = now
-            self.generation = generation
             return version
         }
+        let version = try site.board.refresh(store: store, generation: generation)
+        dataVersion = now
+        self.generation = generation
+        return version
     }
 
     // MARK: Routing
 
     /// `route` answered from `version`: what the route names is looked for in it.
-    private func answer(_ route: Route, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+    private func answer(_ route: Route, _ request: RequestHead, _ version: ServedVersion) -> Answer {
         switch route {
         case .root:
-            return try root(request, version)
+            return root(request, version)
         case .list(let kind, let page):
-            guard let listed = version.kinds[kind] else { return notFound(version) }
-            return try list(listed, page, request, version)
+            guard let listed = version.kinds[kind] else { return .ready(notFound(version)) }
+            return list(listed, page, request, version)
+        case .document, .encounters, .meta:
+            guard let hash = Self.documentHash(route, in: version) else { return .ready(notFound(version)) }
+            return document(route, hash, request, version)
+        case .redirect(let location, let target):
+            return .ready(Self.serves(target, version) ? redirect(location) : notFound(version))
+        case .notFound, .sprite, .cry, .options, .preflight, .methodNotAllowed, .badPath:
+            // The last six are answered before a version is needed (`answer(_:_:)`); a
+            // linked file's route without its tree is an unknown path.
+            return .ready(notFound(version))
+        }
+    }
+
+    /// The stored document `route` names in `version`, if it holds it (nil for a route
+    /// that names no document).
+    private static func documentHash(_ route: Route, in version: ServedVersion) -> SHA256Digest? {
+        switch route {
         case .document(let kind, let key):
-            guard let listed = version.kinds[kind] else { return notFound(version) }
+            guard let listed = version.kinds[kind] else { return nil }
             let index: Int?
             switch key {
             case .id(let id): index = listed.byID[id]
             case .name(let name): index = listed.byName[name]
             case .idOutOfRange: index = nil
             }
-            guard let index else { return notFound(version) }
-            return try document(listed.entries[index].hash, request, version)
+            return index.map { listed.entries[$0].hash }
         case .encounters(let id):
-            guard let hash = version.encounters[id] else { return notFound(version) }
-            return try document(hash, request, version)
+            return version.encounters[id]
         case .meta:
-            guard let meta = version.meta else { return notFound(version) }
-            return try document(meta, request, version)
-        case .redirect(let location, let target):
-            return Self.serves(target, version) ? redirect(location) : notFound(version)
-        case .notFound, .sprite, .cry, .options, .preflight, .methodNotAllowed, .badPath:
-            // The last six are answered before a version is needed (`answer(_:_:)`); a
-            // linked file's route without its tree is an unknown path.
-            return notFound(version)
+            return version.meta
+        case .root, .list, .redirect, .notFound, .sprite, .cry, .options, .preflight, .methodNotAllowed, .badPath:
+            return nil
         }
     }
 
@@ -188,50 +218,108 @@ final class APIResponder: Responder {
                                      ("Content-Type", "text/html; charset=utf-8")])
     }
 
-    private func notFound(_ version: ServedVersion) -> Reply {
+    private func notFound(_ version: ServedVersion) -> Reply { Self.notFound(version, site) }
+
+    private static func notFound(_ version: ServedVersion, _ site: Site) -> Reply {
         Reply.detail(.notFound, "Not found.", headers: [("X-PokeAPI-Hash", version.tag)], memory: site.memory)
     }
 
     // MARK: Bodies
 
-    private func document(_ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) throws -> Reply {
-        // With --sprite-base a body depends on the files its version holds too: its cache
-        // key and ETag are of both, so a version holding other files never gets it.
-        let served = site.form.rewritesLinks ? SHA256.hash(hash.bytes + version.links.tag) : hash
-        let key = BodyKey.document(served)
-        if let body = site.cache.get(key) { return reply(body, request, version) }
-        let canonical: [UInt8]? = try site.keeper.use { store, _ in
-            try store.snapshot {
-                guard try store.retains(version: version.number) else { return nil }
-                return try store.documentBody(hash)
-            }
-        }
-        guard let canonical else { throw VersionGoneError() }
-        try checkRoom(canonical.count)
-        let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"",
-                                memory: site.memory)
-        site.cache.put(key, body)
-        return reply(body, request, version)
+    /// The cache key of document `hash` as `version` serves it. With --sprite-base a body
+    /// depends on the files its version holds too: its key and ETag are of both, so a
+    /// version holding other files never gets it.
+    private static func served(_ hash: SHA256Digest, _ version: ServedVersion, _ form: ServedForm) -> SHA256Digest {
+        form.rewritesLinks ? SHA256.hash(hash.bytes + version.links.tag) : hash
     }
 
-    private func root(_ request: RequestHead, _ version: ServedVersion) throws -> Reply {
+    /// A document's answer: from the cache, or made on a render thread.
+    private func document(_ route: Route, _ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) -> Answer {
+        let plain = !Self.acceptsGzip(request.acceptEncoding)
+        if let body = site.cache.get(.document(Self.served(hash, version, site.form)), plain: plain) {
+            return .ready(Self.reply(body, request, version))
+        }
+        return .deferred { [site] in Self.madeDocument(route, hash, request, version, site) }
+    }
+
+    /// What a render thread read of a document.
+    private enum Read {
+        case document(DeflatedDocument)
+        /// The version was pruned since the request was routed in it; the newest.
+        case gone(newest: ServedVersion)
+    }
+
+    /// A document's body read from the store, rendered, gzip'd and kept, then its reply (on
+    /// a render thread). The store's connection is held only for the read: inflating,
+    /// rendering and compressing happen outside it.
+    private static func madeDocument(_ route: Route, _ hash: SHA256Digest, _ request: RequestHead,
+                                     _ version: ServedVersion, _ site: Site) -> Reply {
+        var (hash, version) = (hash, version)
+        let plain = !acceptsGzip(request.acceptEncoding)
+        for attempt in 0 ..< 3 {
+            let served = served(hash, version, site.form), key = BodyKey.document(served)
+            // Made meanwhile for another request asking for it at the same time.
+            if let body = site.cache.peek(key, plain: plain) { return reply(body, request, version) }
+            if plain, let whole = withKeptPlain(key, site) { return reply(whole, request, version) }
+            let read: Read
+            do {
+                read = try site.keeper.use(recheck: attempt > 0) { store, generation in
+                    let stored = try store.snapshot {
+                        try store.retains(version: version.number) ? try store.deflatedDocument(hash) : nil
+                    }
+                    if let stored { return .document(stored) }
+                    return .gone(newest: try site.board.refresh(store: store, generation: generation))
+                }
+            } catch where attempt == 0 {
+                // The store may have been replaced under the request: its files are looked
+                // at now (and it is reopened) before the read is tried again.
+                continue
+            } catch {
+                return unreadable(request, error, site)
+            }
+            switch read {
+            case .gone(let newest):
+                // Answered again from the newest, as a request that came a moment later.
+                guard let found = documentHash(route, in: newest) else { return notFound(newest, site) }
+                (hash, version) = (found, newest)
+            case .document(let stored):
+                guard hasRoom(stored.size, site) else { return busy(site) }
+                let canonical: [UInt8]
+                do { canonical = try stored.body() } catch { return unreadable(request, error, site) }
+                let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"",
+                                        memory: site.memory)
+                keep(body, key, plain: plain, site)
+                return reply(body, request, version)
+            }
+        }
+        return changed(site)
+    }
+
+    private func root(_ request: RequestHead, _ version: ServedVersion) -> Answer {
         let key = BodyKey.root(version: version.tag)
-        if let body = site.cache.get(key) { return reply(body, request, version) }
-        let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
-        let text = "{" + members.joined(separator: ",") + "}"
-        try checkRoom(text.utf8.count)
-        let body = tagged(text)
-        site.cache.put(key, body)
-        return reply(body, request, version)
+        if let body = site.cache.get(key, plain: !Self.acceptsGzip(request.acceptEncoding)) {
+            return .ready(Self.reply(body, request, version))
+        }
+        return .deferred { [site] in
+            let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
+            return Self.made("{" + members.joined(separator: ",") + "}", key, request, version, site)
+        }
     }
 
     private func list(_ kind: ServedVersion.Kind, _ page: Pagination, _ request: RequestHead,
-                      _ version: ServedVersion) throws -> Reply {
+                      _ version: ServedVersion) -> Answer {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
-        if let body = site.cache.get(key) { return reply(body, request, version) }
+        if let body = site.cache.get(key, plain: !Self.acceptsGzip(request.acceptEncoding)) {
+            return .ready(Self.reply(body, request, version))
+        }
+        return .deferred { [site] in Self.made(Self.pageText(kind, page, site.form), key, request, version, site) }
+    }
+
+    /// A list page's JSON, as Django REST framework's limit-offset pagination writes it.
+    private static func pageText(_ kind: ServedVersion.Kind, _ page: Pagination, _ form: ServedForm) -> String {
         let resource = kind.name
-        let listURL = site.form.url(resource.endpointPath)
+        let listURL = form.url(resource.endpointPath)
         var text = "{\"count\":\(kind.entries.count),\"next\":"
         text += page.nextQuery(count: kind.entries.count).map { jsonString(listURL + "?" + $0) } ?? "null"
         text += ",\"previous\":" + (page.previousQuery.map { jsonString(listURL + "?" + $0) } ?? "null")
@@ -239,25 +327,46 @@ final class APIResponder: Responder {
         for (position, entry) in kind.entries[page.range(count: kind.entries.count)].enumerated() {
             if position > 0 { text += "," }
             if let name = entry.name { text += "{\"name\":\(jsonString(name)),\"url\":" } else { text += "{\"url\":" }
-            text += jsonString(site.form.url(resource.documentPath(id: entry.id))) + "}"
+            text += jsonString(form.url(resource.documentPath(id: entry.id))) + "}"
         }
-        text += "]}"
-        try checkRoom(text.utf8.count)
-        let body = tagged(text)
-        site.cache.put(key, body)
+        return text + "]}"
+    }
+
+    /// A body made here (root, list page), with its SHA-256 as entity tag, kept, then its
+    /// reply (on a render thread).
+    private static func made(_ text: String, _ key: BodyKey, _ request: RequestHead, _ version: ServedVersion,
+                             _ site: Site) -> Reply {
+        let plain = !acceptsGzip(request.acceptEncoding)
+        if let body = site.cache.peek(key, plain: plain) { return reply(body, request, version) }
+        if plain, let whole = withKeptPlain(key, site) { return reply(whole, request, version) }
+        let bytes = Array(text.utf8)
+        guard hasRoom(bytes.count, site) else { return busy(site) }
+        let body = RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"", memory: site.memory)
+        keep(body, key, plain: plain, site)
         return reply(body, request, version)
     }
 
-    /// A body made here (root, list page) with its SHA-256 as entity tag.
-    private func tagged(_ text: String) -> RenderedBody {
-        let bytes = Array(text.utf8)
-        return RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"", memory: site.memory)
+    /// The body of `key` kept for gzip only, with its plain bytes inflated from the gzip'd
+    /// ones, and kept so; nil when there is no such body, or no room for it now.
+    private static func withKeptPlain(_ key: BodyKey, _ site: Site) -> RenderedBody? {
+        guard let kept = site.cache.peek(key, plain: false), site.memory.liveBytes < site.bodyBytesLimit,
+              let whole = kept.withPlain(memory: site.memory) else { return nil }
+        keep(whole, key, plain: true, site)
+        return whole
+    }
+
+    /// Keeps a body just made in the cache: whole when its client asked for the plain
+    /// bytes, without them when it took gzip (``RenderedBody/gzipOnly()``).
+    private static func keep(_ body: RenderedBody, _ key: BodyKey, plain: Bool, _ site: Site) {
+        site.cache.put(key, plain ? body : body.gzipOnly() ?? body)
     }
 
     /// 200 with the body (gzip'd when accepted), or 304 when the client has it: in the
     /// representation it would get, or in the plain one (a cache holding the plain body
-    /// may keep using it; RFC 9111, 4.3.4), with the tag of the one it holds.
-    private func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
+    /// may keep using it; RFC 9111, 4.3.4), with the tag of the one it holds. `body` has
+    /// its plain bytes when the client does not take gzip (the cache's `plain:`), and a
+    /// body without them always has its gzip'd ones.
+    private static func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
         let gzip = Self.acceptsGzip(request.acceptEncoding) ? body.gzip : nil
         if let tags = request.ifNoneMatch {
             // The gzip one only for a client that takes gzip.
@@ -274,7 +383,8 @@ final class APIResponder: Responder {
             return Reply(status: .ok, prepared: PreparedHead(head, version.tagLine, Self.gzipLines), body: compressed,
                          sendsBody: !request.isHead)
         }
-        return Reply(status: .ok, prepared: PreparedHead(body.plainHead, version.tagLine, Self.plainLines), body: body.plain,
+        guard let plain = body.plain else { preconditionFailure("a body kept for gzip only answered a client that does not take it") }
+        return Reply(status: .ok, prepared: PreparedHead(body.plainHead, version.tagLine, Self.plainLines), body: plain,
                      sendsBody: !request.isHead)
     }
 
@@ -301,7 +411,7 @@ final class APIResponder: Responder {
 
     /// A file of the sprite or cries tree, unless the bodies alive are at their bound.
     private func linkedFile(_ files: SpriteFiles, _ path: String, _ request: RequestHead) -> Reply {
-        guard site.memory.liveBytes < site.bodyBytesLimit else { return busy() }
+        guard site.memory.liveBytes < site.bodyBytesLimit else { return Self.busy(site) }
         guard let bytes = files.read(path) else {
             return Reply.detail(.notFound, "Not found.", memory: site.memory)
         }

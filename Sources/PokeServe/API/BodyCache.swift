@@ -8,7 +8,9 @@ import PokeSyncCore
 /// the start of its 200's head in each coding, made once (``APIResponder``'s answer adds
 /// the version's and the coding's lines after it, and the HTTP layer the framing).
 final class RenderedBody: Sendable {
-    let plain: ByteBuffer
+    /// The plain bytes; nil in a body the cache keeps for clients taking gzip only
+    /// (``gzipOnly()``).
+    let plain: ByteBuffer?
     let gzip: ByteBuffer?
     /// Quoted, as in the `ETag` header.
     let etag: String
@@ -38,6 +40,36 @@ final class RenderedBody: Sendable {
         }
     }
 
+    private init(plain: ByteBuffer?, gzip: ByteBuffer?, etag: String, gzipETag: String?, plainHead: ByteBuffer,
+                 gzipHead: ByteBuffer?) {
+        self.plain = plain
+        self.gzip = gzip
+        self.etag = etag
+        self.gzipETag = gzipETag
+        self.plainHead = plainHead
+        self.gzipHead = gzipHead
+    }
+
+    /// This body without its plain bytes (its gzip'd ones, tags and heads shared), or nil
+    /// when it has no gzip'd copy. What the cache keeps of a body asked for with gzip: the
+    /// plain bytes of a document are 10 to 25 times its gzip'd ones, so the cache holds that
+    /// many more documents for the clients that take gzip (all of a whole-API mirror's,
+    /// after a crawl), and the plain bytes are made again when a client asks for them.
+    func gzipOnly() -> RenderedBody? {
+        guard gzip != nil else { return nil }
+        return RenderedBody(plain: nil, gzip: gzip, etag: etag, gzipETag: gzipETag, plainHead: plainHead, gzipHead: gzipHead)
+    }
+
+    /// This body with its plain bytes, inflated from its gzip'd ones when it was kept
+    /// without them: a tenth or less of the work of reading, rendering and compressing it
+    /// anew. Nil when they do not inflate.
+    func withPlain(memory: MemoryBudget) -> RenderedBody? {
+        guard plain == nil else { return self }
+        guard let gzip, let bytes = try? gzip.withUnsafeBytes({ try Zlib.decompress($0, format: .gzip) }) else { return nil }
+        return RenderedBody(plain: ByteBuffer(bytes, countedIn: memory), gzip: gzip, etag: etag, gzipETag: gzipETag,
+                            plainHead: plainHead, gzipHead: gzipHead)
+    }
+
     /// A body's headers before the version's (`X-PokeAPI-Hash`), in the order written, with
     /// the representation's entity tag `etag`.
     static func headers(etag: String) -> [(String, String)] {
@@ -45,7 +77,7 @@ final class RenderedBody: Sendable {
          ("Vary", "Accept-Encoding")]
     }
 
-    var cost: Int { plain.count + (gzip?.count ?? 0) + plainHead.count + (gzipHead?.count ?? 0) + 128 }
+    var cost: Int { (plain?.count ?? 0) + (gzip?.count ?? 0) + plainHead.count + (gzipHead?.count ?? 0) + 128 }
 }
 
 /// What a cached body is: a document (by content hash: the base URL is fixed for the
@@ -57,7 +89,8 @@ enum BodyKey: Hashable, Sendable {
     case root(version: String)
 }
 
-/// Least-recently-used bodies, bounded by bytes (plain and gzip'd together), that admit
+/// Least-recently-used bodies, bounded by bytes (plain and gzip'd together; a body asked
+/// for only with gzip is kept without its plain bytes, ``RenderedBody/gzipOnly()``), that admit
 /// a new body over others only when it is asked for more often (a frequency sketch, as
 /// TinyLFU): while there is room every body is kept; once full, a body asked for once
 /// (a crawl, or a client asking for many distinct documents and reading nothing) never
@@ -91,11 +124,12 @@ final class BodyCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// The body of `key`, counting the request (hit or miss) in the frequency sketch.
-    func get(_ key: BodyKey) -> RenderedBody? {
+    /// The body of `key`, counting the request (hit or miss) in the frequency sketch; with
+    /// `plain`, only a body kept with its plain bytes (one kept for gzip only is a miss).
+    func get(_ key: BodyKey, plain: Bool) -> RenderedBody? {
         state.withLock { state in
             state.frequency.record(key.hashValue)
-            guard let node = state.nodes[key] else { state.misses += 1; return nil }
+            guard let node = state.nodes[key], !plain || node.body.plain != nil else { state.misses += 1; return nil }
             state.hits += 1
             if node !== state.newest {
                 Self.unlink(node, &state)
@@ -105,23 +139,36 @@ final class BodyCache: Sendable {
         }
     }
 
+    /// The body of `key` when kept, without counting a request: a second look for one
+    /// request (the render thread's, after the worker's `get` missed).
+    func peek(_ key: BodyKey, plain: Bool) -> RenderedBody? {
+        state.withLock { state in
+            guard let body = state.nodes[key]?.body, !plain || body.plain != nil else { return nil }
+            return body
+        }
+    }
+
     /// Keeps `body` when there is room, or when it is asked for more often than each of the
     /// least recently used bodies it would push out; otherwise it is served and dropped.
     /// A body bigger than a quarter of the capacity is served but not kept.
     func put(_ key: BodyKey, _ body: RenderedBody) {
         guard body.cost <= capacity / 4 else { return }
-        state.withLock { state in
+        // The bodies let go are freed once the lock is released, not under it: freeing a
+        // large one unmaps it (a system call), and every worker's `get` waits on this lock.
+        let released = state.withLock { state -> [Node] in
+            var released: [Node] = []
             if let old = state.nodes[key] {
                 Self.unlink(old, &state)
                 state.nodes[key] = nil
                 state.bytes -= old.body.cost
+                released.append(old)
             }
             // Who would go: the oldest, until the body fits. Each must be asked for less.
             let wanted = state.frequency.estimate(key.hashValue)
             var freed = capacity - state.bytes
             var victim = state.oldest
             while freed < body.cost, let candidate = victim {
-                guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return }
+                guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return released }
                 freed += candidate.body.cost
                 victim = candidate.newer
             }
@@ -130,12 +177,15 @@ final class BodyCache: Sendable {
                 state.nodes[oldest.key] = nil
                 state.bytes -= oldest.body.cost
                 state.evicted += oldest.body.cost
+                released.append(oldest)
             }
             let node = Node(key: key, body: body)
             state.nodes[key] = node
             Self.pushNewest(node, &state)
             state.bytes += body.cost
+            return released
         }
+        withExtendedLifetime(released) {}
     }
 
     var bytes: Int { state.withLock { $0.bytes } }

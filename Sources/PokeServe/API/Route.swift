@@ -6,10 +6,10 @@ import PokeSyncCore
 /// whether a kind exists, or a name or id finds a document, is the responder's to resolve
 /// against the version it answers from (``APIResponder``), so every shape is testable as
 /// a value (<doc:PokeServe/Serving>).
-enum Route: Equatable {
+enum Route: Equatable, Sendable {
     /// A document's key in the path: an id (PokeAPI's `-?[0-9]+`; `+1` is a name), or a
     /// name's ``NameLookup/key(_:)``.
-    enum Key: Equatable {
+    enum Key: Equatable, Sendable {
         case id(Int)
         /// An id past `Int`'s range: no document has it.
         case idOutOfRange

@@ -47,8 +47,9 @@ struct StoreFiles: Equatable {
 /// One connection for the process: SQLite shares a file's `-shm` mapping among the
 /// connections of a process, so a new connection opened beside an old one would read
 /// through the removed `-shm` too; only closing every old one first gets a fresh one.
-/// Workers serialize on it only for what the cache does not hold (the rendering and
-/// compressing happen outside the lock).
+/// The render threads take turns on it for what the cache does not hold (inflating,
+/// rendering and compressing happen outside the lock); a worker's look at the version
+/// does not wait for them (``useIfFree(_:)``).
 final class StoreKeeper: @unchecked Sendable {
     // @unchecked Sendable: every field is read and written only inside `lock`.
     private let lock = NSLock()
@@ -87,6 +88,19 @@ final class StoreKeeper: @unchecked Sendable {
     func use<T>(recheck: Bool = false, _ body: (Store, Int) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        return try locked(recheck: recheck, body)
+    }
+
+    /// As ``use(recheck:_:)``, but only when no other thread holds the store: nil at once
+    /// when one does (a render thread reading a body), rather than waiting for it. A
+    /// worker that waited here would keep every connection it serves waiting too.
+    func useIfFree<T>(_ body: (Store, Int) throws -> T) throws -> T? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try locked(recheck: false, body)
+    }
+
+    private func locked<T>(recheck: Bool, _ body: (Store, Int) throws -> T) throws -> T {
         let now = monotonicSeconds()
         if recheck || store == nil || now - checkedAt >= Self.checkSeconds {
             checkedAt = now

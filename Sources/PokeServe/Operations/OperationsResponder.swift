@@ -14,7 +14,10 @@ final class OperationsResponder: Responder {
         self.traffic = traffic
     }
 
-    func respond(to request: RequestHead) -> Reply {
+    /// Answered on the worker's thread: the metrics and the health are small.
+    func answer(_ request: RequestHead) -> Answer { .ready(reply(request)) }
+
+    private func reply(_ request: RequestHead) -> Reply {
         guard request.isGetOrHead else {
             return Reply.detail(.methodNotAllowed, "Method \"\(request.method)\" not allowed.", headers: [("Allow", "GET, HEAD")],
                                 memory: site.memory)

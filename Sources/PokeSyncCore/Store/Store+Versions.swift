@@ -127,6 +127,14 @@ extension Store {
     /// The canonical JSON of a stored document.
     /// - Throws: `StoreError.corrupt` when it is missing or does not match its hash.
     package func documentBody(_ hash: SHA256Digest) throws -> [UInt8] {
+        try deflatedDocument(hash).body()
+    }
+
+    /// A stored document as the store holds it, compressed: read with the store's
+    /// connection, inflated and checked by ``DeflatedDocument/body()`` on any thread, so that
+    /// a caller sharing the connection holds it only for the read.
+    /// - Throws: `StoreError.corrupt` when it is missing.
+    package func deflatedDocument(_ hash: SHA256Digest) throws -> DeflatedDocument {
         let stored = try read { database in
             try database.row("SELECT size, body FROM documents WHERE hash = ?", [.blob(hash.bytes)]) { ($0.int(0), $0.blob(1)) }
         }
@@ -134,14 +142,7 @@ extension Store {
         guard let (size, compressed) = stored else {
             throw StoreError.corrupt(display, "document \(hash.hex) is missing")
         }
-        let body: [UInt8]
-        do { body = try Zlib.decompress(compressed, limit: size) } catch {
-            throw StoreError.corrupt(display, "document \(hash.hex): \(error)")
-        }
-        guard body.count == size, SHA256.hash(body) == hash else {
-            throw StoreError.corrupt(display, "document \(hash.hex) does not match its hash")
-        }
-        return body
+        return DeflatedDocument(hash: hash, size: size, compressed: compressed, storeDisplay: display)
     }
 
     /// True when the document of `hash` is stored and its body matches the hash.
@@ -263,5 +264,28 @@ extension Store {
                  + (SELECT COUNT(*) FROM (\(versionSprites) EXCEPT \(runSprites)))
             """, [SQLValue(run), SQLValue(version)]) ?? 1
         return differences == 0
+    }
+}
+
+/// A document's row as read from the store: its deflated bytes, not yet checked.
+package struct DeflatedDocument: Sendable {
+    let hash: SHA256Digest
+    /// The canonical JSON's length, as stored beside it.
+    package let size: Int
+    let compressed: [UInt8]
+    /// The store file, as errors name it.
+    let storeDisplay: String
+
+    /// The canonical JSON, inflated and checked against its hash.
+    /// - Throws: `StoreError.corrupt` when it does not inflate to its size and hash.
+    package func body() throws -> [UInt8] {
+        let body: [UInt8]
+        do { body = try Zlib.decompress(compressed, limit: size) } catch {
+            throw StoreError.corrupt(storeDisplay, "document \(hash.hex): \(error)")
+        }
+        guard body.count == size, SHA256.hash(body) == hash else {
+            throw StoreError.corrupt(storeDisplay, "document \(hash.hex) does not match its hash")
+        }
+        return body
     }
 }

@@ -13,9 +13,10 @@ struct ServeHTTPConfigurationTests {
         let memory: MemoryBudget
         init(memory: MemoryBudget) { self.memory = memory }
 
-        func respond(to request: RequestHead) -> Reply {
+        func answer(_ request: RequestHead) -> Answer {
             let text = request.fields.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
-            return Reply(status: .ok, headers: [("Content-Type", "text/plain")], body: ByteBuffer(Array(text.utf8), countedIn: memory))
+            return .ready(Reply(status: .ok, headers: [("Content-Type", "text/plain")],
+                                body: ByteBuffer(Array(text.utf8), countedIn: memory)))
         }
     }
 

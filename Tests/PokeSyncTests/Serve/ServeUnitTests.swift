@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PokeHTTP
 @testable import PokeServe
+import PokeArchive
 import PokeSyncCore
 
 /// The pieces of `serve` on their own: the head scanner, pagination, the served form.
@@ -116,15 +117,15 @@ struct ServeUnitTests {
     @Test func theCacheIsBoundedByBytes() {
         let cache = BodyCache(capacity: 4000)
         for index in 0 ..< 20 {
-            _ = cache.get(.root(version: "\(index)"))
+            _ = cache.get(.root(version: "\(index)"), plain: true)
             cache.put(.root(version: "\(index)"),
                       RenderedBody(plain: Array(repeating: UInt8(index), count: 500), etag: "\"\(index)\"", memory: MemoryBudget()))
         }
         #expect(cache.bytes <= 4000)
         // While there is room every body is kept; once full, one asked for as often as
         // those it would push out is served and not kept.
-        #expect(cache.get(.root(version: "0")) != nil)
-        #expect(cache.get(.root(version: "19")) == nil)
+        #expect(cache.get(.root(version: "0"), plain: true) != nil)
+        #expect(cache.get(.root(version: "19"), plain: true) == nil)
     }
 
     /// Bodies asked for often stay while a client asks for many distinct ones, once each
@@ -135,22 +136,41 @@ struct ServeUnitTests {
             RenderedBody(plain: Array(repeating: UInt8(index % 251), count: 900), etag: "\"\(index)\"", memory: MemoryBudget())
         }
         for round in 0 ..< 3 {
-            for index in 0 ..< 10 where cache.get(.root(version: "popular \(index)")) == nil {
+            for index in 0 ..< 10 where cache.get(.root(version: "popular \(index)"), plain: true) == nil {
                 cache.put(.root(version: "popular \(index)"), body(index))
                 #expect(round == 0)
             }
         }
         for index in 0 ..< 2_000 {
-            for _ in 0 ..< 2 where cache.get(.root(version: "flood \(index)")) == nil {
+            for _ in 0 ..< 2 where cache.get(.root(version: "flood \(index)"), plain: true) == nil {
                 cache.put(.root(version: "flood \(index)"), body(index))
             }
         }
         #expect(cache.bytes <= 40_000)
-        for index in 0 ..< 10 { #expect(cache.get(.root(version: "popular \(index)")) != nil, "popular \(index)") }
+        for index in 0 ..< 10 { #expect(cache.get(.root(version: "popular \(index)"), plain: true) != nil, "popular \(index)") }
         // A body that becomes popular gets in.
-        for _ in 0 ..< 6 { _ = cache.get(.root(version: "rising")) }
+        for _ in 0 ..< 6 { _ = cache.get(.root(version: "rising"), plain: true) }
         cache.put(.root(version: "rising"), body(7))
-        #expect(cache.get(.root(version: "rising")) != nil)
+        #expect(cache.get(.root(version: "rising"), plain: true) != nil)
+    }
+
+    /// A body kept for gzip only costs its gzip'd bytes; it answers a client taking gzip,
+    /// is a miss for one that does not, and gives back its plain bytes by inflating them.
+    @Test func aBodyKeptForGzipOnlyIsAMissForPlainAndInflatesBack() throws {
+        let memory = MemoryBudget()
+        let plain = Array(String(repeating: "{\"name\":\"bulbasaur\",\"url\":\"http://x/api/v2/pokemon/1/\"},", count: 200).utf8)
+        let whole = RenderedBody(plain: plain, etag: "\"abc\"", memory: memory)
+        let kept = try #require(whole.gzipOnly())
+        #expect(kept.plain == nil && kept.gzip === whole.gzip && kept.cost * 10 < whole.cost)
+        let cache = BodyCache(capacity: 1 << 20)
+        cache.put(.root(version: "1"), kept)
+        #expect(cache.get(.root(version: "1"), plain: false) === kept)
+        #expect(cache.get(.root(version: "1"), plain: true) == nil)
+        #expect(cache.figures.hits == 1 && cache.figures.misses == 1)
+        let again = try #require(kept.withPlain(memory: memory))
+        #expect(again.plain?.bytes == plain && again.etag == whole.etag && again.gzipETag == whole.gzipETag)
+        // A body with no gzip'd copy (too small to gain) is kept whole.
+        #expect(RenderedBody(plain: Array("{}".utf8), etag: "\"x\"", memory: memory).gzipOnly() == nil)
     }
 
     /// The gzip representation has its own entity tag.
@@ -165,8 +185,9 @@ struct ServeUnitTests {
 /// bodies and small new ones are still served (in-process, against a real mirror).
 @Suite("serve: the body bound")
 struct ServeBodyBoundTests {
-    static func get(_ path: String, query: String? = nil) -> RequestHead {
-        RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true, hasBody: false)
+    static func get(_ path: String, query: String? = nil, gzip: Bool = false) -> RequestHead {
+        RequestHead(method: "GET", path: path, query: query, minorVersion: 1, keepAlive: true, hasBody: false,
+                    fields: gzip ? ["Accept-Encoding": "gzip"] : [:])
     }
 
     @Test func pastTheBoundNewBodiesWaitAndCachedOnesAreServed() async throws {
@@ -184,6 +205,13 @@ struct ServeBodyBoundTests {
             #expect(full.respond(to: Self.get("/api/v2/pokemon/25/")).status == .ok)
             let refused = full.respond(to: Self.get("/api/v2/pokemon/133/"))
             #expect(refused.status == .serviceUnavailable && refused.headers.contains { $0 == ("Retry-After", "1") })
+            // A body kept for gzip only, then asked for plain: made from the gzip'd bytes,
+            // the same bytes as a plain body made from the store.
+            let gzipped = roomy.respond(to: Self.get("/api/v2/pokemon/133/", gzip: true))
+            #expect(gzipped.status == .ok && gzipped.body.count > 0)
+            let inflated = try Zlib.decompress(gzipped.body.bytes, format: .gzip)
+            let plain = roomy.respond(to: Self.get("/api/v2/pokemon/133/"))
+            #expect(plain.status == .ok && plain.body.bytes == inflated)
             // A small new body (a short page) is made whatever the bodies alive.
             #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == .ok)
             #expect(full.respond(to: Self.get("/api/v2/nope/")).status == .notFound)
