@@ -240,7 +240,7 @@ final class Connection {
         while awaiting == nil && !closeAfterOutput && answeredThisTurn < limits.requestsPerTurn
                 && unwrittenBytes < limits.queuedReplyBytes {
             let scan = scanner.scan(UnsafeRawBufferPointer(start: input, count: inputCount), limits: limits)
-            switch scan {
+            switch consume scan {
             case .incomplete:
                 // A full buffer that is still no whole head (its last byte a CR, say) cannot
                 // grow: refuse it rather than wait, read-ready, for the deadline.
@@ -280,15 +280,14 @@ final class Connection {
     /// or the request says so.
     private func deliver(_ reply: Reply, to head: RequestHead, started: Double, _ context: WorkerContext,
                          now: Double, stopping: Bool) {
-        var reply = reply
-        if head.isHead { reply.sendsBody = false }  // also a 404's or 405's body
+        let sendsBody = reply.sendsBody && !head.isHead  // a HEAD gets no body, a 404's or 405's neither
         // Stopping: requests the client sent before are still answered, the last one closes.
         let keepAlive = head.keepAlive && !head.hasBody && !reply.closes && !peerClosed
             && !(stopping && !hasCompleteRequest)
             && served < limits.requestsPerConnection
-        queue(reply, keepAlive: keepAlive, context)
-        context.answered(reply, request: head, address: addressText,
-                         bodyBytes: reply.sendsBody ? reply.body.count : 0, started: started)
+        queue(reply, sendsBody: sendsBody, keepAlive: keepAlive, context)
+        context.answered(reply, request: head, address: addressText, bodyBytes: sendsBody ? reply.body.count : 0,
+                         started: started)
         if !keepAlive { closeAfterOutput = true }
         deadline = now + limits.stalledWriteSeconds
     }
@@ -297,12 +296,13 @@ final class Connection {
     private func reject(_ reply: Reply, _ context: WorkerContext) {
         var reply = reply
         reply.route = "rejected"
-        queue(reply, keepAlive: false, context)
+        queue(reply, sendsBody: reply.sendsBody, keepAlive: false, context)
         context.answered(reply, request: nil, address: addressText, bodyBytes: reply.body.count, started: headSince)
         closeAfterOutput = true
     }
 
-    private func queue(_ reply: Reply, keepAlive: Bool, _ context: WorkerContext) {
+    /// `reply`'s head, and its body when `sendsBody`, queued for the socket.
+    private func queue(_ reply: Reply, sendsBody: Bool, keepAlive: Bool, _ context: WorkerContext) {
         // A stall is measured from when replies start waiting.
         if output.isEmpty { lastProgress = monotonicSeconds() }
         let start = heads.count
@@ -313,7 +313,7 @@ final class Connection {
         }
         output.append(Piece(buffer: nil, start: start, end: heads.count))
         unwrittenBytes += heads.count - start
-        if reply.sendsBody && reply.body.count > 0 {
+        if sendsBody && reply.body.count > 0 {
             output.append(Piece(buffer: reply.body, start: 0, end: reply.body.count))
             unwrittenBytes += reply.body.count
         }

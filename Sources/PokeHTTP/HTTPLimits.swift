@@ -56,7 +56,7 @@ package struct HTTPLimits: Sendable {
     // other bounds so that every bound a client can push against is in this struct.
 
     /// The rendered-body cache's bound, plain and gzip'd bytes together.
-    package var bodyCacheBytes = 40 << 20
+    package var bodyCacheBytes = 32 << 20
     /// Bytes of bodies beyond the cache that replies being written may hold (bodies the
     /// cache has dropped meanwhile, sprites): past cache + this, new bodies wait (503).
     package var bodiesInFlightBytes = 32 << 20

@@ -2,12 +2,16 @@
 /// these exist, so every status line has its own phrase.
 package struct HTTPStatus: Equatable, Sendable, CustomStringConvertible {
     let code: Int
-    let reason: String
+    /// A literal: a reply carries it with no reference to count.
+    let reason: StaticString
 
-    private init(_ code: Int, _ reason: String) {
+    private init(_ code: Int, _ reason: StaticString) {
         self.code = code
         self.reason = reason
     }
+
+    /// The code decides: there is one status a code.
+    package static func == (left: HTTPStatus, right: HTTPStatus) -> Bool { left.code == right.code }
 
     package var description: String { "\(code) \(reason)" }
 

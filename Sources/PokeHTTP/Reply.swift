@@ -24,11 +24,12 @@ package struct Reply: Sendable {
     /// The connection closes after this reply.
     var closes = false
     /// What kind of request this answers, as the metrics count it (`document`, `list`...):
-    /// a short name the responder picks; the HTTP layer only carries it.
-    package var route = "other"
+    /// a short name the responder picks; the HTTP layer only carries it. A literal: a reply
+    /// is copied a few times on its way, and a `String` would be counted at each copy.
+    package var route: StaticString = "other"
 
     package init(status: HTTPStatus, headers: [(String, String)] = [], body: ByteBuffer = .empty, sendsBody: Bool = true,
-         closes: Bool = false, route: String = "other") {
+         closes: Bool = false, route: StaticString = "other") {
         self.route = route
         self.status = status
         self.headers = headers
@@ -40,7 +41,8 @@ package struct Reply: Sendable {
     /// A reply whose status line and headers were made ahead (`prepared`, which must begin
     /// with `status`'s line and hold the server's default headers): only the framing
     /// headers are written for it.
-    package init(status: HTTPStatus, prepared: PreparedHead, body: ByteBuffer, sendsBody: Bool = true, route: String = "other") {
+    package init(status: HTTPStatus, prepared: PreparedHead, body: ByteBuffer, sendsBody: Bool = true,
+                 route: StaticString = "other") {
         self.route = route
         self.status = status
         self.headers = []

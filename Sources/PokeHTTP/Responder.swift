@@ -29,6 +29,24 @@ package enum Answer {
     }
 }
 
+extension Answer {
+    /// This answer with its reply counted under `route` (``Reply/route``), moved rather
+    /// than copied.
+    package consuming func routed(_ route: StaticString) -> Answer {
+        switch consume self {
+        case .ready(var reply):
+            reply.route = route
+            return .ready(reply)
+        case .deferred(let make):
+            return .deferred {
+                var reply = make()
+                reply.route = route
+                return reply
+            }
+        }
+    }
+}
+
 extension Responder {
     /// The reply to `request`, made on the calling thread whatever the answer's kind.
     package func respond(to request: RequestHead) -> Reply { answer(request).reply() }

@@ -15,10 +15,10 @@ final class WorkerContext {
     let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: vectorCount)
     static let vectorCount = 16
     @exclusivity(unchecked) private(set) var counts = TrafficCounts()
-    /// The answers since the last hand-over, by route and status: a few pairs, found by a look
-    /// along this short array (route names are literals: compared by their storage), not by
-    /// hashing the route's `String` into `counts.answers` on every answer.
-    @exclusivity(unchecked) private var tally: [(answer: TrafficCounts.Answer, count: Int)] = []
+    /// The answers since the last hand-over, by route and status: a few entries, found by a
+    /// look along this short array (route names are literals: compared by their address),
+    /// made `String`s only at the hand-over, not hashed into `counts.answers` every answer.
+    @exclusivity(unchecked) private var tally: [(route: StaticString, status: Int, count: Int)] = []
     var log: AccessLogBuffer?
     /// The counts handed over, read by the metrics' thread.
     let shared: Locked<TrafficCounts>
@@ -41,18 +41,26 @@ final class WorkerContext {
     /// One answer queued: counted, and logged when there is an access log.
     /// `started`: when the request's head began to arrive (its time is logged from then).
     func answered(_ reply: Reply, request: RequestHead?, address: @autoclosure () -> String, bodyBytes: Int, started: Double) {
-        count(TrafficCounts.Answer(route: reply.route, status: reply.status.code))
+        count(reply.route, reply.status.code)
         guard log != nil else { return }
         let seconds = started.isFinite ? monotonicSeconds() - started : 0
         log!.append(address: address(), request: request, status: reply.status.code, bodyBytes: bodyBytes, seconds: seconds)
     }
 
-    private func count(_ answer: TrafficCounts.Answer) {
-        for index in tally.indices where tally[index].answer == answer {
+    private func count(_ route: StaticString, _ status: Int) {
+        for index in tally.indices where tally[index].status == status && Self.same(tally[index].route, route) {
             tally[index].count += 1
             return
         }
-        tally.append((answer, 1))
+        // The same name written in two places may have two addresses: two entries, summed
+        // at the hand-over.
+        tally.append((route, status, 1))
+    }
+
+    /// The same literal (a one-scalar literal has no address: compared by its text).
+    private static func same(_ one: StaticString, _ other: StaticString) -> Bool {
+        guard one.hasPointerRepresentation && other.hasPointerRepresentation else { return one.description == other.description }
+        return one.utf8Start == other.utf8Start && one.utf8CodeUnitCount == other.utf8CodeUnitCount
     }
 
     func sent(_ bytes: Int) { counts.sentBytes += bytes }
@@ -63,7 +71,9 @@ final class WorkerContext {
     /// log lines to the access log when due.
     func handOver(now: Double, force: Bool = false) {
         if !tally.isEmpty {
-            for (answer, count) in tally { counts.answers[answer, default: 0] += count }
+            for (route, status, count) in tally {
+                counts.answers[TrafficCounts.Answer(route: route.description, status: status), default: 0] += count
+            }
             tally.removeAll(keepingCapacity: true)
         }
         if !counts.isEmpty {

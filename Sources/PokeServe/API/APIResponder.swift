@@ -43,6 +43,9 @@ final class APIResponder: Responder {
     private var dataVersion: Int?
     private var generation: Int?
     private var lastAsked = -Double.infinity
+    /// The version the last look found: what the requests of the next millisecond get,
+    /// without the board's lock.
+    private var lastSeen: ServedVersion?
 
     init(site: Site) {
         self.site = site
@@ -72,18 +75,7 @@ final class APIResponder: Responder {
 
     func answer(_ request: RequestHead) -> Answer {
         let route = Route(request)
-        let shape = route.shape
-        switch answer(route, request) {
-        case .ready(var reply):
-            reply.route = shape
-            return .ready(reply)
-        case .deferred(let make):
-            return .deferred {
-                var reply = make()
-                reply.route = shape
-                return reply
-            }
-        }
+        return answer(route, request).routed(route.shape)
     }
 
     private func answer(_ route: Route, _ request: RequestHead) -> Answer {
@@ -129,14 +121,18 @@ final class APIResponder: Responder {
         // lock, an fcntl): a request that arrives a millisecond after a commit sees it,
         // unless a render thread holds the store at that moment (then the next one does).
         let clock = monotonicSeconds()
-        if !force, clock - lastAsked < 0.001, let version = site.board.version { return version }
+        if !force, clock - lastAsked < 0.001, let lastSeen { return lastSeen }
         lastAsked = clock
-        // With a version in hand, the look is skipped while a render thread holds the
-        // store: a worker never waits for it.
-        if !force, let version = site.board.version {
-            return try site.keeper.useIfFree { store, generation in try look(store, generation, force: false) } ?? version
+        let version: ServedVersion
+        if !force, let served = site.board.version {
+            // With a version in hand, the look is skipped while a render thread holds the
+            // store: a worker never waits for it.
+            version = try site.keeper.useIfFree { store, generation in try look(store, generation, force: false) } ?? served
+        } else {
+            version = try site.keeper.use(recheck: force) { store, generation in try look(store, generation, force: force) }
         }
-        return try site.keeper.use(recheck: force) { store, generation in try look(store, generation, force: force) }
+        lastSeen = version
+        return version
     }
 
     /// ``currentVersion(force:)``'s look at the store: the version its latest commit serves.

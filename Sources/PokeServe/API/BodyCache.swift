@@ -89,7 +89,8 @@ enum BodyKey: Hashable, Sendable {
     case root(version: String)
 }
 
-/// Least-recently-used bodies, bounded by bytes (plain and gzip'd together; a body asked
+/// Least-recently-used bodies (approximately: a body read since it was kept gets a second
+/// chance when it comes up for eviction, as CLOCK does), bounded by bytes (plain and gzip'd together; a body asked
 /// for only with gzip is kept without its plain bytes, ``RenderedBody/gzipOnly()``), that admit
 /// a new body over others only when it is asked for more often (a frequency sketch, as
 /// TinyLFU): while there is room every body is kept; once full, a body asked for once
@@ -102,6 +103,10 @@ final class BodyCache: Sendable {
         let body: RenderedBody
         var older: Node?
         var newer: Node?
+        /// Read since it was put or last passed over for eviction: it gets a second chance
+        /// (moved to the newest end) instead of going. A read sets this flag rather than
+        /// moving the node, which would cost four links' reference counts under the lock.
+        var read = false
         init(key: BodyKey, body: RenderedBody) { self.key = key; self.body = body }
     }
 
@@ -131,10 +136,7 @@ final class BodyCache: Sendable {
             state.frequency.record(key.hashValue)
             guard let node = state.nodes[key], !plain || node.body.plain != nil else { state.misses += 1; return nil }
             state.hits += 1
-            if node !== state.newest {
-                Self.unlink(node, &state)
-                Self.pushNewest(node, &state)
-            }
+            node.read = true
             return node.body
         }
     }
@@ -163,16 +165,21 @@ final class BodyCache: Sendable {
                 state.bytes -= old.body.cost
                 released.append(old)
             }
-            // Who would go: the oldest, until the body fits. Each must be asked for less.
+            // Who would go: the oldest not read since they came there (those get a second
+            // chance below), until the body fits; each must be asked for less. When those
+            // are not enough, the read ones too (the body still has to be asked for more).
             let wanted = state.frequency.estimate(key.hashValue)
-            var freed = capacity - state.bytes
-            var victim = state.oldest
-            while freed < body.cost, let candidate = victim {
-                guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return released }
-                freed += candidate.body.cost
-                victim = candidate.newer
-            }
+            let admitted = admits(body.cost, wanted, passingOverRead: true, state)
+                ?? admits(body.cost, wanted, passingOverRead: false, state) ?? true
+            guard admitted else { return released }
             while capacity - state.bytes < body.cost, let oldest = state.oldest {
+                if oldest.read && oldest !== state.newest {
+                    // Its second chance (each node passed over once: the loop ends).
+                    oldest.read = false
+                    Self.unlink(oldest, &state)
+                    Self.pushNewest(oldest, &state)
+                    continue
+                }
                 Self.unlink(oldest, &state)
                 state.nodes[oldest.key] = nil
                 state.bytes -= oldest.body.cost
@@ -186,6 +193,21 @@ final class BodyCache: Sendable {
             return released
         }
         withExtendedLifetime(released) {}
+    }
+
+    /// Whether bodies asked for less than `wanted`, from the oldest, free room for `cost`
+    /// bytes before one asked for as often or more is met; nil when the bodies looked at
+    /// (not those read since they came there, with `passingOverRead`) run out first.
+    private func admits(_ cost: Int, _ wanted: UInt8, passingOverRead: Bool, _ state: borrowing State) -> Bool? {
+        var freed = capacity - state.bytes
+        var victim = state.oldest
+        while freed < cost, let candidate = victim {
+            victim = candidate.newer
+            if passingOverRead && candidate.read { continue }
+            guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return false }
+            freed += candidate.body.cost
+        }
+        return freed >= cost ? true : passingOverRead ? nil : true
     }
 
     var bytes: Int { state.withLock { $0.bytes } }

@@ -47,7 +47,7 @@ enum Route: Equatable, Sendable {
 
     /// The route's case, as the metrics count answers (`pokesync_serve_requests_total`'s
     /// `route` label): a few fixed names, never anything a client chose.
-    var shape: String {
+    var shape: StaticString {
         switch self {
         case .root: return "root"
         case .list: return "list"
@@ -68,7 +68,7 @@ enum Route: Equatable, Sendable {
     /// The methods served, as `Allow` and `Access-Control-Allow-Methods` say them.
     static let allowedMethods = "GET, HEAD, OPTIONS"
 
-    init(_ request: RequestHead) {
+    init(_ request: borrowing RequestHead) {
         if request.method == "OPTIONS" {
             self = request.origin != nil && request.corsMethod != nil
                 ? .preflight(allowHeaders: Self.allowedHeaders(request.corsHeaders)) : .options

@@ -154,6 +154,31 @@ struct ServeUnitTests {
         #expect(cache.get(.root(version: "rising"), plain: true) != nil)
     }
 
+    /// A body read since it was kept gets a second chance when it comes up for eviction: a
+    /// new body asked for more than the cold ones is kept, and the read one stays, though
+    /// asked for more than the new one and the oldest of all.
+    @Test func aBodyReadGetsASecondChance() {
+        let cache = BodyCache(capacity: 20_000)
+        let body = { (index: Int) in
+            RenderedBody(plain: Array(repeating: UInt8(index % 251), count: 900), etag: "\"\(index)\"", memory: MemoryBudget())
+        }
+        let key = { (name: String) in BodyKey.root(version: name) }
+        for _ in 0 ..< 5 { _ = cache.get(key("hot"), plain: true) }
+        cache.put(key("hot"), body(0))
+        var cold = 0
+        while cache.bytes + body(0).cost <= cache.capacity {
+            cold += 1
+            _ = cache.get(key("cold \(cold)"), plain: true)
+            cache.put(key("cold \(cold)"), body(cold))
+        }
+        #expect(cold > 5 && cache.get(key("hot"), plain: true) != nil)
+        for _ in 0 ..< 2 { _ = cache.get(key("new"), plain: true) }
+        cache.put(key("new"), body(99))
+        #expect(cache.get(key("new"), plain: true) != nil)
+        #expect(cache.get(key("hot"), plain: true) != nil)
+        #expect(cache.get(key("cold 1"), plain: true) == nil)
+    }
+
     /// A body kept for gzip only costs its gzip'd bytes; it answers a client taking gzip,
     /// is a miss for one that does not, and gives back its plain bytes by inflating them.
     @Test func aBodyKeptForGzipOnlyIsAMissForPlainAndInflatesBack() throws {
