@@ -77,6 +77,8 @@ final class Connection {
         let head: RequestHead
         /// When its head began to arrive, for the access log.
         let started: Double
+        /// Cancelled when the connection closes first.
+        let ticket: RenderTicket
     }
 
     /// Bytes queued: a range of a body, or of `heads` when `buffer` is nil.
@@ -266,10 +268,17 @@ final class Connection {
                 case .ready(let reply):
                     deliver(reply, to: head, started: started, context, now: now, stopping: stopping)
                 case .deferred(let make):
-                    awaiting = Awaited(head: head, started: started)
+                    let ticket = RenderTicket()
+                    guard context.render(make, descriptor, serial, ticket) else {
+                        // The render threads are that far behind: asked again in a second.
+                        let busy = configuration.refusal(.serviceUnavailable, "The server is busy; try again.",
+                                                         headers: [("Retry-After", "1")])
+                        deliver(busy, to: head, started: started, context, now: now, stopping: stopping)
+                        continue
+                    }
+                    awaiting = Awaited(head: head, started: started, ticket: ticket)
                     // A reply not made within the stalled-write limit closes the connection.
                     deadline = now + limits.stalledWriteSeconds
-                    context.render(make, descriptor, serial)
                     return
                 }
             }
@@ -429,6 +438,7 @@ final class Connection {
     func finish() {
         guard phase != .closed else { return }
         phase = .closed
+        awaiting?.ticket.cancel()
         awaiting = nil
         output.removeAll()
         unwrittenBytes = 0

@@ -48,6 +48,7 @@ package final class HTTPServer: Sendable {
         theirs.wait()
         for server in everyone {
             server.renderThreads.stop()
+            server.workers.forEach { $0.dropRendered() }
             guard let log = server.accessLog else { continue }
             log.finish()
             // The metric is gone with the process: its last figure is said.

@@ -82,7 +82,7 @@ final class Worker: @unchecked Sendable {
         let context: WorkerContext
         do {
             context = WorkerContext(responder: try makeResponder(), configuration: configuration, shared: counts) {
-                [self] make, descriptor, serial in render(make, descriptor: descriptor, serial: serial)
+                [self] make, descriptor, serial, ticket in render(make, descriptor: descriptor, serial: serial, ticket: ticket)
             }
         } catch {
             configuration.report("a worker cannot start: \(error)")
@@ -164,13 +164,23 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Makes `make`'s reply on the render threads, then hands it back to this worker's loop.
-    private func render(_ make: @escaping @Sendable () -> Reply, descriptor: Int32, serial: Int) {
+    /// Makes `make`'s reply on the render threads, then hands it back to this worker's
+    /// loop, unless its connection closed meanwhile; false when too many wait already.
+    private func render(_ make: @escaping @Sendable () -> Reply, descriptor: Int32, serial: Int,
+                        ticket: RenderTicket) -> Bool {
         renderThreads.submit { [self] in
+            guard !ticket.isCancelled else { return }
             let reply = make()
+            guard !ticket.isCancelled else { return }
             rendered.withLock { $0.append((descriptor, serial, reply)) }
             wake()
         }
+    }
+
+    /// Lets go of replies made for connections this worker no longer has (once the
+    /// render threads have ended).
+    func dropRendered() {
+        rendered.withLock { $0.removeAll() }
     }
 
     /// Gives each reply made on the render threads to its connection, still open (one

@@ -23,11 +23,15 @@ final class WorkerContext {
     /// The counts handed over, read by the metrics' thread.
     let shared: Locked<TrafficCounts>
     /// Hands a deferred reply's work to the render threads, for the connection of this
-    /// descriptor and serial (``Worker``).
-    let render: (_ make: @escaping @Sendable () -> Reply, _ descriptor: Int32, _ serial: Int) -> Void
+    /// descriptor and serial while `ticket` is not cancelled (``Worker``); false when too
+    /// many wait already.
+    let render: Render
+
+    typealias Render = (_ make: @escaping @Sendable () -> Reply, _ descriptor: Int32, _ serial: Int,
+                        _ ticket: RenderTicket) -> Bool
 
     init(responder: Responder, configuration: HTTPServerConfiguration, shared: Locked<TrafficCounts>,
-         render: @escaping (_ make: @escaping @Sendable () -> Reply, _ descriptor: Int32, _ serial: Int) -> Void) {
+         render: @escaping Render) {
         self.responder = responder
         self.render = render
         framing = HeadFraming(defaults: configuration.defaultHeaders, server: configuration.serverName)

@@ -46,6 +46,8 @@ final class APIResponder: Responder {
     /// The version the last look found: what the requests of the next millisecond get,
     /// without the board's lock.
     private var lastSeen: ServedVersion?
+    /// When a look at the store last ran (not skipped for a render thread holding it).
+    private var lastLooked = -Double.infinity
 
     init(site: Site) {
         self.site = site
@@ -124,16 +126,26 @@ final class APIResponder: Responder {
         if !force, clock - lastAsked < 0.001, let lastSeen { return lastSeen }
         lastAsked = clock
         let version: ServedVersion
-        if !force, let served = site.board.version {
+        if !force, clock - lastLooked < Self.skippedLooksSeconds, let served = site.board.version {
             // With a version in hand, the look is skipped while a render thread holds the
-            // store: a worker never waits for it.
-            version = try site.keeper.useIfFree { store, generation in try look(store, generation, force: false) } ?? served
+            // store: a worker does not wait for it, for a few milliseconds at most.
+            if let looked = try site.keeper.useIfFree({ store, generation in try look(store, generation, force: false) }) {
+                version = looked
+                lastLooked = clock
+            } else {
+                version = served
+            }
         } else {
             version = try site.keeper.use(recheck: force) { store, generation in try look(store, generation, force: force) }
+            lastLooked = clock
         }
         lastSeen = version
         return version
     }
+
+    /// How long the version looks may be skipped because a render thread holds the store:
+    /// past it, the worker waits for the store (a publish is seen within this of a request).
+    static let skippedLooksSeconds = 0.005
 
     /// ``currentVersion(force:)``'s look at the store: the version its latest commit serves.
     private func look(_ store: Store, _ generation: Int, force: Bool) throws -> ServedVersion {
@@ -231,10 +243,7 @@ final class APIResponder: Responder {
 
     /// A document's answer: from the cache, or made on a render thread.
     private func document(_ route: Route, _ hash: SHA256Digest, _ request: RequestHead, _ version: ServedVersion) -> Answer {
-        let plain = !Self.acceptsGzip(request.acceptEncoding)
-        if let body = site.cache.get(.document(Self.served(hash, version, site.form)), plain: plain) {
-            return .ready(Self.reply(body, request, version))
-        }
+        if let reply = cached(.document(Self.served(hash, version, site.form)), request, version) { return .ready(reply) }
         return .deferred { [site] in Self.madeDocument(route, hash, request, version, site) }
     }
 
@@ -293,9 +302,7 @@ final class APIResponder: Responder {
 
     private func root(_ request: RequestHead, _ version: ServedVersion) -> Answer {
         let key = BodyKey.root(version: version.tag)
-        if let body = site.cache.get(key, plain: !Self.acceptsGzip(request.acceptEncoding)) {
-            return .ready(Self.reply(body, request, version))
-        }
+        if let reply = cached(key, request, version) { return .ready(reply) }
         return .deferred { [site] in
             let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
             return Self.made("{" + members.joined(separator: ",") + "}", key, request, version, site)
@@ -306,9 +313,7 @@ final class APIResponder: Responder {
                       _ version: ServedVersion) -> Answer {
         let key = BodyKey.page(version: version.tag, kind: kind.name, offset: page.offset, limit: page.limit,
                                others: page.othersQuery)
-        if let body = site.cache.get(key, plain: !Self.acceptsGzip(request.acceptEncoding)) {
-            return .ready(Self.reply(body, request, version))
-        }
+        if let reply = cached(key, request, version) { return .ready(reply) }
         return .deferred { [site] in Self.made(Self.pageText(kind, page, site.form), key, request, version, site) }
     }
 
@@ -345,7 +350,7 @@ final class APIResponder: Responder {
     /// The body of `key` kept for gzip only, with its plain bytes inflated from the gzip'd
     /// ones, and kept so; nil when there is no such body, or no room for it now.
     private static func withKeptPlain(_ key: BodyKey, _ site: Site) -> RenderedBody? {
-        guard let kept = site.cache.peek(key, plain: false), site.memory.liveBytes < site.bodyBytesLimit,
+        guard let kept = site.cache.peek(key, plain: false), hasRoom(kept.plainCount, site),
               let whole = kept.withPlain(memory: site.memory) else { return nil }
         keep(whole, key, plain: true, site)
         return whole
@@ -363,16 +368,8 @@ final class APIResponder: Responder {
     /// its plain bytes when the client does not take gzip (the cache's `plain:`), and a
     /// body without them always has its gzip'd ones.
     private static func reply(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply {
+        if let notModified = notModified(body, request, version) { return notModified }
         let gzip = Self.acceptsGzip(request.acceptEncoding) ? body.gzip : nil
-        if let tags = request.ifNoneMatch {
-            // The gzip one only for a client that takes gzip.
-            let selected = gzip == nil ? body.etag : body.gzipETag ?? body.etag
-            if let held = [selected, body.etag].first(where: { Self.matches(tags, $0) }) {
-                // A 304 has no body, so no Content-Type; its tag is the one the client holds.
-                let headers = RenderedBody.headers(etag: held).filter { $0.0 != "Content-Type" } + [("X-PokeAPI-Hash", version.tag)]
-                return Reply(status: .notModified, headers: headers, sendsBody: false)
-            }
-        }
         // Its head made ahead, in three pieces: the body's (`RenderedBody.headers`), the
         // version's `X-PokeAPI-Hash`, the coding's `Content-Encoding` and the default headers.
         if let compressed = gzip, let head = body.gzipHead {
@@ -382,6 +379,29 @@ final class APIResponder: Responder {
         guard let plain = body.plain else { preconditionFailure("a body kept for gzip only answered a client that does not take it") }
         return Reply(status: .ok, prepared: PreparedHead(body.plainHead, version.tagLine, Self.plainLines), body: plain,
                      sendsBody: !request.isHead)
+    }
+
+    /// 304 when the client holds `body` (its tags are all it takes: a body kept for gzip
+    /// only answers a client that does not take gzip so), else nil.
+    private static func notModified(_ body: RenderedBody, _ request: RequestHead, _ version: ServedVersion) -> Reply? {
+        guard let tags = request.ifNoneMatch else { return nil }
+        // The gzip one only for a client that takes gzip.
+        let selected = Self.acceptsGzip(request.acceptEncoding) ? body.gzipETag ?? body.etag : body.etag
+        guard let held = [selected, body.etag].first(where: { Self.matches(tags, $0) }) else { return nil }
+        // A 304 has no body, so no Content-Type; its tag is the one the client holds.
+        let headers = RenderedBody.headers(etag: held).filter { $0.0 != "Content-Type" } + [("X-PokeAPI-Hash", version.tag)]
+        return Reply(status: .notModified, headers: headers, sendsBody: false)
+    }
+
+    /// A cached body's answer, made on the worker, when the cache holds what it takes: the
+    /// coding the client gets, or for a 304 only the tags.
+    private func cached(_ key: BodyKey, _ request: RequestHead, _ version: ServedVersion) -> Reply? {
+        let plain = !Self.acceptsGzip(request.acceptEncoding)
+        if let body = site.cache.get(key, plain: plain) { return Self.reply(body, request, version) }
+        if plain, request.ifNoneMatch != nil, let kept = site.cache.peek(key, plain: false) {
+            return Self.notModified(kept, request, version)
+        }
+        return nil
     }
 
     /// The lines after `X-PokeAPI-Hash` of a cached body's 200 in each coding: its

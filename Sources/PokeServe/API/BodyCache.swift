@@ -60,6 +60,14 @@ final class RenderedBody: Sendable {
         return RenderedBody(plain: nil, gzip: gzip, etag: etag, gzipETag: gzipETag, plainHead: plainHead, gzipHead: gzipHead)
     }
 
+    /// The length of the plain bytes: counted, or for a body kept gzip'd only as its gzip
+    /// trailer records it (ISIZE, the length modulo 2^32: a body is far below 4 GB).
+    var plainCount: Int {
+        if let plain { return plain.count }
+        guard let gzip, gzip.count >= 18 else { return 0 }
+        return gzip.withUnsafeBytes { bytes in (1 ... 4).reduce(0) { $0 << 8 | Int(bytes[bytes.count - $1]) } }
+    }
+
     /// This body with its plain bytes, inflated from its gzip'd ones when it was kept
     /// without them: a tenth or less of the work of reading, rendering and compressing it
     /// anew. Nil when they do not inflate.
@@ -126,6 +134,9 @@ final class BodyCache: Sendable {
 
     let capacity: Int
     private let state = Locked(State())
+    /// The most bodies one admission looks at: 4,096 small gzip'd ones (about 2 kB each)
+    /// make room for the largest body kept (a quarter of 32 MB).
+    static let admissionLook = 4_096
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -159,11 +170,13 @@ final class BodyCache: Sendable {
         // large one unmaps it (a system call), and every worker's `get` waits on this lock.
         let released = state.withLock { state -> [Node] in
             var released: [Node] = []
-            if let old = state.nodes[key] {
+            let old = state.nodes[key]
+            // A body kept whole stays so: a client taking gzip made it again meanwhile.
+            if let old, old.body.plain != nil, body.plain == nil { return released }
+            if let old {
                 Self.unlink(old, &state)
                 state.nodes[key] = nil
                 state.bytes -= old.body.cost
-                released.append(old)
             }
             // Who would go: the oldest not read since they came there (those get a second
             // chance below), until the body fits; each must be asked for less. When those
@@ -171,7 +184,16 @@ final class BodyCache: Sendable {
             let wanted = state.frequency.estimate(key.hashValue)
             let admitted = admits(body.cost, wanted, passingOverRead: true, state)
                 ?? admits(body.cost, wanted, passingOverRead: false, state) ?? true
-            guard admitted else { return released }
+            guard admitted else {
+                // Not kept: the body it was to replace (kept gzip'd only) stays.
+                if let old {
+                    state.nodes[key] = old
+                    Self.pushNewest(old, &state)
+                    state.bytes += old.body.cost
+                }
+                return released
+            }
+            if let old { released.append(old) }
             while capacity - state.bytes < body.cost, let oldest = state.oldest {
                 if oldest.read && oldest !== state.newest {
                     // Its second chance (each node passed over once: the loop ends).
@@ -197,11 +219,15 @@ final class BodyCache: Sendable {
 
     /// Whether bodies asked for less than `wanted`, from the oldest, free room for `cost`
     /// bytes before one asked for as often or more is met; nil when the bodies looked at
-    /// (not those read since they came there, with `passingOverRead`) run out first.
+    /// (not those read since they came there, with `passingOverRead`) run out first, or
+    /// `admissionLook` of them were looked at (the walk is under the lock every read takes).
     private func admits(_ cost: Int, _ wanted: UInt8, passingOverRead: Bool, _ state: borrowing State) -> Bool? {
         var freed = capacity - state.bytes
         var victim = state.oldest
+        var looked = 0
         while freed < cost, let candidate = victim {
+            looked += 1
+            if looked > Self.admissionLook { return passingOverRead ? nil : false }
             victim = candidate.newer
             if passingOverRead && candidate.read { continue }
             guard state.frequency.estimate(candidate.key.hashValue) < wanted else { return false }

@@ -110,13 +110,38 @@ struct ServeDeferredReplyTests {
             }
             Thread.sleep(forTimeInterval: 0.3)
             // Its connection is closed while its reply is made (the worker does not spin on
-            // the hang-up), and the reply made later goes nowhere.
+            // the hang-up).
             #expect(server.traffic().openConnections == 0)
-            responder.gate.signal()
-            Thread.sleep(forTimeInterval: 0.2)
+            // A new client, most likely on the same descriptor, asks before the reply for
+            // the one gone is made: it gets its own answer, never the other's.
             let next = try RawConnection(port: port)
             try next.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try next.readResponse()?.text == "/next")
+            try next.send("GET /slow/next HTTP/1.1\r\nHost: x\r\n\r\n")
+            Thread.sleep(forTimeInterval: 0.2)
+            responder.gate.signal()
+            responder.gate.signal()
+            next.setTimeout(10)
+            #expect(try next.readResponse()?.text == "made /slow/next")
+            next.setTimeout(0.3)
+            #expect(try next.readResponse() == nil)
+        }
+    }
+
+    /// A request that arrives while the one before it is made waits in the kernel (the
+    /// connection reads nothing meanwhile), and is answered after it.
+    @Test func aRequestSentWhileTheOneBeforeIsMadeWaitsItsTurn() throws {
+        try withServer { port, responder, server in
+            let connection = try RawConnection(port: port)
+            try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            Thread.sleep(forTimeInterval: 0.2)
+            try connection.send("GET /then HTTP/1.1\r\nHost: x\r\n\r\n")
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(server.traffic().openConnections == 1)
+            responder.gate.signal()
+            connection.setTimeout(10)
+            #expect(try connection.readResponse()?.text == "made /slow")
+            #expect(try connection.readResponse()?.text == "/then")
         }
     }
 

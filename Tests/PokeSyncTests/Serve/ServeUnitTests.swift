@@ -237,6 +237,13 @@ struct ServeBodyBoundTests {
             let inflated = try Zlib.decompress(gzipped.body.bytes, format: .gzip)
             let plain = roomy.respond(to: Self.get("/api/v2/pokemon/133/"))
             #expect(plain.status == .ok && plain.body.bytes == inflated)
+            // A body the cache does not hold is made off the worker; one it holds is answered at once.
+            let miss = roomy.answer(Self.get("/api/v2/pokemon-species/25/", gzip: true))
+            guard case .deferred = miss else { Issue.record("a miss answered on the worker"); return }
+            #expect(miss.reply().status == .ok)
+            guard case .ready = roomy.answer(Self.get("/api/v2/pokemon-species/25/", gzip: true)) else {
+                Issue.record("a hit deferred"); return
+            }
             // A small new body (a short page) is made whatever the bodies alive.
             #expect(full.respond(to: Self.get("/api/v2/move/", query: "limit=3")).status == .ok)
             #expect(full.respond(to: Self.get("/api/v2/nope/")).status == .notFound)
