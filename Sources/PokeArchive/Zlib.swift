@@ -38,7 +38,8 @@ public enum Zlib {
     ) throws -> [UInt8] {
         let inflater = try Inflater(format: format)
         var output: [UInt8] = []
-        output.reserveCapacity(expectedInflatedSize(data.count, lastBytes: data.suffix(4), format: format, limit: limit))
+        output.reserveCapacity(expectedInflatedSize(data.count, recorded: format == .gzip ? gzipRecordedSize(data) : nil,
+                                                    limit: limit))
         try inflater.decompress(data, into: &output, limit: limit)
         try inflater.finish()
         return output
@@ -47,17 +48,19 @@ public enum Zlib {
     /// A first guess for the output array. Growing a large array step by step costs more
     /// than inflating into it, so use the size that a gzip trailer records (ISIZE, the size
     /// modulo 2^32 of its last member) when there is one; it is only a capacity hint.
-    private static func expectedInflatedSize(
-        _ compressedCount: Int, lastBytes: some Collection<UInt8>, format: CompressionFormat, limit: Int
-    ) -> Int {
+    private static func expectedInflatedSize(_ compressedCount: Int, recorded: Int?, limit: Int) -> Int {
         // Deflate cannot expand data by more than about 1032:1, whatever a trailer claims.
         let ceiling = min(limit, compressedCount.multipliedReportingOverflow(by: 1032).overflow
                                  ? limit : compressedCount * 1032)
-        if format == .gzip && compressedCount >= 18 && lastBytes.count == 4 {
-            let recordedSize = lastBytes.reversed().reduce(0) { $0 << 8 | Int($1) }
-            return min(ceiling, recordedSize)
-        }
+        if let recorded { return min(ceiling, recorded) }
         return min(ceiling, compressedCount.multipliedReportingOverflow(by: 4).overflow ? ceiling : compressedCount * 4)
+    }
+
+    /// The size a gzip stream's trailer records (ISIZE, the size modulo 2^32 of its last
+    /// member, unchecked: a claim, not a fact), or nil for data too short to be gzip.
+    public static func gzipRecordedSize(_ data: some DataProtocol) -> Int? {
+        guard data.count >= 18 else { return nil }
+        return data.suffix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 }
 

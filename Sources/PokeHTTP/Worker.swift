@@ -138,8 +138,6 @@ final class Worker: @unchecked Sendable {
         }
         for connection in connections.values { connection.finish() }
         sweepClosed()
-        // Replies made for connections closed meanwhile: their bodies let go now.
-        rendered.withLock { $0.removeAll() }
         context.handOver(now: monotonicSeconds(), force: true)
     }
 

@@ -263,9 +263,7 @@ final class APIResponder: Responder {
         let plain = !acceptsGzip(request.acceptEncoding)
         for attempt in 0 ..< 3 {
             let served = served(hash, version, site.form), key = BodyKey.document(served)
-            // Made meanwhile for another request asking for it at the same time.
-            if let body = site.cache.peek(key, plain: plain) { return reply(body, request, version) }
-            if plain, let whole = withKeptPlain(key, site) { return reply(whole, request, version) }
+            if let kept = kept(key, plain: plain, request, version, site) { return kept }
             let read: Read
             do {
                 read = try site.keeper.use(recheck: attempt > 0) { store, generation in
@@ -303,10 +301,7 @@ final class APIResponder: Responder {
     private func root(_ request: RequestHead, _ version: ServedVersion) -> Answer {
         let key = BodyKey.root(version: version.tag)
         if let reply = cached(key, request, version) { return .ready(reply) }
-        return .deferred { [site] in
-            let members = version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(site.form.url($0.endpointPath)))" }
-            return Self.made("{" + members.joined(separator: ",") + "}", key, request, version, site)
-        }
+        return .deferred { [site] in Self.made(Self.rootText(version, site.form), key, request, version, site) }
     }
 
     private func list(_ kind: ServedVersion.Kind, _ page: Pagination, _ request: RequestHead,
@@ -315,6 +310,11 @@ final class APIResponder: Responder {
                                others: page.othersQuery)
         if let reply = cached(key, request, version) { return .ready(reply) }
         return .deferred { [site] in Self.made(Self.pageText(kind, page, site.form), key, request, version, site) }
+    }
+
+    /// The root's JSON: each endpoint's name and absolute URL.
+    private static func rootText(_ version: ServedVersion, _ form: ServedForm) -> String {
+        "{" + version.endpoints.map { "\(jsonString($0.apiName)):\(jsonString(form.url($0.endpointPath)))" }.joined(separator: ",") + "}"
     }
 
     /// A list page's JSON, as Django REST framework's limit-offset pagination writes it.
@@ -334,17 +334,26 @@ final class APIResponder: Responder {
     }
 
     /// A body made here (root, list page), with its SHA-256 as entity tag, kept, then its
-    /// reply (on a render thread).
-    private static func made(_ text: String, _ key: BodyKey, _ request: RequestHead, _ version: ServedVersion,
-                             _ site: Site) -> Reply {
+    /// reply (on a render thread). `text` is made only when the cache has nothing to give.
+    private static func made(_ text: @autoclosure () -> String, _ key: BodyKey, _ request: RequestHead,
+                             _ version: ServedVersion, _ site: Site) -> Reply {
         let plain = !acceptsGzip(request.acceptEncoding)
-        if let body = site.cache.peek(key, plain: plain) { return reply(body, request, version) }
-        if plain, let whole = withKeptPlain(key, site) { return reply(whole, request, version) }
-        let bytes = Array(text.utf8)
+        if let kept = kept(key, plain: plain, request, version, site) { return kept }
+        let bytes = Array(text().utf8)
         guard hasRoom(bytes.count, site) else { return busy(site) }
         let body = RenderedBody(plain: bytes, etag: "\"\(SHA256.hash(bytes).hex)\"", memory: site.memory)
         keep(body, key, plain: plain, site)
         return reply(body, request, version)
+    }
+
+    /// The cache's answer, looked at again on a render thread: a body made meanwhile for
+    /// another request asking for it at the same time, or for a client that does not take
+    /// gzip, the plain bytes inflated from a body kept gzip'd only.
+    private static func kept(_ key: BodyKey, plain: Bool, _ request: RequestHead, _ version: ServedVersion,
+                             _ site: Site) -> Reply? {
+        if let body = site.cache.peek(key, plain: plain) { return reply(body, request, version) }
+        if plain, let whole = withKeptPlain(key, site) { return reply(whole, request, version) }
+        return nil
     }
 
     /// The body of `key` kept for gzip only, with its plain bytes inflated from the gzip'd

@@ -61,11 +61,10 @@ final class RenderedBody: Sendable {
     }
 
     /// The length of the plain bytes: counted, or for a body kept gzip'd only as its gzip
-    /// trailer records it (ISIZE, the length modulo 2^32: a body is far below 4 GB).
+    /// trailer records it (the length modulo 2^32: a body is far below 4 GB).
     var plainCount: Int {
         if let plain { return plain.count }
-        guard let gzip, gzip.count >= 18 else { return 0 }
-        return gzip.withUnsafeBytes { bytes in (1 ... 4).reduce(0) { $0 << 8 | Int(bytes[bytes.count - $1]) } }
+        return gzip?.withUnsafeBytes { Zlib.gzipRecordedSize($0) } ?? 0
     }
 
     /// This body with its plain bytes, inflated from its gzip'd ones when it was kept
