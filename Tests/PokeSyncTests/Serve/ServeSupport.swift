@@ -131,10 +131,10 @@ final class RawConnection {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else {
-                close(descriptor)
-                throw ServeTestError("bind \(source): \(errno)")
-            }
+            // No close here: an init that throws once every property is set still runs
+            // deinit, which closes it (closing twice would close whatever another thread
+            // opened on that number meanwhile).
+            guard bound == 0 else { throw ServeTestError("bind \(source): \(errno)") }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -143,10 +143,7 @@ final class RawConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
-            close(descriptor)
-            throw ServeTestError("connect: \(errno)")
-        }
+        guard connected == 0 else { throw ServeTestError("connect: \(errno)") }
         setTimeout(Double(timeout))
     }
 
