@@ -62,12 +62,14 @@ final class Poller {
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, &event)
     }
 
-    /// Waits up to `milliseconds` and calls `body` for each ready descriptor.
-    func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) {
+    /// Waits up to `milliseconds` and calls `body` for each ready descriptor; returns how
+    /// many there were.
+    @discardableResult
+    func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) -> Int {
         let count = events.withUnsafeMutableBufferPointer { buffer in
             epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), milliseconds)
         }
-        guard count > 0 else { return }
+        guard count > 0 else { return 0 }
         let hangup = EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue
         for index in 0 ..< Int(count) {
             let event = events[index]
@@ -75,6 +77,7 @@ final class Poller {
                            readable: event.events & (EPOLLIN.rawValue | hangup) != 0,
                            writable: event.events & (EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
         }
+        return Int(count)
     }
 }
 #else
@@ -89,17 +92,19 @@ final class Poller {
     func change(_ descriptor: Int32, _ interest: PollInterest) { interests[descriptor] = interest }
     func remove(_ descriptor: Int32) { interests[descriptor] = nil }
 
-    func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) {
+    @discardableResult
+    func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) -> Int {
         var descriptors = interests.map { descriptor, interest in
             pollfd(fd: descriptor, events: Int16(interest == .read ? POLLIN : interest == .write ? POLLOUT : 0), revents: 0)
         }
         let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
-        guard count > 0 else { return }
+        guard count > 0 else { return 0 }
         for entry in descriptors where entry.revents != 0 {
             let hangup = Int16(POLLHUP | POLLERR)
             body(PollEvent(descriptor: entry.fd, readable: entry.revents & (Int16(POLLIN) | hangup) != 0,
                            writable: entry.revents & (Int16(POLLOUT) | hangup) != 0))
         }
+        return Int(count)
     }
 }
 #endif

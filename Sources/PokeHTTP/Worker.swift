@@ -34,6 +34,8 @@ final class Worker: @unchecked Sendable {
     /// Connections with pipelined requests left over from their last turn, in order.
     private var ready: [Int32] = []
     private var readySet = Set<Int32>()
+    /// Gives the core up after each batch of events while that costs little.
+    private var coreYield = CoreYield()
     init(configuration: HTTPServerConfiguration, gauge: ConnectionGauge, renderThreads: RenderThreads,
          makeResponder: @escaping () throws -> Responder) throws(HTTPServerError) {
         self.configuration = configuration
@@ -77,7 +79,9 @@ final class Worker: @unchecked Sendable {
     /// connections with pipelined requests left get their next share, then the sockets
     /// that are ready, each part for at most `turnSeconds` (a ready socket skipped is
     /// reported again: epoll is level-triggered). So a new client waits at most about a
-    /// turn, whatever the others ask for.
+    /// turn, whatever the others ask for. After a turn that found sockets ready, the worker
+    /// gives its core up for a moment (``CoreYield``), so a busy worker shares its core at
+    /// a turn's grain rather than the scheduler tick's.
     func run() {
         let context: WorkerContext
         do {
@@ -105,7 +109,7 @@ final class Worker: @unchecked Sendable {
             giveTurns(context, stopping: stopping)
             let turnEnds = monotonicSeconds() + limits.turnSeconds
             let pending = !ready.isEmpty || !inbox.withLock({ $0.isEmpty }) || !rendered.withLock({ $0.isEmpty })
-            poller.wait(milliseconds: pending ? 0 : 250) { event in
+            let batch = poller.wait(milliseconds: pending ? 0 : 250) { event in
                 if event.descriptor == wakeRead {
                     var scratch = [UInt8](repeating: 0, count: 64)
                     while read(wakeRead, &scratch, scratch.count) > 0 {}
@@ -120,6 +124,7 @@ final class Worker: @unchecked Sendable {
                     handle(connection) { $0.readable(context, now: now, stopping: stopping) }
                 }
             }
+            if batch > 0 { coreYield.afterBatch() }
             now = monotonicSeconds()
             if gauge.wantsRoom { makeRoom(context, now: now) }
             if now - lastShed >= 0.1 {
