@@ -288,7 +288,15 @@ final class APIResponder: Responder {
             case .document(let stored):
                 guard hasRoom(stored.size, site) else { return busy(site) }
                 let canonical: [UInt8]
-                do { canonical = try stored.body() } catch { return unreadable(request, error, site) }
+                do {
+                    canonical = try stored.body()
+                } catch where attempt == 0 {
+                    // Bytes that do not inflate or match their hash: read once more after
+                    // looking at the store's files, in case it was replaced under the read.
+                    continue
+                } catch {
+                    return unreadable(request, error, site)
+                }
                 let body = RenderedBody(plain: site.form.render(canonical, held: version.links), etag: "\"\(served.hex)\"",
                                         memory: site.memory)
                 keep(body, key, plain: plain, site)

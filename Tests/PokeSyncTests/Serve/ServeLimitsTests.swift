@@ -268,6 +268,31 @@ struct ServeMoreLimitsTests {
         }
     }
 
+    /// A document whose stored bytes do not inflate: a 500 naming the path on standard error,
+    /// every time it is asked for (read again once, then given up), and the rest served.
+    @Test func aCorruptDocumentIsA500AndTheRestIsServed() async throws {
+        try await withTemporaryDirectory { folder in
+            let mirror = try await ServeMirror.make(folder)
+            let store = mirror.appendingPathComponent("store.sqlite").path
+            // The real sqlite3 rewrites one pokemon's deflated bytes as zeros of the same length.
+            let row = try await runTool("sqlite3", [store, "SELECT hex(hash), id FROM version_documents WHERE kind = 'pokemon' ORDER BY id LIMIT 1"])
+            let fields = row.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+            try #require(fields.count == 2, "\(row)")
+            _ = try await runTool("sqlite3", [store, "UPDATE documents SET body = zeroblob(length(body)) WHERE hash = x'\(fields[0])'"])
+            let server = try await ServeProcess(mirror: mirror)
+            let broken = "/api/v2/pokemon/\(fields[1])/"
+            for coding in ["Accept-Encoding: gzip", "Accept-Encoding: identity"] {
+                let response = try server.get(broken, headers: [coding])
+                #expect(response.status == 500, "\(broken), \(coding): \(response.status)")
+            }
+            #expect(try server.get("/api/v2/").status == 200)
+            #expect(server.child.process.isRunning)
+            let result = await server.stop()
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("serve: \(broken): "), "\(result.stderr)")
+        }
+    }
+
     @Test func anUnreadableStoreIsA500AndTheServerStaysUp() async throws {
         try await withTemporaryDirectory { folder in
             let mirror = try await ServeMirror.make(folder)
