@@ -8,12 +8,13 @@ import Darwin
 /// it stops doing so for a while.
 ///
 /// Why it yields: a busy worker finds sockets ready at every wait, so it never sleeps, and
-/// the kernel takes its core back only at a scheduler tick (4 ms at the common HZ=250).
-/// Meanwhile a thread waiting for that core (a client on the same machine, a render
-/// thread) waits that long, and so do the connections of a worker waiting for its turn.
-/// Yielding after each batch shares the core at the batch's grain instead. With wrk on the
-/// same two cores, serve's p99 fell from 5.6 ms to 0.9 ms (warm, `bench_serve.py`), its rate
-/// no lower.
+/// a kernel without preemption (the benchmark machine's: HZ=250, `CONFIG_PREEMPT_NONE`)
+/// takes its core back only at a scheduler tick, 4 ms. Meanwhile a thread waiting for that
+/// core (a client on the same machine, a render thread) waits that long, and so do the
+/// connections of a worker waiting for its turn. Yielding after each batch shares the core
+/// at the batch's grain instead. With wrk on the same two cores, serve's p99 fell from
+/// 5.6 ms to 0.9 ms (warm, `bench_serve.py`), its rate about the same (1.33x-1.51x nginx's
+/// warm in three runs, against 1.38x).
 ///
 /// Why it stops: a yield hands the core to whatever is runnable. When that is CPU-bound
 /// work (a `yes`, a compile) it keeps the core until its tick, and the worker's share of
@@ -26,7 +27,7 @@ struct CoreYield {
     /// A yield away this long was taken by work that does not sleep, not by a client.
     static let longAway = 0.001
     /// Yields counted together; with wrk alone beside serve about 1 in 1,000 is long, with
-    /// two `yes` about 1 in 5.
+    /// two `yes` 1 in 5 to 7.
     static let window = 128
     static let longYieldsToPause = 12
     static let firstPause = 0.1
@@ -40,11 +41,12 @@ struct CoreYield {
     private var longYields = 0
 
     /// Yields the core unless paused: what the worker calls after a batch of events.
-    mutating func afterBatch() {
-        let start = monotonicSeconds()
+    /// `clock` and `yield` are the monotonic clock and `sched_yield` but in tests.
+    mutating func afterBatch(clock: () -> Double = monotonicSeconds, yield: () -> Void = { _ = sched_yield() }) {
+        let start = clock()
         guard start >= pausedUntil else { return }
-        sched_yield()
-        let end = monotonicSeconds()
+        yield()
+        let end = clock()
         record(away: end - start, now: end)
     }
 

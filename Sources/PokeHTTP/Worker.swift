@@ -79,9 +79,9 @@ final class Worker: @unchecked Sendable {
     /// connections with pipelined requests left get their next share, then the sockets
     /// that are ready, each part for at most `turnSeconds` (a ready socket skipped is
     /// reported again: epoll is level-triggered). So a new client waits at most about a
-    /// turn, whatever the others ask for. After a turn that found sockets ready, the worker
-    /// gives its core up for a moment (``CoreYield``), so a busy worker shares its core at
-    /// a turn's grain rather than the scheduler tick's.
+    /// turn, whatever the others ask for. After a turn with work (events, or requests left
+    /// waiting), the worker gives its core up for a moment (``CoreYield``), so a busy worker
+    /// shares its core at a turn's grain rather than the scheduler tick's.
     func run() {
         let context: WorkerContext
         do {
@@ -124,7 +124,8 @@ final class Worker: @unchecked Sendable {
                     handle(connection) { $0.readable(context, now: now, stopping: stopping) }
                 }
             }
-            if batch > 0 { coreYield.afterBatch() }
+            // A turn with work: events (the wake pipe's included), or requests left waiting.
+            if batch > 0 || pending { coreYield.afterBatch() }
             now = monotonicSeconds()
             if gauge.wantsRoom { makeRoom(context, now: now) }
             if now - lastShed >= 0.1 {

@@ -15,7 +15,7 @@ struct ServeCoreYieldTests {
         return now
     }
 
-    @Test func shortYieldsNeverPause() {
+    @Test func sparseLongYieldsNeverPause() {
         var policy = CoreYield()
         // A client beside serve: yields back within tens of microseconds, now and then one long.
         var now = 1.0
@@ -24,7 +24,42 @@ struct ServeCoreYieldTests {
             now = Self.yields(round % 5 == 0 ? 5 : 1, away: 0.004, into: &policy, from: now)
         }
         #expect(policy.pausedUntil == 0)
-        #expect(policy.nextPause == CoreYield.firstPause)
+    }
+
+    @Test func theTwelfthLongYieldOfAWindowPausesEvenAsItsLast() {
+        var policy = CoreYield()
+        var now = Self.yields(CoreYield.longYieldsToPause - 1, away: 0.004, into: &policy, from: 1.0)
+        now = Self.yields(CoreYield.window - CoreYield.longYieldsToPause, away: 0.00005, into: &policy, from: now)
+        #expect(policy.pausedUntil == 0)
+        // The window's 128th yield, and its 12th long one.
+        now = Self.yields(1, away: 0.004, into: &policy, from: now)
+        #expect(policy.pausedUntil == now + CoreYield.firstPause)
+    }
+
+    @Test func aYieldOfExactlyAMillisecondIsNotLong() {
+        var policy = CoreYield()
+        _ = Self.yields(CoreYield.window, away: CoreYield.longAway, into: &policy, from: 1.0)
+        #expect(policy.pausedUntil == 0)
+    }
+
+    /// `afterBatch` with a clock and a yield of the test's: each yield timed by the clock,
+    /// none while paused, and yielding again once the pause is over.
+    @Test func noYieldWhilePausedAndYieldsAgainAfter() {
+        var policy = CoreYield()
+        var now = 5.0, yields = 0
+        // Each yield keeps the worker away 4 ms, as CPU-bound work beside it would.
+        let yieldAway = { yields += 1; now += 0.004 }
+        for _ in 0 ..< CoreYield.longYieldsToPause { policy.afterBatch(clock: { now }, yield: yieldAway) }
+        #expect(yields == CoreYield.longYieldsToPause)
+        #expect(policy.pausedUntil == now + CoreYield.firstPause)
+        for _ in 0 ..< 50 {
+            now += 0.001
+            policy.afterBatch(clock: { now }, yield: yieldAway)
+        }
+        #expect(yields == CoreYield.longYieldsToPause, "yielded while paused")
+        now = policy.pausedUntil
+        policy.afterBatch(clock: { now }, yield: { yields += 1 })
+        #expect(yields == CoreYield.longYieldsToPause + 1)
     }
 
     @Test func longYieldsPauseThenDoubleThenReset() {
@@ -50,9 +85,8 @@ struct ServeCoreYieldTests {
         #expect(zip(pauses, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(pauses)")
 
         // A window of short yields after the last pause: the next pause is the first again.
-        now = Self.yields(CoreYield.window, away: 0.00005, into: &policy, from: policy.pausedUntil)
+        _ = Self.yields(CoreYield.window, away: 0.00005, into: &policy, from: policy.pausedUntil)
         #expect(policy.nextPause == CoreYield.firstPause)
-        #expect(policy.pausedUntil < now)
     }
 
     @Test func longYieldsSpreadOverWindowsDoNotAddUp() {
