@@ -7,7 +7,7 @@ RELEASE_BIN = .build/release/pokesync
 # and this do not rebuild each other. It still loads system libraries (static-check lists them).
 STATIC_BIN = .build/static/release/pokesync
 
-.PHONY: build build-commit debug test demo bench bench-whole bench-media bench-serve bench-replicas static static-check install install-files uninstall clean
+.PHONY: build build-commit debug test demo bench bench-whole bench-media bench-serve bench-serve-busy bench-replicas static static-check install install-files uninstall clean
 
 # The commit `pokesync --version` and `status --json` name besides the release: git describe
 # of this checkout (-dirty with uncommitted changes), written into a Swift file git ignores
@@ -66,6 +66,11 @@ bench-media: build
 # clients that cost others from Tests/Support/bench_attacks.py against both).
 bench-serve: build
 	python3 Tests/Support/bench_serve.py $(RELEASE_BIN)
+
+# serve's fresh start against nginx, each turn quiet and beside two `yes > /dev/null`: how
+# much of its quiet lead serve keeps under CPU-bound load (Benchmarks.md, "Under load").
+bench-serve-busy: build
+	python3 Tests/Support/bench_serve.py $(RELEASE_BIN) --fresh-start-only --busy 2
 
 # "Growing past one machine"'s figures (Tests/Support/bench_replicas.py): what a replica moves
 # on an idle and an ordinary night, requests a second of a replica and through nginx, one killed.

@@ -33,6 +33,11 @@ with gzip for 8 s at once and 8 s again, then 8 s without gzip, each beside ngin
 gzip_static with as many workers (worker_processes auto), both servers' CPU a request from
 /proc. Targets (Benchmarks.md): serve's CPU a request at most 0.7x nginx's, its rate at least
 1.2x nginx's (1.5x without gzip) with a p99 at most nginx's, peak RSS under 100 MB.
+With --busy N, each turn is measured again beside N `yes > /dev/null` (CPU-bound work on
+the same cores), and each ratio to nginx is set against the quiet one of its turn (target:
+the rate's at least 0.9x of it, the p99's at most 1.1x), and a floor is measured warm
+beside them: nginx answering one byte for every path, what a server doing next to
+nothing gets from the machine.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
@@ -261,7 +266,7 @@ def peak_rss_mb(pid):
     return 0.0
 
 
-def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat=3, crawl=True):
+def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat=3, crawl=True, busy=0):
     """A fresh start as an operator sees it: serve started anew, a whole-API crawl through it
     (`pokesync full --kinds all`, the clients that fill its cache with everything once), then
     wrk with gzip for `seconds` right away (the first run), once more (warmed), and once
@@ -269,19 +274,37 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
     has (2 on 2 cores: worker_processes auto), A and B alternated in each turn. `binaries`:
     label -> serve binary (two to compare a build with another). Prints each one's medians
     and spreads, p99, rate and CPU a request (utime + stime from /proc, nginx's master and
-    workers together) against nginx's, and serve's peak RSS."""
+    workers together) against nginx's, and serve's peak RSS. With `busy` > 0, each turn is
+    measured twice, quiet and beside `busy` CPU-bound processes (`yes > /dev/null`, started
+    before serve and stopped after its phases), and each busy ratio is also printed against
+    the quiet one of its turn: under load serve should keep its quiet ratios to nginx's."""
     port = free_port()
     config = write_nginx_config(work, "fresh-static", nginx_config_http(export, port, "static"), workers="auto")
     process = subprocess.Popen([nginx, "-c", config, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    neighbours = []  # the busy processes of the turn running, stopped with it or here
+    floor = None
     try:
         wait_for_port(port, process, "nginx (gzip_static, workers auto)")
         nginx_url = f"http://127.0.0.1:{port}"
+        if busy:
+            # The floor: nginx answering one byte for every path, no file, no gzip. What a
+            # server that does next to nothing gets from the machine, quiet and busy.
+            floor_port = free_port()
+            http = nginx_config_http(export, floor_port, "plain").replace("etag on;", "location / { return 200 'x'; }")
+            floor = subprocess.Popen([nginx, "-c", write_nginx_config(work, "fresh-floor", http, workers="auto"), "-p", work],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_for_port(floor_port, floor, "nginx (one byte, workers auto)")
+            floor_url = f"http://127.0.0.1:{floor_port}"
         wrk(nginx_url, script, True, 2)  # the files in the page cache, as after any start
         results, cpu, rss = {}, {}, {}
         nginx_pids = process_tree(process.pid)
+        conditions = ["quiet", "busy"] if busy else ["quiet"]
         for turn in range(repeat):
             labels = list(binaries) if turn % 2 == 0 else list(binaries)[::-1]
-            for label in labels:
+            for label, condition in [(label, condition) for label in labels for condition in conditions]:
+                # Keyed by label, and by condition when there are two.
+                key = label if condition == "quiet" else f"{label} busy"
+                neighbours += [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(busy if condition == "busy" else 0)]
                 serve_port = free_port()
                 serve = subprocess.Popen([binaries[label], "serve", "--mirror", mirror, "--listen", f"127.0.0.1:{serve_port}"],
                                          stdout=subprocess.DEVNULL)
@@ -289,7 +312,7 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                     wait_for_port(serve_port, serve, f"serve ({label})")
                     url = f"http://127.0.0.1:{serve_port}"
                     if crawl:
-                        crawled = os.path.join(work, f"Crawled-{label}-{turn}")
+                        crawled = os.path.join(work, f"Crawled-{label}-{condition}-{turn}")
                         subprocess.run([binaries[label], "full", "--source", url + "/api/v2", "--mirror", crawled,
                                         "--sprites", "none", "--kinds", "all"],
                                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -297,16 +320,20 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                     # serve's first run and nginx's beside it, then both again (warmed), then without gzip.
                     for phase in ["first", "warm", "identity"]:
                         gzip_header = phase != "identity"
-                        results.setdefault((label, phase, "serve"), []).append(
-                            wrk(url, script, gzip_header, seconds, cpu_of=serve.pid, cpu=cpu.setdefault((label, phase, "serve"), [])))
-                        results.setdefault((label, phase, "nginx"), []).append(
+                        results.setdefault((key, phase, "serve"), []).append(
+                            wrk(url, script, gzip_header, seconds, cpu_of=serve.pid, cpu=cpu.setdefault((key, phase, "serve"), [])))
+                        results.setdefault((key, phase, "nginx"), []).append(
                             wrk(nginx_url, script, gzip_header, seconds, cpu_of=nginx_pids,
-                                cpu=cpu.setdefault((label, phase, "nginx"), [])))
-                    rss.setdefault(label, []).append(peak_rss_mb(serve.pid))
+                                cpu=cpu.setdefault((key, phase, "nginx"), [])))
+                        if floor and phase == "warm":
+                            results.setdefault((key, phase, "floor"), []).append(wrk(floor_url, script, True, seconds))
+                    rss.setdefault(key, []).append(peak_rss_mb(serve.pid))
                 finally:
-                    stop([serve])
+                    stop([serve] + neighbours)
+                    neighbours = []
         names = {"first": "first 8 s after the crawl", "warm": "warm (the run after)", "identity": "identity (no gzip)"}
-        for label in binaries:
+        keys = [label if condition == "quiet" else f"{label} busy" for label in binaries for condition in conditions]
+        for label in keys:
             for phase in ["first", "warm", "identity"]:
                 mine, theirs = results[(label, phase, "serve")], results[(label, phase, "nginx")]
                 rate_ratio = [a[0] / b[0] for a, b in zip(mine, theirs)]
@@ -322,9 +349,22 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                       f"CPU {spread(nginx_cpu, ' us', 1)}; "
                       f"rate {spread(rate_ratio, 'x', 2)} (target >= {rate_target}), p99 {spread(p99_ratio, 'x', 2)} "
                       f"(target <= 1), CPU a request {spread(cpu_ratio, 'x', 2)} (target <= 0.7)", flush=True)
+                if (label, phase, "floor") in results:
+                    lowest = results[(label, phase, "floor")]
+                    print(f"     {label:<10} {names[phase]:<26} the floor (nginx answering one byte): "
+                          f"{spread([r for r, _ in lowest], '/s')} p99 {spread([p for _, p in lowest], ' ms', 2)}, "
+                          f"{spread([a[1] / b[1] for a, b in zip(lowest, theirs)], 'x', 2)} nginx's p99", flush=True)
+                if label.endswith(" busy"):
+                    quiet_label = label.removesuffix(" busy")
+                    quiet, quiet_nginx = results[(quiet_label, phase, "serve")], results[(quiet_label, phase, "nginx")]
+                    # Turn by turn: this turn's busy ratio to nginx over its quiet ratio.
+                    rate_kept = [(a[0] / b[0]) / (q[0] / n[0]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
+                    p99_kept = [(a[1] / b[1]) / (q[1] / n[1]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
+                    print(f"     {label:<10} {names[phase]:<26} against its quiet ratios: rate {spread(rate_kept, 'x', 2)} "
+                          f"(target >= 0.9), p99 {spread(p99_kept, 'x', 2)} (target <= 1.1)", flush=True)
             print(f"     {label:<10} serve's peak RSS {spread(rss[label], ' MB')} (target < 100)", flush=True)
     finally:
-        stop([process])
+        stop([process] + neighbours + ([floor] if floor else []))
 
 
 def main():
@@ -337,9 +377,13 @@ def main():
                         help="only serve against serve --access-log (no nginx, crawl or attacks)")
     parser.add_argument("--fresh-start-only", action="store_true",
                         help="only the fresh start: serve started, crawled whole, then wrk with gzip 8 s (and again)")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="with --fresh-start-only: each turn again beside N CPU-bound processes (yes > /dev/null)")
     parser.add_argument("--compare", metavar="BINARY",
                         help="with --fresh-start-only: another build's pokesync, alternated with BINARY in each turn")
     args = parser.parse_args()
+    if (args.busy or args.compare) and not args.fresh_start_only:
+        parser.error("--busy and --compare go with --fresh-start-only")
     nginx = nginx_or_skip("serve against nginx")
     if not nginx:
         return
@@ -360,8 +404,9 @@ def main():
         script = wrk_script(work, paths)
         if args.fresh_start_only:
             binaries = {"this": binary} | ({"compare": os.path.abspath(args.compare)} if args.compare else {})
-            print(f"   fresh start: {len(paths)} documents, 64 connections, gzip, {args.repeat} turns", flush=True)
-            fresh_start(binaries, nginx, work, mirror, export, script, repeat=args.repeat)
+            print(f"   fresh start: {len(paths)} documents, 64 connections, gzip, {args.repeat} turns"
+                  + (f", each quiet and beside {args.busy} busy processes" if args.busy else ""), flush=True)
+            fresh_start(binaries, nginx, work, mirror, export, script, repeat=args.repeat, busy=args.busy)
             return
         print(f"   {len(paths)} documents (pokemon, species, moves, items, abilities, types), 64 connections, "
               f"{args.seconds} s a run, {args.repeat} runs", flush=True)
