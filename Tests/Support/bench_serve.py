@@ -35,9 +35,9 @@ gzip_static with as many workers (worker_processes auto), both servers' CPU a re
 1.2x nginx's (1.5x without gzip) with a p99 at most nginx's, peak RSS under 100 MB.
 With --busy N, each turn is measured again beside N `yes > /dev/null` (CPU-bound work on
 the same cores), and each ratio to nginx is set against the quiet one of its turn (target:
-the rate's at least 0.9x of it, the p99's at most 1.1x), and a floor is measured warm
-beside them: nginx answering one byte for every path, what a server doing next to
-nothing gets from the machine.
+the rate's at least 0.9x of it, the p99's at most 1.1x), the two alternated in each turn,
+and a floor is measured warm, quiet and busy: nginx answering one byte for every path,
+no file, no gzip.
 Needs the whole 2026-08-08 snapshot (bench_data.py: --api-data or the fixtures), nginx and wrk
 (apt-get install nginx-light wrk). Work files go to /dev/shm when it exists.
 """
@@ -276,7 +276,8 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
     and spreads, p99, rate and CPU a request (utime + stime from /proc, nginx's master and
     workers together) against nginx's, and serve's peak RSS. With `busy` > 0, each turn is
     measured twice, quiet and beside `busy` CPU-bound processes (`yes > /dev/null`, started
-    before serve and stopped after its phases), and each busy ratio is also printed against
+    before serve and stopped after its phases), the two in turn in the other order, and a
+    floor (nginx answering one byte) warm in each; each busy ratio is also printed against
     the quiet one of its turn: under load serve should keep its quiet ratios to nginx's."""
     port = free_port()
     config = write_nginx_config(work, "fresh-static", nginx_config_http(export, port, "static"), workers="auto")
@@ -287,8 +288,8 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
         wait_for_port(port, process, "nginx (gzip_static, workers auto)")
         nginx_url = f"http://127.0.0.1:{port}"
         if busy:
-            # The floor: nginx answering one byte for every path, no file, no gzip. What a
-            # server that does next to nothing gets from the machine, quiet and busy.
+            # The floor: nginx answering one byte for every path, no file, no gzip: nearly
+            # no work a request, so its tail is mostly what the machine's scheduling adds.
             floor_port = free_port()
             http = nginx_config_http(export, floor_port, "plain").replace("etag on;", "location / { return 200 'x'; }")
             floor = subprocess.Popen([nginx, "-c", write_nginx_config(work, "fresh-floor", http, workers="auto"), "-p", work],
@@ -301,10 +302,14 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
         conditions = ["quiet", "busy"] if busy else ["quiet"]
         for turn in range(repeat):
             labels = list(binaries) if turn % 2 == 0 else list(binaries)[::-1]
-            for label, condition in [(label, condition) for label in labels for condition in conditions]:
+            # Quiet first in even turns, busy first in odd ones, so drift within a turn does not
+            # land on one side of the ratios set against each other.
+            order = conditions if turn % 2 == 0 else conditions[::-1]
+            for label, condition in [(label, condition) for label in labels for condition in order]:
                 # Keyed by label, and by condition when there are two.
                 key = label if condition == "quiet" else f"{label} busy"
-                neighbours += [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(busy if condition == "busy" else 0)]
+                for _ in range(busy if condition == "busy" else 0):
+                    neighbours.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))
                 serve_port = free_port()
                 serve = subprocess.Popen([binaries[label], "serve", "--mirror", mirror, "--listen", f"127.0.0.1:{serve_port}"],
                                          stdout=subprocess.DEVNULL)
@@ -342,7 +347,7 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                 nginx_cpu = [seconds * 1e6 for seconds in cpu[(label, phase, "nginx")]]
                 cpu_ratio = [a / b for a, b in zip(serve_cpu, nginx_cpu)]
                 rate_target = 1.5 if phase == "identity" else 1.2
-                print(f"     {label:<10} {names[phase]:<26} "
+                print(f"     {label:<13} {names[phase]:<26} "
                       f"serve {spread([r for r, _ in mine], '/s')} p99 {spread([p for _, p in mine], ' ms', 2)} "
                       f"CPU {spread(serve_cpu, ' us', 1)}; "
                       f"nginx {spread([r for r, _ in theirs], '/s')} p99 {spread([p for _, p in theirs], ' ms', 2)} "
@@ -351,7 +356,7 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                       f"(target <= 1), CPU a request {spread(cpu_ratio, 'x', 2)} (target <= 0.7)", flush=True)
                 if (label, phase, "floor") in results:
                     lowest = results[(label, phase, "floor")]
-                    print(f"     {label:<10} {names[phase]:<26} the floor (nginx answering one byte): "
+                    print(f"     {label:<13} {names[phase]:<26} the floor (nginx answering one byte): "
                           f"{spread([r for r, _ in lowest], '/s')} p99 {spread([p for _, p in lowest], ' ms', 2)}, "
                           f"{spread([a[1] / b[1] for a, b in zip(lowest, theirs)], 'x', 2)} nginx's p99", flush=True)
                 if label.endswith(" busy"):
@@ -360,9 +365,9 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                     # Turn by turn: this turn's busy ratio to nginx over its quiet ratio.
                     rate_kept = [(a[0] / b[0]) / (q[0] / n[0]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
                     p99_kept = [(a[1] / b[1]) / (q[1] / n[1]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
-                    print(f"     {label:<10} {names[phase]:<26} against its quiet ratios: rate {spread(rate_kept, 'x', 2)} "
+                    print(f"     {label:<13} {names[phase]:<26} against its quiet ratios: rate {spread(rate_kept, 'x', 2)} "
                           f"(target >= 0.9), p99 {spread(p99_kept, 'x', 2)} (target <= 1.1)", flush=True)
-            print(f"     {label:<10} serve's peak RSS {spread(rss[label], ' MB')} (target < 100)", flush=True)
+            print(f"     {label:<13} serve's peak RSS {spread(rss[label], ' MB')} (target < 100)", flush=True)
     finally:
         stop([process] + neighbours + ([floor] if floor else []))
 
@@ -378,12 +383,16 @@ def main():
     parser.add_argument("--fresh-start-only", action="store_true",
                         help="only the fresh start: serve started, crawled whole, then wrk with gzip 8 s (and again)")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
-                        help="with --fresh-start-only: each turn again beside N CPU-bound processes (yes > /dev/null)")
+                        help="with --fresh-start-only: each turn also beside N CPU-bound processes (yes > /dev/null), "
+                             "each busy ratio to nginx set against the quiet one of its turn, and a floor "
+                             "(nginx answering one byte) measured warm")
     parser.add_argument("--compare", metavar="BINARY",
                         help="with --fresh-start-only: another build's pokesync, alternated with BINARY in each turn")
     args = parser.parse_args()
     if (args.busy or args.compare) and not args.fresh_start_only:
         parser.error("--busy and --compare go with --fresh-start-only")
+    if args.busy < 0:
+        parser.error("--busy takes a number of processes, 1 or more")
     nginx = nginx_or_skip("serve against nginx")
     if not nginx:
         return
