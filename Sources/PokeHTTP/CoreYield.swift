@@ -27,9 +27,12 @@ struct CoreYield {
     /// A yield away this long was taken by work that does not sleep, not by a client.
     static let longAway = 0.001
     /// Yields counted together; with wrk alone beside serve about 1 in 1,000 is long, with
-    /// two `yes` 1 in 5 to 7.
-    static let window = 128
-    static let longYieldsToPause = 12
+    /// two `yes` 1 in 5 to 7. Each long yield the detection needs costs the worker a tick
+    /// beside such work, once a pause: 4 of 32 finds it within about 25 yields (12 of 128
+    /// needed about 70 and kept serve's rate a few percent lower beside two `yes`), and
+    /// by chance, at 1 in 1,000, about once in 30 million windows.
+    static let window = 32
+    static let longYieldsToPause = 4
     static let firstPause = 0.1
     static let longestPause = 0.8
 

@@ -17,21 +17,22 @@ struct ServeCoreYieldTests {
 
     @Test func sparseLongYieldsNeverPause() {
         var policy = CoreYield()
-        // A client beside serve: yields back within tens of microseconds, now and then one long.
+        // A client beside serve: yields back within tens of microseconds, now and then one
+        // long, at times two in a row: never the limit within a window's length of yields.
         var now = 1.0
-        for round in 0 ..< 50 {
-            now = Self.yields(100, away: 0.00005, into: &policy, from: now)
-            now = Self.yields(round % 5 == 0 ? 5 : 1, away: 0.004, into: &policy, from: now)
+        for round in 0 ..< 200 {
+            now = Self.yields(CoreYield.window - 3, away: 0.00005, into: &policy, from: now)
+            now = Self.yields(round % 5 == 0 ? 2 : 1, away: 0.004, into: &policy, from: now)
         }
         #expect(policy.pausedUntil == 0)
     }
 
-    @Test func theTwelfthLongYieldOfAWindowPausesEvenAsItsLast() {
+    @Test func theLastLongYieldNeededPausesEvenAsTheWindowsLast() {
         var policy = CoreYield()
         var now = Self.yields(CoreYield.longYieldsToPause - 1, away: 0.004, into: &policy, from: 1.0)
         now = Self.yields(CoreYield.window - CoreYield.longYieldsToPause, away: 0.00005, into: &policy, from: now)
         #expect(policy.pausedUntil == 0)
-        // The window's 128th yield, and its 12th long one.
+        // The window's last yield, and its last long one needed.
         now = Self.yields(1, away: 0.004, into: &policy, from: now)
         #expect(policy.pausedUntil == now + CoreYield.firstPause)
     }
@@ -91,7 +92,7 @@ struct ServeCoreYieldTests {
 
     @Test func longYieldsSpreadOverWindowsDoNotAddUp() {
         var policy = CoreYield()
-        // Fewer than the limit in each window of 128: each window starts counting anew.
+        // Fewer than the limit in each window: each window starts counting anew.
         var now = 1.0
         for _ in 0 ..< 20 {
             now = Self.yields(CoreYield.window - (CoreYield.longYieldsToPause - 1), away: 0.00005, into: &policy, from: now)
