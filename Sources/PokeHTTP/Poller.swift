@@ -64,7 +64,6 @@ final class Poller {
 
     /// Waits up to `milliseconds` and calls `body` for each ready descriptor; returns how
     /// many there were.
-    @discardableResult
     func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) -> Int {
         let count = events.withUnsafeMutableBufferPointer { buffer in
             epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), milliseconds)
@@ -92,7 +91,6 @@ final class Poller {
     func change(_ descriptor: Int32, _ interest: PollInterest) { interests[descriptor] = interest }
     func remove(_ descriptor: Int32) { interests[descriptor] = nil }
 
-    @discardableResult
     func wait(milliseconds: Int32, _ body: (PollEvent) -> Void) -> Int {
         var descriptors = interests.map { descriptor, interest in
             pollfd(fd: descriptor, events: Int16(interest == .read ? POLLIN : interest == .write ? POLLOUT : 0), revents: 0)
