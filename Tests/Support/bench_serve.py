@@ -306,8 +306,7 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
             # land on one side of the ratios set against each other.
             order = conditions if turn % 2 == 0 else conditions[::-1]
             for label, condition in [(label, condition) for label in labels for condition in order]:
-                # Keyed by label, and by condition when there are two.
-                key = label if condition == "quiet" else f"{label} busy"
+                key = (label, condition)
                 for _ in range(busy if condition == "busy" else 0):
                     neighbours.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))
                 serve_port = free_port()
@@ -337,37 +336,37 @@ def fresh_start(binaries, nginx, work, mirror, export, script, seconds=8, repeat
                     stop([serve] + neighbours)
                     neighbours = []
         names = {"first": "first 8 s after the crawl", "warm": "warm (the run after)", "identity": "identity (no gzip)"}
-        keys = [label if condition == "quiet" else f"{label} busy" for label in binaries for condition in conditions]
-        for label in keys:
+        for key in [(label, condition) for label in binaries for condition in conditions]:
+            label, condition = key
+            shown = label if condition == "quiet" else f"{label} busy"
             for phase in ["first", "warm", "identity"]:
-                mine, theirs = results[(label, phase, "serve")], results[(label, phase, "nginx")]
+                mine, theirs = results[(key, phase, "serve")], results[(key, phase, "nginx")]
                 rate_ratio = [a[0] / b[0] for a, b in zip(mine, theirs)]
                 p99_ratio = [a[1] / b[1] for a, b in zip(mine, theirs)]
-                serve_cpu = [seconds * 1e6 for seconds in cpu[(label, phase, "serve")]]
-                nginx_cpu = [seconds * 1e6 for seconds in cpu[(label, phase, "nginx")]]
+                serve_cpu = [seconds * 1e6 for seconds in cpu[(key, phase, "serve")]]
+                nginx_cpu = [seconds * 1e6 for seconds in cpu[(key, phase, "nginx")]]
                 cpu_ratio = [a / b for a, b in zip(serve_cpu, nginx_cpu)]
                 rate_target = 1.5 if phase == "identity" else 1.2
-                print(f"     {label:<13} {names[phase]:<26} "
+                print(f"     {shown:<13} {names[phase]:<26} "
                       f"serve {spread([r for r, _ in mine], '/s')} p99 {spread([p for _, p in mine], ' ms', 2)} "
                       f"CPU {spread(serve_cpu, ' us', 1)}; "
                       f"nginx {spread([r for r, _ in theirs], '/s')} p99 {spread([p for _, p in theirs], ' ms', 2)} "
                       f"CPU {spread(nginx_cpu, ' us', 1)}; "
                       f"rate {spread(rate_ratio, 'x', 2)} (target >= {rate_target}), p99 {spread(p99_ratio, 'x', 2)} "
                       f"(target <= 1), CPU a request {spread(cpu_ratio, 'x', 2)} (target <= 0.7)", flush=True)
-                if (label, phase, "floor") in results:
-                    lowest = results[(label, phase, "floor")]
-                    print(f"     {label:<13} {names[phase]:<26} the floor (nginx answering one byte): "
+                if (key, phase, "floor") in results:
+                    lowest = results[(key, phase, "floor")]
+                    print(f"     {shown:<13} {names[phase]:<26} the floor (nginx answering one byte): "
                           f"{spread([r for r, _ in lowest], '/s')} p99 {spread([p for _, p in lowest], ' ms', 2)}, "
                           f"{spread([a[1] / b[1] for a, b in zip(lowest, theirs)], 'x', 2)} nginx's p99", flush=True)
-                if label.endswith(" busy"):
-                    quiet_label = label.removesuffix(" busy")
-                    quiet, quiet_nginx = results[(quiet_label, phase, "serve")], results[(quiet_label, phase, "nginx")]
+                if condition == "busy":
+                    quiet, quiet_nginx = results[((label, "quiet"), phase, "serve")], results[((label, "quiet"), phase, "nginx")]
                     # Turn by turn: this turn's busy ratio to nginx over its quiet ratio.
                     rate_kept = [(a[0] / b[0]) / (q[0] / n[0]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
                     p99_kept = [(a[1] / b[1]) / (q[1] / n[1]) for a, b, q, n in zip(mine, theirs, quiet, quiet_nginx)]
-                    print(f"     {label:<13} {names[phase]:<26} against its quiet ratios: rate {spread(rate_kept, 'x', 2)} "
+                    print(f"     {shown:<13} {names[phase]:<26} against its quiet ratios: rate {spread(rate_kept, 'x', 2)} "
                           f"(target >= 0.9), p99 {spread(p99_kept, 'x', 2)} (target <= 1.1)", flush=True)
-            print(f"     {label:<13} serve's peak RSS {spread(rss[label], ' MB')} (target < 100)", flush=True)
+            print(f"     {shown:<13} serve's peak RSS {spread(rss[key], ' MB')} (target < 100)", flush=True)
     finally:
         stop([process] + neighbours + ([floor] if floor else []))
 
